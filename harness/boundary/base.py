@@ -1,0 +1,55 @@
+"""What every layer shares: the working state of one check and the rejection it may return.
+
+Every layer has the same shape: ``check(ev: Evaluation) -> Rejection | None``. A layer reads
+what earlier layers left on the evaluation, adds its own product (the bytes, the document, the
+contract object, the projection), and returns a rejection or nothing. The pipeline adds the
+layer name; layers never print and never raise on bad data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from harness.pointer import MISSING
+
+if TYPE_CHECKING:
+    from harness.contract import Contract
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A layer's refusal: a stable code and a one-line message with no upstream values in it."""
+
+    code: str
+    message: str
+    instance_pointer: str | None = None
+    schema_pointer: str | None = None
+    offset: int | None = None
+
+
+@dataclass(slots=True)
+class Evaluation:
+    """Mutable working state of one pass through the boundary. Never leaves the pipeline."""
+
+    contract: Contract
+    version: int
+    request: Mapping[str, Any]
+    now: datetime
+    source: Any
+    raw: bytes = b""
+    document: Any = MISSING
+    result: Any = MISSING  # the contract object: the document, or the adapter's output
+    view: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> str:
+        """``success`` or ``failure`` as the (validated) contract object declares it."""
+        envelope = self.contract.envelope
+        if envelope is None or not isinstance(self.result, dict):
+            return "success"
+        value = self.result.get(envelope.outcome_member, "success")
+        return "failure" if value == envelope.failure_value else "success"

@@ -1,0 +1,201 @@
+"""Layer 2, ``parse``: strict RFC 8259 / I-JSON parsing of bytes that passed the transport.
+
+The reference backend is the standard library's C scanner with hooks, behind the bytes-level
+depth prescan of the transport layer. On top of the grammar it rejects what RFC 8259 leaves
+to implementations and I-JSON (RFC 7493) forbids: duplicate member names (compared after
+escapes are decoded, so ``"a"`` and ``"\\u0061"`` collide), NaN / Infinity and numbers that
+overflow to infinity, lone surrogate escapes, a byte order mark, anything but UTF-8, and
+trailing data. Python's integer digit cap becomes a clean rejection instead of a ValueError.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from harness.boundary.base import Evaluation, Rejection
+from harness.boundary.transport import DEFAULT_MAX_DEPTH, check_depth
+from harness.codes import (
+    PARSE_BOM,
+    PARSE_DUPLICATE_MEMBER,
+    PARSE_INVALID_UTF8,
+    PARSE_LONE_SURROGATE,
+    PARSE_NON_FINITE_NUMBER,
+    PARSE_NUMBER_TOO_LARGE,
+    PARSE_SYNTAX,
+    PARSE_TRAILING_DATA,
+    TRANSPORT_EMPTY,
+    TRANSPORT_MAX_DEPTH,
+)
+from harness.errors import RejectedInput
+from harness.pointer import escape_token
+
+_BOMS = (
+    (b"\xef\xbb\xbf", "UTF-8"),
+    (b"\xff\xfe", "UTF-16LE/UTF-32LE"),
+    (b"\xfe\xff", "UTF-16BE"),
+    (b"\x00\x00\xfe\xff", "UTF-32BE"),
+)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Duplicate(dict):  # type: ignore[type-arg]
+    """Marks the object that repeated a name; only built on the rejection path."""
+
+    __slots__ = ("name",)
+
+
+class _State:
+    __slots__ = ("duplicate",)
+
+    def __init__(self) -> None:
+        self.duplicate: _Duplicate | None = None
+
+
+def _non_finite(literal: str) -> Any:
+    raise RejectedInput(PARSE_NON_FINITE_NUMBER, f"{literal} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise RejectedInput(
+            PARSE_NON_FINITE_NUMBER, f"number overflows to infinity ({len(text)} characters)"
+        )
+    return value
+
+
+def _first_repeated(items: list[tuple[str, Any]]) -> str:
+    seen: set[str] = set()
+    for name, _ in items:
+        if name in seen:
+            return name
+        seen.add(name)
+    raise AssertionError("no repeated name")  # pragma: no cover - only called after a repeat
+
+
+def _make_decoder(state: _State) -> json.JSONDecoder:
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) != len(items) and state.duplicate is None:
+            marked = _Duplicate(obj)
+            marked.name = _first_repeated(items)
+            state.duplicate = marked
+            return marked
+        return obj
+
+    return json.JSONDecoder(
+        object_pairs_hook=pairs, parse_float=_finite_float, parse_constant=_non_finite
+    )
+
+
+def _byte_offset(text: str, char_pos: int) -> int:
+    return len(text[:char_pos].encode("utf-8", "surrogatepass"))
+
+
+def _locate(value: Any, target: Any, path: str = "") -> str | None:
+    """The pointer of ``target`` inside ``value`` (identity), searched without recursion."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        node, where = stack.pop()
+        if node is target:
+            return where
+        if isinstance(node, dict):
+            stack.extend((v, f"{where}/{escape_token(k)}") for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{where}/{i}") for i, v in enumerate(node))
+    return None
+
+
+def _find_lone_surrogate(value: Any) -> str | None:
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                return where
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if _SURROGATE.search(k):
+                    return where
+                stack.append((v, f"{where}/{escape_token(k)}"))
+        elif isinstance(node, list):
+            stack.extend((v, f"{where}/{i}") for i, v in enumerate(node))
+    return None
+
+
+def _decode_utf8(data: bytes) -> str:
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            raise RejectedInput(PARSE_BOM, f"{name} byte order mark before the JSON text", offset=0)
+    if len(data) >= 2 and (data[0] == 0 or data[1] == 0):
+        raise RejectedInput(
+            PARSE_INVALID_UTF8, "body looks like UTF-16 or UTF-32; JSON must be UTF-8", offset=0
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RejectedInput(
+            PARSE_INVALID_UTF8, f"invalid UTF-8 ({exc.reason})", offset=exc.start
+        ) from None
+
+
+def strict_loads(data: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """Parse ``data`` as strict JSON or raise :class:`harness.RejectedInput`.
+
+    Checks nesting on the bytes first (``transport.max_depth``), then parses with the rules of
+    this module. Never raises anything else for any ``bytes`` input.
+    """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"strict_loads takes bytes, not {type(data).__name__}")
+    data = bytes(data)
+    if not data.strip(b" \t\r\n"):
+        raise RejectedInput(TRANSPORT_EMPTY, "body is empty")
+    check_depth(data, max_depth)
+    text = _decode_utf8(data)
+    state = _State()
+    try:
+        value = _make_decoder(state).decode(text)
+    except RejectedInput:
+        raise
+    except json.JSONDecodeError as exc:
+        code = PARSE_TRAILING_DATA if exc.msg == "Extra data" else PARSE_SYNTAX
+        raise RejectedInput(
+            code, exc.msg[:1].lower() + exc.msg[1:], offset=_byte_offset(text, exc.pos)
+        ) from None
+    except ValueError as exc:
+        # int() refuses strings past sys.get_int_max_str_digits(); nothing else raises here.
+        raise RejectedInput(
+            PARSE_NUMBER_TOO_LARGE, f"integer has too many digits ({str(exc)[:60]})"
+        ) from None
+    except RecursionError:
+        raise RejectedInput(TRANSPORT_MAX_DEPTH, "nesting too deep for the parser") from None
+    if state.duplicate is not None:
+        pointer = _locate(value, state.duplicate)
+        name = state.duplicate.name
+        shown = name if len(name) <= 64 else name[:61] + "..."
+        raise RejectedInput(
+            PARSE_DUPLICATE_MEMBER,
+            f"member name {shown!r} repeats in the object at {pointer or '/'}",
+            pointer=pointer,
+        )
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        where = _find_lone_surrogate(value)
+        if where is not None:
+            raise RejectedInput(
+                PARSE_LONE_SURROGATE, f"lone surrogate escape in a string at {where or '/'}",
+                pointer=where,
+            )
+    return value
+
+
+def check(ev: Evaluation) -> Rejection | None:
+    """Parse the bytes strictly; the document is left on the evaluation."""
+    try:
+        ev.document = strict_loads(ev.raw, max_depth=ev.contract.limits.max_depth)
+    except RejectedInput as exc:
+        return Rejection(exc.code, exc.message, instance_pointer=exc.pointer, offset=exc.offset)
+    return None

@@ -1,0 +1,307 @@
+"""The boundary: raw bytes in, exactly one of two agent shapes out, an audit record aside.
+
+``Boundary(contract).check(raw, request)`` runs the layers in order; the first rejection ends
+the run and later layers never see the data. The result is an immutable :class:`Verdict`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from harness.boundary import (
+    adapter,
+    binding,
+    envelope,
+    freshness,
+    parse,
+    projection,
+    schema,
+    transport,
+)
+from harness.boundary.audit import AuditRecord, AuditSink, RawStore
+from harness.boundary.base import Evaluation, Rejection
+from harness.codes import TRANSPORT_NOT_FOUND, AgentCode, Layer, layer_of
+from harness.errors import UsageError
+from harness.pointer import resolve
+from harness.timeutil import format_rfc3339, parse_rfc3339
+
+if TYPE_CHECKING:
+    from harness.contract import Contract
+
+Clock = Callable[[], datetime]
+
+#: The layers in order. Each is ``check(Evaluation) -> Rejection | None``.
+LAYERS: tuple[tuple[Layer, Callable[[Evaluation], Rejection | None]], ...] = (
+    (Layer.TRANSPORT, transport.check),
+    (Layer.PARSE, parse.check),
+    (Layer.SCHEMA, schema.check),
+    (Layer.ADAPTER, adapter.check),
+    (Layer.BINDING, binding.check),
+    (Layer.FRESHNESS, freshness.check),
+    (Layer.PROJECTION, projection.check),
+)
+
+
+def system_clock() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Operator-facing detail of a rejection. Never shown to the agent."""
+
+    layer: Layer
+    code: str
+    message: str
+    instance_pointer: str | None = None
+    schema_pointer: str | None = None
+    offset: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "layer": self.layer.value,
+            "code": self.code,
+            "message": self.message,
+            "instance_pointer": self.instance_pointer,
+            "schema_pointer": self.schema_pointer,
+            "offset": self.offset,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the boundary decided about one tool result.
+
+    ``accepted`` is true when every layer held (the result may still be an upstream-declared
+    failure such as NOT_FOUND: see ``outcome``). ``agent_result`` is a fresh copy of the one
+    object the agent may see, each time it is read.
+    """
+
+    accepted: bool
+    layer: Layer | None
+    code: str | None
+    agent_json: str
+    diagnostics: tuple[Diagnostic, ...]
+    audit: AuditRecord
+
+    @property
+    def agent_result(self) -> dict[str, Any]:
+        return json.loads(self.agent_json)  # type: ignore[no-any-return]
+
+    @property
+    def outcome(self) -> str:
+        return "success" if '"outcome": "success"' in self.agent_json else "failure"
+
+    @property
+    def message(self) -> str | None:
+        return self.diagnostics[0].message if self.diagnostics else None
+
+    @property
+    def instance_pointer(self) -> str | None:
+        return self.diagnostics[0].instance_pointer if self.diagnostics else None
+
+    @property
+    def schema_pointer(self) -> str | None:
+        return self.diagnostics[0].schema_pointer if self.diagnostics else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "accepted": self.accepted,
+            "outcome": self.outcome,
+            "layer": self.layer.value if self.layer else None,
+            "code": self.code,
+            "instance_pointer": self.instance_pointer,
+            "schema_pointer": self.schema_pointer,
+            "message": self.message,
+            "agent_result": self.agent_result,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "audit": self.audit.to_dict(),
+        }
+
+
+def _coerce_now(now: datetime | str | None, clock: Clock) -> datetime:
+    if now is None:
+        value = clock()
+    elif isinstance(now, str):
+        parsed = parse_rfc3339(now)
+        if parsed is None:
+            raise UsageError(f"now {now!r} is not an RFC 3339 date-time with an offset")
+        value = parsed
+    else:
+        value = now
+    if value.tzinfo is None:
+        raise UsageError("the clock must return timezone-aware datetimes")
+    return value
+
+
+class Boundary:
+    """Runs tool results for one contract through the layers.
+
+    ``clock`` is injected (freshness is judged against it); ``version`` pins a schema version
+    (default: the contract's current); ``audit`` receives one record per verdict; ``raw_store``
+    keeps protected copies of the raw bytes; ``upstream`` names the source in audit records.
+    """
+
+    def __init__(
+        self,
+        contract: Contract,
+        *,
+        clock: Clock | None = None,
+        version: int | None = None,
+        audit: AuditSink | None = None,
+        raw_store: RawStore | None = None,
+        upstream: str | None = None,
+    ) -> None:
+        self.contract = contract
+        self.clock = clock or system_clock
+        self.version = contract.version if version is None else version
+        contract.schema(self.version)
+        self.audit_sink = audit
+        self.raw_store = raw_store
+        self.upstream = upstream
+        # Import the adapter and derive the view now: misconfiguration fails at construction.
+        contract.adapter_function()
+        contract.view_validator(self.version)
+        self._adapter_version = contract.adapter_version
+
+    def check(
+        self,
+        raw: Any,
+        request: Mapping[str, Any] | None = None,
+        *,
+        now: datetime | str | None = None,
+        upstream: str | None = None,
+    ) -> Verdict:
+        """Run ``raw`` (bytes, binary stream or byte chunks) through every layer."""
+        contract = self.contract
+        full_request = contract.normalise_request(request)
+        ev = Evaluation(
+            contract=contract,
+            version=self.version,
+            request=full_request,
+            now=_coerce_now(now, self.clock),
+            source=raw,
+        )
+        rejection: Rejection | None = None
+        layer: Layer | None = None
+        for layer, run in LAYERS:
+            rejection = run(ev)
+            if rejection is not None:
+                break
+        if rejection is None:
+            return self._accepted(ev, upstream)
+        assert layer is not None
+        return self._rejected(ev, layer, rejection, upstream)
+
+    def upstream_failure(
+        self,
+        code: str,
+        message: str,
+        request: Mapping[str, Any] | None = None,
+        *,
+        upstream: str | None = None,
+    ) -> Verdict:
+        """The verdict for an upstream that produced no body (refused, timeout, 5xx, 404)."""
+        full_request = self.contract.normalise_request(request)
+        ev = Evaluation(self.contract, self.version, full_request, self.clock(), b"")
+        agent_code = (
+            AgentCode.NOT_FOUND.value if code == TRANSPORT_NOT_FOUND
+            else AgentCode.UPSTREAM_UNAVAILABLE.value
+        )
+        return self._rejected(ev, layer_of(code), Rejection(code, message), upstream, agent_code)
+
+    # ------------------------------------------------------------------ verdicts
+    def _accepted(self, ev: Evaluation, upstream: str | None) -> Verdict:
+        contract, request = self.contract, ev.request
+        if ev.outcome == "failure":
+            declared = resolve(ev.result, contract.envelope.error_code) if contract.envelope else None
+            code = envelope.agent_code_for(contract, declared)
+            agent = envelope.failure(
+                contract.tool, request["request_id"], code,
+                envelope.is_retryable(contract, code, None),
+            )
+        else:
+            code = None
+            agent = envelope.success(contract.tool, request["request_id"], ev.view or {})
+        return self._verdict(ev, True, None, None, agent, (), upstream, code)
+
+    def _rejected(
+        self,
+        ev: Evaluation,
+        layer: Layer,
+        rejection: Rejection,
+        upstream: str | None,
+        agent_code: str = AgentCode.INVALID_RESPONSE.value,
+    ) -> Verdict:
+        if rejection.code == "transport.read_error":
+            agent_code = AgentCode.UPSTREAM_UNAVAILABLE.value
+        agent = envelope.failure(
+            self.contract.tool,
+            ev.request["request_id"],
+            agent_code,
+            envelope.is_retryable(self.contract, agent_code, layer),
+        )
+        diagnostic = Diagnostic(
+            layer,
+            rejection.code,
+            rejection.message,
+            rejection.instance_pointer,
+            rejection.schema_pointer,
+            rejection.offset,
+        )
+        return self._verdict(
+            ev, False, layer, rejection.code, agent, (diagnostic,), upstream, agent_code
+        )
+
+    def _verdict(
+        self,
+        ev: Evaluation,
+        accepted: bool,
+        layer: Layer | None,
+        code: str | None,
+        agent: dict[str, Any],
+        diagnostics: tuple[Diagnostic, ...],
+        upstream: str | None,
+        agent_code: str | None,
+    ) -> Verdict:
+        raw = ev.raw
+        sha = hashlib.sha256(raw).hexdigest()
+        raw_path = None
+        if self.raw_store is not None and raw:
+            raw_path = str(self.raw_store.keep(raw, sha))
+        first = diagnostics[0] if diagnostics else None
+        record = AuditRecord(
+            time=format_rfc3339(ev.now),
+            tool=self.contract.tool,
+            contract_version=self.version,
+            adapter=self.contract.adapter,
+            adapter_version=self._adapter_version,
+            upstream=upstream or self.upstream,
+            request_id=ev.request["request_id"],
+            accepted=accepted,
+            outcome=agent["outcome"],
+            layer=layer.value if layer else None,
+            code=code,
+            agent_code=agent_code,
+            instance_pointer=first.instance_pointer if first else None,
+            schema_pointer=first.schema_pointer if first else None,
+            message=first.message if first else None,
+            raw_sha256=sha,
+            raw_size=len(raw),
+            raw_path=raw_path,
+        )
+        if self.audit_sink is not None:
+            self.audit_sink.write(record)
+        return Verdict(
+            accepted=accepted,
+            layer=layer,
+            code=code,
+            agent_json=json.dumps(agent, ensure_ascii=False),
+            diagnostics=diagnostics,
+            audit=record,
+        )

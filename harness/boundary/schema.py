@@ -1,0 +1,241 @@
+"""Layer 3, ``schema``: JSON Schema with format assertion, via ``jsonschema-rs``.
+
+Draft 2020-12 unless the schema's ``$schema`` names another supported dialect (draft-07 is
+common among MCP servers). ``$ref`` resolves only against the resources handed in (the
+contract's own schema files); anything else is a :class:`~harness.errors.ContractError` when
+the validator is built — never a network fetch. Validation runs ``is_valid`` first and only
+collects detailed errors on failure. A violation names the keyword (``schema.<keyword>``), the
+instance pointer, the schema pointer, and a message in which instance values are masked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema_rs
+
+from harness.boundary.base import Evaluation, Rejection
+from harness.codes import schema_code
+from harness.errors import ContractError
+from harness.pointer import join
+
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+DIALECTS: dict[str, str] = {
+    "https://json-schema.org/draft/2020-12/schema": "2020-12",
+    "https://json-schema.org/draft/2019-09/schema": "2019-09",
+    "http://json-schema.org/draft-07/schema": "draft-07",
+    "http://json-schema.org/draft-06/schema": "draft-06",
+    "http://json-schema.org/draft-04/schema": "draft-04",
+}
+MASK = "<value>"
+
+# Kind names of jsonschema-rs errors whose keyword is not simply the lowerCamel kind name.
+_KIND_KEYWORD = {
+    "OneOfNotValid": "oneOf",
+    "OneOfMultipleValid": "oneOf",
+    "Constant": "const",
+    "FalseSchema": "false",
+    "FromUtf8": "contentEncoding",
+    "BacktrackLimitExceeded": "pattern",
+    "RegexEngineFailure": "pattern",
+}
+_COMBINATORS = {"oneOf", "anyOf"}
+_DISCRIMINATORS = {"const", "enum", "type"}
+
+
+def dialect_of(schema: Any) -> str:
+    """The dialect a schema declares (``2020-12`` when it declares none)."""
+    if not isinstance(schema, Mapping) or "$schema" not in schema:
+        return "2020-12"
+    uri = schema["$schema"]
+    if not isinstance(uri, str):
+        raise ContractError("$schema must be a string", pointer="/$schema")
+    normalised = uri.rstrip("#")
+    if normalised not in DIALECTS:
+        raise ContractError(
+            f"unknown $schema {uri!r}",
+            pointer="/$schema",
+            allowed=sorted(DIALECTS),
+            code="contract.unknown_dialect",
+        )
+    return DIALECTS[normalised]
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaViolation:
+    """One reason a document failed its schema, as the operator sees it."""
+
+    keyword: str
+    instance_pointer: str
+    schema_pointer: str
+    message: str
+    evaluation_pointer: str = ""
+
+    @property
+    def code(self) -> str:
+        return schema_code(self.keyword)
+
+
+def _keyword(error: Any) -> str:
+    kind = type(error.kind).__name__
+    if kind in _KIND_KEYWORD:
+        return _KIND_KEYWORD[kind]
+    if error.schema_path:
+        return str(error.schema_path[-1])
+    return kind[:1].lower() + kind[1:]
+
+
+def _to_violation(error: Any) -> SchemaViolation:
+    message = str(error.message).replace("\n", " ")
+    if len(message) > 200:
+        message = message[:197] + "..."
+    return SchemaViolation(
+        keyword=_keyword(error),
+        instance_pointer=join(error.instance_path),
+        schema_pointer=join(error.schema_path),
+        message=message,
+        evaluation_pointer=join(error.evaluation_path),
+    )
+
+
+def _branch_rank(branch: list[Any], depth: int) -> tuple[int, int, int]:
+    # Prefer the branch that matched the document's discriminator (no const/enum/type failure
+    # right at the combinator's own level), then the one with fewest errors, then the deepest.
+    mismatch = any(
+        _keyword(e) in _DISCRIMINATORS and len(e.instance_path) <= depth + 1 for e in branch
+    )
+    deepest = max((len(e.instance_path) for e in branch), default=0)
+    return (int(mismatch), len(branch), -deepest)
+
+
+def _best(error: Any) -> Any:
+    """Descend through oneOf/anyOf to the error that explains the failure best."""
+    while _keyword(error) in _COMBINATORS:
+        context = getattr(error.kind, "context", None)
+        if not context:
+            break
+        depth = len(error.instance_path)
+        ranked = sorted(context, key=lambda b: _branch_rank(b, depth))
+        if len(ranked) > 1 and _branch_rank(ranked[0], depth) == _branch_rank(ranked[1], depth):
+            break
+        if not ranked[0]:
+            break
+        error = min(ranked[0], key=lambda e: (_keyword(e) in _COMBINATORS, -len(e.instance_path)))
+    return error
+
+
+class SchemaValidator:
+    """A compiled schema: ``is_valid`` on the fast path, ranked violations on failure."""
+
+    __slots__ = ("_validator", "dialect", "schema")
+
+    def __init__(self, schema: Any, validator: Any, dialect: str) -> None:
+        self.schema = schema
+        self.dialect = dialect
+        self._validator = validator
+
+    def is_valid(self, instance: Any) -> bool:
+        return bool(self._validator.is_valid(instance))
+
+    def violations(self, instance: Any) -> list[SchemaViolation]:
+        """Every violation; the most explanatory first."""
+        errors = list(self._validator.iter_errors(instance))
+        if not errors:
+            return []
+        first = _best(errors[0])
+        ordered = [_to_violation(first)]
+        ordered.extend(_to_violation(e) for e in errors[1:])
+        if first is not errors[0]:
+            ordered.append(_to_violation(errors[0]))
+        return ordered
+
+    def first_violation(self, instance: Any) -> SchemaViolation | None:
+        if self.is_valid(instance):
+            return None
+        found = self.violations(instance)
+        return found[0] if found else None
+
+
+def _refuse_retrieval(uri: str) -> Any:
+    raise LookupError(f"$ref to {uri} is outside the contract's own schemas")
+
+
+_UNRESOLVABLE = re.compile(r"Resource '([^']*)' is not present in a registry")
+
+
+def validator_for(
+    schema: Any,
+    *,
+    assert_formats: bool = True,
+    resources: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+    retriever: Callable[[str], Any] | None = None,
+    base_uri: str | None = None,
+) -> SchemaValidator:
+    """Compile ``schema`` into a :class:`SchemaValidator`.
+
+    ``resources`` maps URIs to schemas that ``$ref`` may reach (the contract's other files);
+    ``retriever`` is for tests that serve a suite's remotes. Without it every reference outside
+    ``resources`` is a :class:`ContractError` at compile time. Formats assert by default.
+    """
+    dialect = dialect_of(schema)
+    options: dict[str, Any] = {
+        "validate_formats": assert_formats,
+        "mask": MASK,
+        "retriever": retriever or _refuse_retrieval,
+    }
+    if resources:
+        items = list(resources.items()) if isinstance(resources, Mapping) else list(resources)
+        options["registry"] = jsonschema_rs.Registry(items, retriever=options["retriever"])
+    if base_uri:
+        options["base_uri"] = base_uri
+    if not isinstance(schema, Mapping | bool):
+        raise ContractError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
+    try:
+        compiled = jsonschema_rs.validator_for(schema, **options)
+    except jsonschema_rs.ValidationError as exc:
+        first_line = str(exc).split("\n", 1)[0]
+        unresolvable = _UNRESOLVABLE.search(first_line)
+        if unresolvable:
+            raise ContractError(
+                f"$ref {unresolvable.group(1)!r} cannot be resolved: only the contract's own "
+                "schemas are reachable, never the network",
+                code="contract.remote_ref",
+            ) from None
+        raise ContractError(
+            f"invalid {dialect} schema: {first_line}", code="contract.invalid_schema"
+        ) from None
+    except (ValueError, TypeError) as exc:
+        raise ContractError(
+            f"invalid {dialect} schema: {str(exc).splitlines()[0] if str(exc) else exc!r}",
+            code="contract.invalid_schema",
+        ) from None
+    return SchemaValidator(schema, compiled, dialect)
+
+
+def violation_to_rejection(violation: SchemaViolation, code: str | None = None) -> Rejection:
+    return Rejection(
+        code or violation.code,
+        violation.message,
+        instance_pointer=violation.instance_pointer,
+        schema_pointer=violation.schema_pointer,
+    )
+
+
+def check(ev: Evaluation) -> Rejection | None:
+    """Validate the document: against ``vendor_schema`` when an adapter will reshape it,
+    otherwise against the contract schema of the version in force."""
+    contract = ev.contract
+    if contract.adapter is not None:
+        validator = contract.vendor_validator()
+        if validator is None:
+            return None
+    else:
+        validator = contract.validator(ev.version)
+    if validator.is_valid(ev.document):
+        ev.result = ev.document
+        return None
+    violation = validator.violations(ev.document)[0]
+    return violation_to_rejection(violation)

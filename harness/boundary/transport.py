@@ -1,0 +1,149 @@
+"""Layer 1, ``transport``: byte cap, empty body, nesting depth — all on the raw bytes.
+
+The body is read from ``bytes``, a binary stream (anything with ``read(n)``) or an iterable
+of byte chunks, and never more than ``max_bytes + 1`` bytes are kept: one byte past the cap
+proves the body is too long without buffering the rest. Nesting depth is measured on the bytes
+with string contents removed, before any parser runs, so a 100,000-deep ``[[[[`` is a clean
+``transport.max_depth`` and never a ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from harness.boundary.base import Evaluation, Rejection
+from harness.codes import (
+    TRANSPORT_EMPTY,
+    TRANSPORT_MAX_BYTES,
+    TRANSPORT_MAX_DEPTH,
+    TRANSPORT_READ_ERROR,
+)
+from harness.errors import RejectedInput
+
+DEFAULT_MAX_BYTES = 1 << 20
+DEFAULT_MAX_DEPTH = 64
+#: Upper bound a contract may set; the stdlib parser recurses once per level.
+HARD_MAX_DEPTH = 512
+
+_CHUNK = 1 << 16
+_WHITESPACE = b" \t\r\n"
+# A JSON string: unrolled so it is linear even on hostile input ([^"\\] and \\. are disjoint).
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# Keep only brackets, folded to "(" and ")".
+_FOLD = bytes.maketrans(b"[{]}", b"(())")
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def read_limited(source: Any, max_bytes: int) -> bytes:
+    """Read at most ``max_bytes + 1`` bytes from ``source``; raise if there were more or none.
+
+    ``source`` is ``bytes``/``bytearray``/``memoryview``, an object with ``read(n)``, or an
+    iterable of byte chunks (e.g. ``httpx.Response.iter_bytes()``).
+    """
+    limit = max_bytes + 1
+    if isinstance(source, bytes | bytearray | memoryview):
+        data = bytes(source[:limit])
+    elif hasattr(source, "read"):
+        data = _read_stream(source, limit)
+    elif isinstance(source, Iterable) and not isinstance(source, str):
+        data = _read_chunks(source, limit)
+    else:
+        raise TypeError(
+            f"a tool result must be bytes, a binary stream or an iterable of bytes, "
+            f"not {type(source).__name__}"
+        )
+    if len(data) > max_bytes:
+        raise RejectedInput(
+            TRANSPORT_MAX_BYTES,
+            f"body exceeds max_bytes={max_bytes}",
+            offset=max_bytes,
+        )
+    if not data.strip(_WHITESPACE):
+        raise RejectedInput(TRANSPORT_EMPTY, "body is empty")
+    return data
+
+
+def _read_stream(stream: Any, limit: int) -> bytes:
+    parts: list[bytes] = []
+    remaining = limit
+    try:
+        while remaining > 0:
+            chunk = stream.read(min(_CHUNK, remaining))
+            if not chunk:
+                break
+            if isinstance(chunk, str):
+                raise TypeError("a tool result stream must be binary, not text")
+            parts.append(bytes(chunk))
+            remaining -= len(chunk)
+    except (OSError, ValueError) as exc:
+        raise RejectedInput(
+            TRANSPORT_READ_ERROR, f"reading the body failed: {type(exc).__name__}"
+        ) from exc
+    return b"".join(parts)
+
+
+def _read_chunks(chunks: Iterable[Any], limit: int) -> bytes:
+    parts: list[bytes] = []
+    remaining = limit
+    try:
+        for chunk in chunks:
+            if isinstance(chunk, str):
+                raise TypeError("a tool result must be bytes, not text")
+            if len(chunk) >= remaining:
+                parts.append(bytes(chunk[:remaining]))
+                break
+            parts.append(bytes(chunk))
+            remaining -= len(chunk)
+    except (OSError, ValueError) as exc:
+        raise RejectedInput(
+            TRANSPORT_READ_ERROR, f"reading the body failed: {type(exc).__name__}"
+        ) from exc
+    return b"".join(parts)
+
+
+def check_depth(data: bytes, max_depth: int) -> None:
+    """Raise ``transport.max_depth`` if arrays/objects nest deeper than ``max_depth``.
+
+    Works on bytes (strings removed first, so brackets inside strings do not count) and never
+    recurses. Unbalanced input is measured as written: unclosed brackets count as open.
+    """
+    if data.count(b"[") + data.count(b"{") <= max_depth:
+        return
+    if b'"' in data:
+        data = _STRING.sub(b"", data)
+    brackets = data.translate(_FOLD, _NOT_BRACKETS)
+    # Each pass deletes the innermost pairs, i.e. one level. Balanced input no deeper than
+    # max_depth is gone after max_depth passes; these run at C speed.
+    rest = brackets
+    for _ in range(max_depth):
+        if not rest:
+            return
+        shorter = rest.replace(b"()", b"")
+        if len(shorter) == len(rest):
+            break
+        rest = shorter
+    if not rest:
+        return
+    depth = 0
+    for byte in brackets:
+        if byte == 40:  # "("
+            depth += 1
+            if depth > max_depth:
+                raise RejectedInput(
+                    TRANSPORT_MAX_DEPTH, f"nesting exceeds max_depth={max_depth}"
+                )
+        elif depth:
+            depth -= 1
+
+
+def check(ev: Evaluation) -> Rejection | None:
+    """Read the body within the byte cap, refuse empty bodies and excessive nesting."""
+    limits = ev.contract.limits
+    try:
+        ev.raw = read_limited(ev.source, limits.max_bytes)
+        check_depth(ev.raw, limits.max_depth)
+    except RejectedInput as exc:
+        return Rejection(exc.code, exc.message, offset=exc.offset)
+    return None

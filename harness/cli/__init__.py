@@ -1,0 +1,64 @@
+"""``contract-harness``: a thin face over the library.
+
+Each subcommand is a module with ``register(subparsers)`` and ``run(args) -> int``. Exit 0 =
+everything held, 1 = a contract finding (a rejection, a failing case, drift), 2 = usage or
+configuration error. Every error is one line; ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from harness import __version__
+from harness.errors import HarnessError
+
+#: Subcommand modules, in the order ``--help`` lists them.
+COMMANDS = ("verify",)
+
+EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: usage.invalid: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="contract-harness",
+        description="Contract testing and drift detection for AI-agent tool results.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        module = importlib.import_module(f"harness.cli.{name}")
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args.run(args))
+    except HarnessError as exc:
+        if args.debug:
+            raise
+        print(f"contract-harness: error: {exc.code}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("contract-harness: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""``contract-harness verify CONTRACT_DIR PAYLOAD``: one payload through the boundary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from harness.boundary.audit import JsonlAuditSink, RawStore
+from harness.boundary.pipeline import Boundary, Verdict
+from harness.cli._common import read_document
+from harness.contract import load_contract
+from harness.corpus import load_sidecar, sidecar_for
+from harness.errors import UsageError
+from harness.pointer import display
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "verify",
+        help="run one payload through the boundary and print the verdict",
+        description=(
+            "Run one payload through every layer of the boundary. When PAYLOAD is a fixture "
+            "with a sidecar (<name>.case.yaml), its request and clock are used unless "
+            "--request/--now are given. Exit 0 accepted, 1 rejected, 2 usage error."
+        ),
+    )
+    p.add_argument("contract", metavar="CONTRACT_DIR", help="contracts/<tool>/ (or its contract.yaml)")
+    p.add_argument("payload", metavar="PAYLOAD", help="raw result bytes; - for stdin")
+    p.add_argument("--request", metavar="FILE", help="the outstanding request (JSON or YAML)")
+    p.add_argument("--now", metavar="ISO8601", help="the clock for freshness (RFC 3339)")
+    p.add_argument("--version", dest="schema_version", type=int, metavar="N",
+                   help="judge against schema version N (default: the contract's current)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--audit", metavar="FILE", help="append the audit record to FILE (JSON Lines)")
+    p.add_argument("--keep-raw", metavar="DIR", help="keep a protected copy of the raw bytes in DIR")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    contract = load_contract(args.contract)
+    request = read_document(args.request, "request") if args.request else None
+    now = args.now
+    if args.payload == "-":
+        source: Any = sys.stdin.buffer
+    else:
+        path = Path(args.payload)
+        if not path.is_file():
+            raise UsageError(f"payload file {args.payload!r} does not exist")
+        sidecar = sidecar_for(path) if path.name.endswith(".json") else None
+        if sidecar is not None and sidecar.exists():
+            side = load_sidecar(sidecar)
+            request = request if request is not None else side.request
+            if now is None:
+                now = side.now or contract.default_now
+        source = path.open("rb")
+    audit = JsonlAuditSink(args.audit) if args.audit else None
+    try:
+        boundary = Boundary(
+            contract,
+            version=args.schema_version,
+            audit=audit,
+            raw_store=RawStore(args.keep_raw) if args.keep_raw else None,
+        )
+        verdict = boundary.check(source, request, now=now)
+    finally:
+        if audit is not None:
+            audit.close()
+        if hasattr(source, "close") and source is not sys.stdin.buffer:
+            source.close()
+    if args.json:
+        out = {"tool": contract.tool, "version": boundary.version, **verdict.to_dict()}
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+    else:
+        print(render(verdict, contract.tool, boundary.version))
+    return 0 if verdict.accepted else 1
+
+
+def render(verdict: Verdict, tool: str, version: int) -> str:
+    head = f"{tool} v{version}: "
+    if verdict.accepted:
+        lines = [head + f"accepted ({verdict.outcome})"]
+    else:
+        d = verdict.diagnostics[0]
+        lines = [
+            head + f"rejected at {d.layer.value}: {d.code}",
+            f"  pointer:        {display(d.instance_pointer)}",
+            f"  schema pointer: {display(d.schema_pointer)}",
+            f"  message:        {d.message}",
+        ]
+        if d.offset is not None:
+            lines.append(f"  byte offset:    {d.offset}")
+    lines.append(f"agent result: {verdict.agent_json}")
+    return "\n".join(lines)
