@@ -19,7 +19,6 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
@@ -78,12 +77,31 @@ def load_yaml(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise ContractError(f"cannot read: {exc}", file=str(path)) from None
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - SafeLoader subclass
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ContractError(f"{where}invalid YAML: {problem}", file=str(path)) from None
+    return _json_model(data, path, "")
+
+
+def _json_model(value: Any, path: Path, where: str) -> Any:
+    """YAML -> the JSON data model: mapping keys become strings (``1:`` -> ``"1"``)."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if isinstance(key, bool) or not isinstance(key, str | int):
+                raise ContractError(
+                    f"mapping key {key!r} must be a string", file=str(path), pointer=where or "/"
+                )
+            out[str(key)] = _json_model(item, path, f"{where}/{key}")
+        return out
+    if isinstance(value, list):
+        return [_json_model(item, path, f"{where}/{i}") for i, item in enumerate(value)]
+    if isinstance(value, float) and value != value:
+        raise ContractError("NaN is not allowed", file=str(path), pointer=where)
+    return value
 
 
 def load_json_file(path: Path) -> Any:
@@ -116,6 +134,12 @@ class BindingRule:
     name: str
     result: str
     request: str
+    result_tokens: tuple[str, ...] = ()
+    request_tokens: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, name: str, result: str, request: str) -> BindingRule:
+        return cls(name, result, request, tuple(split(result)), tuple(split(request)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +150,21 @@ class FreshnessRule:
     max_age_text: str = ""
     max_future_skew_text: str = "PT30S"
 
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return tuple(split(self.field))
+
 
 @dataclass(frozen=True, slots=True)
 class ViewField:
     name: str
     pointer: str
     optional: bool = False
+    tokens: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, name: str, pointer: str, optional: bool = False) -> ViewField:
+        return cls(name, pointer, optional, tuple(split(pointer)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,14 +189,6 @@ class Envelope:
     success: str = "success"
     failure: str = "failure"
     error_code: str = "/error/code"
-
-    @property
-    def outcome_member(self) -> str:
-        return self.outcome
-
-    @property
-    def failure_value(self) -> str:
-        return self.failure
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,10 +387,13 @@ class Contract:
     def request_validator(self) -> SchemaValidator:
         return self._cached(("request",), lambda: validator_for(self.request_schema))  # type: ignore[no-any-return]
 
-    def normalise_request(self, request: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Fill a partial request from the defaults and check it; raise InvalidRequest."""
+    def normalise_request(self, request: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        """Fill a partial request from the defaults and check it; raise InvalidRequest.
+
+        The result is read-only; the default request is built once.
+        """
         if request is None:
-            return self.default_request()
+            return self._cached(("default-request",), lambda: MappingProxyType(self.default_request()))  # type: ignore[no-any-return]
         if not isinstance(request, Mapping):
             raise InvalidRequest(f"a request must be an object, not {type(request).__name__}")
         unknown = set(request) - {"tool", "request_id", "args"}
@@ -384,13 +412,16 @@ class Contract:
             raise InvalidRequest("request_id must be a non-empty string")
         if not isinstance(full["args"], Mapping):
             raise InvalidRequest("request args must be an object")
-        violation = self.request_validator().first_violation(full["args"])
+        try:
+            violation = self.request_validator().first_violation(full["args"])
+        except ValueError as exc:
+            raise InvalidRequest(f"request args are not JSON data: {exc}") from None
         if violation is not None:
             raise InvalidRequest(
                 f"request args do not fit the contract's request schema: "
                 f"{violation.message} at {violation.instance_pointer or '/'}"
             )
-        return full
+        return MappingProxyType(full)
 
 
 # --------------------------------------------------------------------------- loading
@@ -507,9 +538,9 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     view = []
     for name, spec in data["agent_view"].items():
         if isinstance(spec, str):
-            view.append(ViewField(name, spec))
+            view.append(ViewField.of(name, spec))
         else:
-            view.append(ViewField(name, spec["pointer"], bool(spec.get("optional", False))))
+            view.append(ViewField.of(name, spec["pointer"], bool(spec.get("optional", False))))
 
     upstreams = []
     for name, spec in data.get("upstreams", {}).items():
@@ -540,7 +571,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         request_schema=request.get("schema", True),
         request_example=MappingProxyType(dict(request.get("example", {}))),
         request_id=request.get("request_id", DEFAULT_REQUEST_ID),
-        bindings=tuple(BindingRule(**b) for b in data.get("bindings", [])),
+        bindings=tuple(BindingRule.of(**b) for b in data.get("bindings", [])),
         freshness=tuple(
             FreshnessRule(
                 field=f["field"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import MappingProxyType
 from typing import Any
 
 
@@ -43,11 +44,11 @@ def split(pointer: str) -> list[str]:
     return [unescape_token(t) for t in pointer[1:].split("/")]
 
 
-def resolve(document: Any, pointer: str | list[str], default: Any = MISSING) -> Any:
+def resolve(document: Any, pointer: str | list[str] | tuple[str, ...], default: Any = MISSING) -> Any:
     """The value at ``pointer``, or ``default`` (``MISSING``) when the path does not exist."""
     node = document
     for token in split(pointer) if isinstance(pointer, str) else pointer:
-        if isinstance(node, dict):
+        if isinstance(node, dict | MappingProxyType):
             if token not in node:
                 return default
             node = node[token]

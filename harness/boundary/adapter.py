@@ -40,5 +40,5 @@ def check(ev: Evaluation) -> Rejection | None:
             instance_pointer=first.instance_pointer,
             schema_pointer=first.schema_pointer,
         )
-    ev.result = output
+    ev.set_result(output)
     return None

@@ -13,13 +13,18 @@ import os
 import tempfile
 import threading
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+from harness.timeutil import format_rfc3339
 
 
 @dataclass(frozen=True, slots=True)
 class AuditRecord:
-    time: str
+    """One verdict as the operator sees it. ``at`` is the clock the verdict was judged by."""
+
+    at: datetime
     tool: str
     contract_version: int
     adapter: str | None
@@ -39,7 +44,9 @@ class AuditRecord:
     raw_path: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["at"] = format_rfc3339(self.at)
+        return data
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)

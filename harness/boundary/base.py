@@ -9,7 +9,7 @@ layer name; layers never print and never raise on bad data.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -43,13 +43,13 @@ class Evaluation:
     document: Any = MISSING
     result: Any = MISSING  # the contract object: the document, or the adapter's output
     view: dict[str, Any] | None = None
-    notes: list[str] = field(default_factory=list)
+    #: ``success`` or ``failure``, as the validated contract object declares it.
+    outcome: str = "success"
 
-    @property
-    def outcome(self) -> str:
-        """``success`` or ``failure`` as the (validated) contract object declares it."""
+    def set_result(self, value: Any) -> None:
+        """Record the contract object (validated) and read its declared outcome once."""
+        self.result = value
         envelope = self.contract.envelope
-        if envelope is None or not isinstance(self.result, dict):
-            return "success"
-        value = self.result.get(envelope.outcome_member, "success")
-        return "failure" if value == envelope.failure_value else "success"
+        if envelope is not None and isinstance(value, dict):
+            declared = value.get(envelope.outcome, envelope.success)
+            self.outcome = "failure" if declared == envelope.failure else "success"

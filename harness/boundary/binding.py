@@ -18,6 +18,9 @@ from harness.pointer import MISSING, escape_token, resolve
 
 def json_equal(a: Any, b: Any) -> bool:
     """Equality in the JSON data model (booleans are not numbers)."""
+    kind = type(a)
+    if kind is type(b) and kind is not dict and kind is not list:
+        return bool(a == b)
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, int | float) and isinstance(b, int | float):
@@ -54,7 +57,7 @@ def check(ev: Evaluation) -> Rejection | None:
             )
     failure = ev.outcome == "failure"
     for rule in contract.bindings:
-        value = resolve(result, rule.result)
+        value = resolve(result, rule.result_tokens)
         if value is MISSING:
             if failure:
                 continue
@@ -63,7 +66,7 @@ def check(ev: Evaluation) -> Rejection | None:
                 f"result has nothing at {rule.result} to bind to the request",
                 instance_pointer=rule.result,
             )
-        expected = resolve(request, rule.request)
+        expected = resolve(request, rule.request_tokens)
         if expected is MISSING:
             return Rejection(
                 binding_code(rule.name),

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from harness.boundary.base import Evaluation, Rejection
-from harness.boundary.transport import DEFAULT_MAX_DEPTH, check_depth
+from harness.boundary.transport import DEFAULT_MAX_DEPTH, check_depth, is_blank
 from harness.codes import (
     PARSE_BOM,
     PARSE_DUPLICATE_MEMBER,
@@ -48,11 +48,8 @@ class _Duplicate(dict):  # type: ignore[type-arg]
     __slots__ = ("name",)
 
 
-class _State:
-    __slots__ = ("duplicate",)
-
-    def __init__(self) -> None:
-        self.duplicate: _Duplicate | None = None
+class _DuplicateFound(Exception):
+    """Raised by the fast hook; the slow path then finds where."""
 
 
 def _non_finite(literal: str) -> Any:
@@ -77,37 +74,56 @@ def _first_repeated(items: list[tuple[str, Any]]) -> str:
     raise AssertionError("no repeated name")  # pragma: no cover - only called after a repeat
 
 
-def _make_decoder(state: _State) -> json.JSONDecoder:
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj = dict(items)
-        if len(obj) != len(items) and state.duplicate is None:
-            marked = _Duplicate(obj)
-            marked.name = _first_repeated(items)
-            state.duplicate = marked
-            return marked
-        return obj
+def _fast_pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(items)
+    if len(obj) != len(items):
+        raise _DuplicateFound
+    return obj
 
-    return json.JSONDecoder(
-        object_pairs_hook=pairs, parse_float=_finite_float, parse_constant=_non_finite
-    )
+
+def _marking_pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(items)
+    if len(obj) != len(items):
+        marked = _Duplicate(obj)
+        marked.name = _first_repeated(items)
+        return marked
+    return obj
+
+
+# Stateless, so one instance serves every call and thread.
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_fast_pairs, parse_float=_finite_float, parse_constant=_non_finite
+)
+_LOCATING_DECODER = json.JSONDecoder(
+    object_pairs_hook=_marking_pairs, parse_float=_finite_float, parse_constant=_non_finite
+)
+
+
+def _duplicate_rejection(text: str) -> RejectedInput:
+    """Parse again, marking objects with repeated names, and say where the first one is."""
+    try:
+        value = _LOCATING_DECODER.decode(text)
+    except (RejectedInput, ValueError, RecursionError):
+        # The text is also broken later on; the duplicate is reported all the same.
+        return RejectedInput(PARSE_DUPLICATE_MEMBER, "an object repeats a member name")
+    queue: list[tuple[Any, str]] = [(value, "")]
+    for node, where in queue:  # breadth first: the shallowest duplicate wins
+        if isinstance(node, _Duplicate):
+            name = node.name if len(node.name) <= 64 else node.name[:61] + "..."
+            return RejectedInput(
+                PARSE_DUPLICATE_MEMBER,
+                f"member name {name!r} repeats in the object at {where or '/'}",
+                pointer=where,
+            )
+        if isinstance(node, dict):
+            queue.extend((v, f"{where}/{escape_token(k)}") for k, v in node.items())
+        elif isinstance(node, list):
+            queue.extend((v, f"{where}/{i}") for i, v in enumerate(node))
+    raise AssertionError("duplicate not found on the second pass")  # pragma: no cover
 
 
 def _byte_offset(text: str, char_pos: int) -> int:
     return len(text[:char_pos].encode("utf-8", "surrogatepass"))
-
-
-def _locate(value: Any, target: Any, path: str = "") -> str | None:
-    """The pointer of ``target`` inside ``value`` (identity), searched without recursion."""
-    stack: list[tuple[Any, str]] = [(value, path)]
-    while stack:
-        node, where = stack.pop()
-        if node is target:
-            return where
-        if isinstance(node, dict):
-            stack.extend((v, f"{where}/{escape_token(k)}") for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend((v, f"{where}/{i}") for i, v in enumerate(node))
-    return None
 
 
 def _find_lone_surrogate(value: Any) -> str | None:
@@ -127,10 +143,16 @@ def _find_lone_surrogate(value: Any) -> str | None:
     return None
 
 
+_SUSPECT_FIRST = frozenset(b"\xef\xff\xfe\x00")
+
+
 def _decode_utf8(data: bytes) -> str:
-    for bom, name in _BOMS:
-        if data.startswith(bom):
-            raise RejectedInput(PARSE_BOM, f"{name} byte order mark before the JSON text", offset=0)
+    if data and data[0] in _SUSPECT_FIRST:
+        for bom, name in _BOMS:
+            if data.startswith(bom):
+                raise RejectedInput(
+                    PARSE_BOM, f"{name} byte order mark before the JSON text", offset=0
+                )
     if len(data) >= 2 and (data[0] == 0 or data[1] == 0):
         raise RejectedInput(
             PARSE_INVALID_UTF8, "body looks like UTF-16 or UTF-32; JSON must be UTF-8", offset=0
@@ -152,15 +174,21 @@ def strict_loads(data: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     if not isinstance(data, bytes | bytearray | memoryview):
         raise TypeError(f"strict_loads takes bytes, not {type(data).__name__}")
     data = bytes(data)
-    if not data.strip(b" \t\r\n"):
+    if is_blank(data):
         raise RejectedInput(TRANSPORT_EMPTY, "body is empty")
     check_depth(data, max_depth)
+    return _parse(data)
+
+
+def _parse(data: bytes) -> Any:
+    """The parse proper; the caller has checked emptiness and depth on the bytes."""
     text = _decode_utf8(data)
-    state = _State()
     try:
-        value = _make_decoder(state).decode(text)
+        value = _DECODER.decode(text)
     except RejectedInput:
         raise
+    except _DuplicateFound:
+        raise _duplicate_rejection(text) from None
     except json.JSONDecodeError as exc:
         code = PARSE_TRAILING_DATA if exc.msg == "Extra data" else PARSE_SYNTAX
         raise RejectedInput(
@@ -173,15 +201,6 @@ def strict_loads(data: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
         ) from None
     except RecursionError:
         raise RejectedInput(TRANSPORT_MAX_DEPTH, "nesting too deep for the parser") from None
-    if state.duplicate is not None:
-        pointer = _locate(value, state.duplicate)
-        name = state.duplicate.name
-        shown = name if len(name) <= 64 else name[:61] + "..."
-        raise RejectedInput(
-            PARSE_DUPLICATE_MEMBER,
-            f"member name {shown!r} repeats in the object at {pointer or '/'}",
-            pointer=pointer,
-        )
     if "\\u" in text and _SURROGATE_ESCAPE.search(text):
         where = _find_lone_surrogate(value)
         if where is not None:
@@ -195,7 +214,7 @@ def strict_loads(data: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
 def check(ev: Evaluation) -> Rejection | None:
     """Parse the bytes strictly; the document is left on the evaluation."""
     try:
-        ev.document = strict_loads(ev.raw, max_depth=ev.contract.limits.max_depth)
+        ev.document = _parse(ev.raw)  # the transport layer has checked emptiness and depth
     except RejectedInput as exc:
         return Rejection(exc.code, exc.message, instance_pointer=exc.pointer, offset=exc.offset)
     return None

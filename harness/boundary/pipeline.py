@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from harness.boundary.base import Evaluation, Rejection
 from harness.codes import TRANSPORT_NOT_FOUND, AgentCode, Layer, layer_of
 from harness.errors import UsageError
 from harness.pointer import resolve
-from harness.timeutil import format_rfc3339, parse_rfc3339
+from harness.timeutil import parse_rfc3339
 
 if TYPE_CHECKING:
     from harness.contract import Contract
@@ -45,6 +45,9 @@ LAYERS: tuple[tuple[Layer, Callable[[Evaluation], Rejection | None]], ...] = (
     (Layer.FRESHNESS, freshness.check),
     (Layer.PROJECTION, projection.check),
 )
+
+
+_encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def system_clock() -> datetime:
@@ -79,23 +82,29 @@ class Verdict:
 
     ``accepted`` is true when every layer held (the result may still be an upstream-declared
     failure such as NOT_FOUND: see ``outcome``). ``agent_result`` is a fresh copy of the one
-    object the agent may see, each time it is read.
+    object the agent may see, each time it is read; ``agent_json`` is its serialisation. The
+    audit record and the serialisation are built on first use, from fields the verdict keeps.
     """
 
     accepted: bool
     layer: Layer | None
     code: str | None
-    agent_json: str
+    outcome: str
     diagnostics: tuple[Diagnostic, ...]
-    audit: AuditRecord
+    _agent: dict[str, Any] = field(repr=False, compare=False)
+    _audit: tuple[Any, ...] = field(repr=False, compare=False)
+
+    @property
+    def agent_json(self) -> str:
+        return _encode(self._agent)
 
     @property
     def agent_result(self) -> dict[str, Any]:
-        return json.loads(self.agent_json)  # type: ignore[no-any-return]
+        return json.loads(_encode(self._agent))  # type: ignore[no-any-return]
 
     @property
-    def outcome(self) -> str:
-        return "success" if '"outcome": "success"' in self.agent_json else "failure"
+    def audit(self) -> AuditRecord:
+        return AuditRecord(*self._audit)
 
     @property
     def message(self) -> str | None:
@@ -275,33 +284,24 @@ class Boundary:
         if self.raw_store is not None and raw:
             raw_path = str(self.raw_store.keep(raw, sha))
         first = diagnostics[0] if diagnostics else None
-        record = AuditRecord(
-            time=format_rfc3339(ev.now),
-            tool=self.contract.tool,
-            contract_version=self.version,
-            adapter=self.contract.adapter,
-            adapter_version=self._adapter_version,
-            upstream=upstream or self.upstream,
-            request_id=ev.request["request_id"],
-            accepted=accepted,
-            outcome=agent["outcome"],
-            layer=layer.value if layer else None,
-            code=code,
-            agent_code=agent_code,
-            instance_pointer=first.instance_pointer if first else None,
-            schema_pointer=first.schema_pointer if first else None,
-            message=first.message if first else None,
-            raw_sha256=sha,
-            raw_size=len(raw),
-            raw_path=raw_path,
+        contract = self.contract
+        verdict = Verdict(
+            accepted,
+            layer,
+            code,
+            agent["outcome"],
+            diagnostics,
+            agent,
+            (
+                ev.now, contract.tool, self.version, contract.adapter, self._adapter_version,
+                upstream or self.upstream, ev.request["request_id"], accepted, agent["outcome"],
+                layer.value if layer else None, code, agent_code,
+                first.instance_pointer if first else None,
+                first.schema_pointer if first else None,
+                first.message if first else None,
+                sha, len(raw), raw_path,
+            ),
         )
         if self.audit_sink is not None:
-            self.audit_sink.write(record)
-        return Verdict(
-            accepted=accepted,
-            layer=layer,
-            code=code,
-            agent_json=json.dumps(agent, ensure_ascii=False),
-            diagnostics=diagnostics,
-            audit=record,
-        )
+            self.audit_sink.write(verdict.audit)
+        return verdict

@@ -111,7 +111,7 @@ def check(ev: Evaluation) -> Rejection | None:
         return None
     data: dict[str, Any] = {}
     for field in ev.contract.agent_view:
-        value = resolve(ev.result, field.pointer)
+        value = resolve(ev.result, field.tokens)
         if value is MISSING:
             if field.optional:
                 continue
@@ -120,7 +120,9 @@ def check(ev: Evaluation) -> Rejection | None:
                 f"agent_view field {field.name!r} finds nothing at {field.pointer}",
                 instance_pointer=field.pointer,
             )
-        data[field.name] = copy.deepcopy(value) if isinstance(value, dict | list) else value
+        # No copy needed: the document was parsed for this check alone, and the agent receives
+        # a serialisation of the projection (Verdict.agent_json), never these objects.
+        data[field.name] = value
     validator = ev.contract.view_validator(ev.version)
     if not validator.is_valid(data):
         violation = validator.violations(data)[0]

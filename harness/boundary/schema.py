@@ -37,7 +37,6 @@ _KIND_KEYWORD = {
     "OneOfNotValid": "oneOf",
     "OneOfMultipleValid": "oneOf",
     "Constant": "const",
-    "FalseSchema": "false",
     "FromUtf8": "contentEncoding",
     "BacktrackLimitExceeded": "pattern",
     "RegexEngineFailure": "pattern",
@@ -46,14 +45,19 @@ _COMBINATORS = {"oneOf", "anyOf"}
 _DISCRIMINATORS = {"const", "enum", "type"}
 
 
-def dialect_of(schema: Any) -> str:
-    """The dialect a schema declares (``2020-12`` when it declares none)."""
+def dialect_of(schema: Any, known: Iterable[str] = ()) -> str:
+    """The dialect a schema declares (``2020-12`` when it declares none).
+
+    ``known`` are extra meta-schema URIs the caller can supply (custom meta-schemas).
+    """
     if not isinstance(schema, Mapping) or "$schema" not in schema:
         return "2020-12"
     uri = schema["$schema"]
     if not isinstance(uri, str):
         raise ContractError("$schema must be a string", pointer="/$schema")
     normalised = uri.rstrip("#")
+    if normalised in known or uri in known:
+        return f"custom ({uri})"
     if normalised not in DIALECTS:
         raise ContractError(
             f"unknown $schema {uri!r}",
@@ -79,8 +83,18 @@ class SchemaViolation:
         return schema_code(self.keyword)
 
 
+# Keywords whose value is a schema that may be ``false`` (the error then belongs to them).
+_SCHEMA_VALUED = {
+    "additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems",
+    "additionalItems", "contains", "propertyNames", "not", "then", "else",
+}
+
+
 def _keyword(error: Any) -> str:
     kind = type(error.kind).__name__
+    if kind == "FalseSchema":
+        last = error.schema_path[-1] if error.schema_path else None
+        return str(last) if last in _SCHEMA_VALUED else "false"
     if kind in _KIND_KEYWORD:
         return _KIND_KEYWORD[kind]
     if error.schema_path:
@@ -180,14 +194,30 @@ def validator_for(
     ``retriever`` is for tests that serve a suite's remotes. Without it every reference outside
     ``resources`` is a :class:`ContractError` at compile time. Formats assert by default.
     """
-    dialect = dialect_of(schema)
+    items = list(resources.items()) if isinstance(resources, Mapping) else list(resources or ())
+    declared = schema.get("$schema") if isinstance(schema, Mapping) else None
+    if (
+        retriever is not None
+        and isinstance(declared, str)
+        and declared.rstrip("#") not in DIALECTS
+        and declared not in dict(items)
+    ):
+        # A custom meta-schema: fetch it through the caller's retriever into the registry.
+        try:
+            items.append((declared, retriever(declared)))
+        except Exception as exc:  # noqa: BLE001 - the retriever is the caller's code
+            raise ContractError(
+                f"meta-schema {declared!r} cannot be retrieved: {exc}",
+                pointer="/$schema",
+                code="contract.unknown_dialect",
+            ) from None
+    dialect = dialect_of(schema, known=[uri for uri, _ in items])
     options: dict[str, Any] = {
         "validate_formats": assert_formats,
         "mask": MASK,
         "retriever": retriever or _refuse_retrieval,
     }
-    if resources:
-        items = list(resources.items()) if isinstance(resources, Mapping) else list(resources)
+    if items:
         options["registry"] = jsonschema_rs.Registry(items, retriever=options["retriever"])
     if base_uri:
         options["base_uri"] = base_uri
@@ -231,11 +261,12 @@ def check(ev: Evaluation) -> Rejection | None:
     if contract.adapter is not None:
         validator = contract.vendor_validator()
         if validator is None:
-            return None
+            return None  # the adapter's output is held to the contract schema instead
     else:
         validator = contract.validator(ev.version)
     if validator.is_valid(ev.document):
-        ev.result = ev.document
+        if contract.adapter is None:
+            ev.set_result(ev.document)
         return None
     violation = validator.violations(ev.document)[0]
     return violation_to_rejection(violation)

@@ -28,12 +28,11 @@ DEFAULT_MAX_DEPTH = 64
 HARD_MAX_DEPTH = 512
 
 _CHUNK = 1 << 16
-_WHITESPACE = b" \t\r\n"
-# A JSON string: unrolled so it is linear even on hostile input ([^"\\] and \\. are disjoint).
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-# Keep only brackets, folded to "(" and ")".
+_NOT_WHITESPACE = re.compile(rb"[^ \t\r\n]")
+# Keep only quotes and brackets (folded to "(" and ")"); then strings are bare "..." runs.
 _FOLD = bytes.maketrans(b"[{]}", b"(())")
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
+_STRING = re.compile(rb'"[^"]*"')
 
 
 def read_limited(source: Any, max_bytes: int) -> bytes:
@@ -42,6 +41,13 @@ def read_limited(source: Any, max_bytes: int) -> bytes:
     ``source`` is ``bytes``/``bytearray``/``memoryview``, an object with ``read(n)``, or an
     iterable of byte chunks (e.g. ``httpx.Response.iter_bytes()``).
     """
+    data = read_capped(source, max_bytes)
+    check_size(data, max_bytes)
+    return data
+
+
+def read_capped(source: Any, max_bytes: int) -> bytes:
+    """Up to ``max_bytes + 1`` bytes of ``source``: enough to prove it is too long, no more."""
     limit = max_bytes + 1
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source[:limit])
@@ -54,15 +60,24 @@ def read_limited(source: Any, max_bytes: int) -> bytes:
             f"a tool result must be bytes, a binary stream or an iterable of bytes, "
             f"not {type(source).__name__}"
         )
+    return data
+
+
+def is_blank(data: bytes) -> bool:
+    """True for an empty or whitespace-only body (found without copying it)."""
+    return _NOT_WHITESPACE.search(data) is None
+
+
+def check_size(data: bytes, max_bytes: int) -> None:
+    """Raise ``transport.max_bytes`` or ``transport.empty``."""
     if len(data) > max_bytes:
         raise RejectedInput(
             TRANSPORT_MAX_BYTES,
             f"body exceeds max_bytes={max_bytes}",
             offset=max_bytes,
         )
-    if not data.strip(_WHITESPACE):
+    if is_blank(data):
         raise RejectedInput(TRANSPORT_EMPTY, "body is empty")
-    return data
 
 
 def _read_stream(stream: Any, limit: int) -> bytes:
@@ -111,9 +126,12 @@ def check_depth(data: bytes, max_depth: int) -> None:
     """
     if data.count(b"[") + data.count(b"{") <= max_depth:
         return
-    if b'"' in data:
-        data = _STRING.sub(b"", data)
-    brackets = data.translate(_FOLD, _NOT_BRACKETS)
+    if b"\\" in data:
+        # Backslashes pair left to right, so deleting escaped backslashes (two-byte pairs)
+        # leaves single escapes; deleting escaped quotes then leaves only the quotes that
+        # delimit strings. Then a string is a bare quote-to-quote run.
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    brackets = _STRING.sub(b"", data.translate(_FOLD, _NOT_STRUCTURE))
     # Each pass deletes the innermost pairs, i.e. one level. Balanced input no deeper than
     # max_depth is gone after max_depth passes; these run at C speed.
     rest = brackets
@@ -142,7 +160,8 @@ def check(ev: Evaluation) -> Rejection | None:
     """Read the body within the byte cap, refuse empty bodies and excessive nesting."""
     limits = ev.contract.limits
     try:
-        ev.raw = read_limited(ev.source, limits.max_bytes)
+        ev.raw = read_capped(ev.source, limits.max_bytes)
+        check_size(ev.raw, limits.max_bytes)
         check_depth(ev.raw, limits.max_depth)
     except RejectedInput as exc:
         return Rejection(exc.code, exc.message, offset=exc.offset)

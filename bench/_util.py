@@ -1,0 +1,46 @@
+"""Timing helpers shared by the benchmarks: best-of-N throughput, peak memory, tables."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def throughput(fn: Callable[[], Any], *, min_time: float = 0.3, repeats: int = 5) -> float:
+    """Calls per second: best of ``repeats`` rounds, each at least ``min_time`` seconds."""
+    fn()  # warm caches and compiled validators
+    number = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_time / 10:
+            break
+        number *= 2
+    per_round = max(1, int(number * (min_time / max(elapsed, 1e-9))))
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(per_round):
+            fn()
+        best = min(best, (time.perf_counter() - start) / per_round)
+    return 1.0 / best
+
+
+def table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    line = lambda r: "  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+def save(name: str, data: Any) -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    return path

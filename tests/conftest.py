@@ -1,0 +1,151 @@
+"""Shared test fixtures: the shared corpora, the demo project, and throwaway contracts."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("HARNESS_SHARED", REPO.parent / "shared")).resolve()
+CORPORA = SHARED / "corpora"
+
+
+def corpus(name: str) -> Path:
+    """Path of a shared corpus; the calling test is skipped, with the reason, where absent."""
+    path = CORPORA / name
+    if not path.is_dir():
+        pytest.skip(f"shared corpus {name!r} not found at {path} (set HARNESS_SHARED to its parent)")
+    return path
+
+
+def corpus_files(name: str, pattern: str) -> list[Path]:
+    """For parametrize at collection time: [] where the corpus is absent (tests then skip)."""
+    path = CORPORA / name
+    return sorted(path.glob(pattern)) if path.is_dir() else []
+
+
+@pytest.fixture(scope="session")
+def demo_root() -> Path:
+    from harness.contract import demo_root as root
+
+    return root()
+
+
+@pytest.fixture(scope="session")
+def demo(demo_root: Path) -> Callable[[str], Any]:
+    from harness import load_contract
+
+    cache: dict[str, Any] = {}
+
+    def get(tool: str) -> Any:
+        if tool not in cache:
+            cache[tool] = load_contract(demo_root / "contracts" / tool)
+        return cache[tool]
+
+    return get
+
+
+ENVELOPE_DATA = {
+    "type": "object",
+    "required": ["item_id", "status"],
+    "properties": {
+        "item_id": {"type": "string", "pattern": "^it-[0-9]{1,6}$", "maxLength": 9},
+        "status": {"enum": ["open", "closed"]},
+        "note": {"type": "string", "maxLength": 20},
+    },
+    "additionalProperties": False,
+}
+
+
+def envelope_schema(tool: str, data_schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    rid = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.]{7,63}$", "maxLength": 64}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "oneOf": [
+            {
+                "type": "object",
+                "required": ["tool", "request_id", "outcome", "data"],
+                "properties": {
+                    "tool": {"const": tool},
+                    "request_id": rid,
+                    "outcome": {"const": "success"},
+                    "data": data_schema or ENVELOPE_DATA,
+                },
+                "additionalProperties": False,
+            },
+            {
+                "type": "object",
+                "required": ["tool", "request_id", "outcome", "error"],
+                "properties": {
+                    "tool": {"const": tool},
+                    "request_id": rid,
+                    "outcome": {"const": "failure"},
+                    "error": {
+                        "type": "object",
+                        "required": ["code", "retryable"],
+                        "properties": {
+                            "code": {"enum": ["NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"]},
+                            "retryable": {"type": "boolean"},
+                        },
+                        "additionalProperties": False,
+                    },
+                },
+                "additionalProperties": False,
+            },
+        ],
+    }
+
+
+DEFAULT_YAML = """\
+tool: {tool}
+version: 1
+request:
+  schema: {{type: object, properties: {{item_id: {{type: string}}}}}}
+  example: {{item_id: it-7}}
+bindings:
+  - {{name: item_id, result: /data/item_id, request: /args/item_id}}
+agent_view:
+  item_id: /data/item_id
+  status: /data/status
+"""
+
+
+@pytest.fixture
+def make_contract(tmp_path: Path) -> Callable[..., Path]:
+    """Write a throwaway project: contracts/<tool>/contract.yaml + schemas/v<N>.json."""
+
+    def make(
+        tool: str = "item_status",
+        yaml_text: str | None = None,
+        schemas: dict[int, Any] | None = None,
+        files: dict[str, str | bytes] | None = None,
+    ) -> Path:
+        directory = tmp_path / "contracts" / tool
+        (directory / "schemas").mkdir(parents=True, exist_ok=True)
+        text = DEFAULT_YAML.format(tool=tool) if yaml_text is None else textwrap.dedent(yaml_text)
+        (directory / "contract.yaml").write_text(text)
+        for version, schema in (schemas or {1: envelope_schema(tool)}).items():
+            (directory / "schemas" / f"v{version}.json").write_text(json.dumps(schema, indent=1))
+        for rel, content in (files or {}).items():
+            target = tmp_path / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(content)
+        return directory
+
+    return make
+
+
+def item(tool: str = "item_status", **data: Any) -> bytes:
+    body = {"item_id": "it-7", "status": "open", **data}
+    return json.dumps(
+        {"tool": tool, "request_id": "req.J7q94MkP", "outcome": "success", "data": body}
+    ).encode()

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+DEMO_ACCEPTED = "fixtures/accepted/review_status/approved.json"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_accepted_payload_exits_0_and_prints_the_agent_result(capsys, demo_root: Path) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "verify", str(demo_root / "contracts/review_status"), str(demo_root / DEMO_ACCEPTED))
+    assert code == 0
+    assert out.splitlines()[0] == "review_status v1: accepted (success)"
+    assert '"decision": "approved"' in out
+
+
+def test_rejected_payload_exits_1_with_layer_code_pointer_and_message(capsys, demo_root: Path) -> None:  # type: ignore[no-untyped-def]
+    payload = demo_root / "fixtures/rejected/review_status/approval_with_instruction.json"
+    code, out, _ = run(capsys, "verify", str(demo_root / "contracts/review_status"), str(payload))
+    assert code == 1
+    assert out.splitlines()[:4] == [
+        "review_status v1: rejected at schema: schema.additionalProperties",
+        "  pointer:        /data",
+        "  schema pointer: /$defs/reviewStatus/additionalProperties",
+        "  message:        Additional properties are not allowed ('message', 'admin_override' were unexpected)",
+    ]
+    assert "Ignore all prior" not in out
+
+
+def test_json_output_and_audit_file(capsys, demo_root: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    audit = tmp_path / "audit.jsonl"
+    payload = demo_root / "fixtures/rejected/job_status/other_project.json"
+    code, out, _ = run(capsys, "verify", str(demo_root / "contracts/job_status"), str(payload),
+                       "--json", "--audit", str(audit))
+    doc = json.loads(out)
+    assert code == 1
+    assert (doc["accepted"], doc["layer"], doc["code"]) == (False, "binding", "binding.project_id")
+    assert doc["agent_result"]["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
+    record = json.loads(audit.read_text())
+    assert record["code"] == "binding.project_id" and record["adapter_version"] == "2.0.0"
+
+
+def test_request_and_now_options_override_the_sidecar(capsys, demo_root: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    request = tmp_path / "request.yaml"
+    request.write_text("args: {project_id: copperhead, run_id: run_8f3K2j5H1g9d}\n")
+    payload = demo_root / "fixtures/rejected/job_status/other_project.json"
+    code, out, _ = run(capsys, "verify", str(demo_root / "contracts/job_status"), str(payload),
+                       "--request", str(request), "--now", "2026-11-01T12:01:00Z")
+    assert code == 0, out
+    code, out, _ = run(capsys, "verify", str(demo_root / "contracts/job_status"), str(payload),
+                       "--request", str(request), "--now", "2026-11-01T14:00:00Z")
+    assert code == 1 and "freshness.stale" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["verify", "no/such/dir", "x.json"], "contract.missing"),
+        (["verify", "{demo}/contracts/review_status", "no-such-payload.json"], "usage.invalid"),
+        (["verify", "{demo}/contracts/review_status", "{demo}/" + DEMO_ACCEPTED, "--now", "yesterday"], "usage.invalid"),
+        (["verify", "{demo}/contracts/review_status", "{demo}/" + DEMO_ACCEPTED, "--version", "7"], "contract.unknown_version"),
+        (["verify"], "usage.invalid"),
+        (["frobnicate"], "usage.invalid"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(capsys, demo_root: Path, argv: list[str], needle: str) -> None:  # type: ignore[no-untyped-def]
+    argv = [a.replace("{demo}", str(demo_root)) for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert needle in lines[-1] and "Traceback" not in err
+
+
+def test_console_script_reads_stdin_and_never_shows_a_traceback(demo_root: Path) -> None:
+    exe = shutil.which("contract-harness")
+    assert exe, "the console script must be installed (pip install -e .)"
+    contract = str(demo_root / "contracts/review_status")
+    proc = subprocess.run([exe, "verify", contract, "-"], input=b"[" * 5_000,
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 1
+    assert b"transport.max_depth" in proc.stdout and not proc.stderr
+    proc = subprocess.run([exe, "verify", contract + "/nope", "-"], input=b"{}", capture_output=True, timeout=60)
+    assert proc.returncode == 2 and proc.stderr.count(b"\n") == 1

@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import ContractError, load_contract
+from harness.contract import discover
+from tests.conftest import DEFAULT_YAML
+
+
+def error(path: Path) -> ContractError:
+    with pytest.raises(ContractError) as info:
+        load_contract(path)
+    return info.value
+
+
+def test_demo_contracts_load(demo) -> None:  # type: ignore[no-untyped-def]
+    assert demo("review_status").versions == (1,)
+    assert demo("job_status").versions == (1, 2)
+    assert demo("deployment_status").envelope is None
+
+
+def test_unknown_key_names_file_pointer_and_allowed_keys(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(yaml_text=DEFAULT_YAML.format(tool="item_status") + "admin_override: true\n")
+    err = error(d)
+    text = str(err)
+    assert text.startswith(str(d / "contract.yaml") + ": /: unknown key")
+    assert "admin_override" in text and "allowed: adapter, agent_view, bindings" in text
+    assert "\n" not in text
+
+
+def test_wrong_type_names_the_pointer_and_echoes_the_value(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(yaml_text=DEFAULT_YAML.format(tool="item_status") + "limits: {max_bytes: lots}\n")
+    err = error(d)
+    assert err.pointer == "/limits/max_bytes"
+    assert '"lots"' in str(err)
+
+
+def test_limits_may_only_be_lowered(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(yaml_text=DEFAULT_YAML.format(tool="item_status") + "limits: {max_depth: 100}\n")
+    assert error(d).pointer == "/limits/max_depth"
+
+
+def test_duplicate_yaml_keys_are_refused(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(yaml_text=DEFAULT_YAML.format(tool="item_status") + "version: 2\n")
+    assert "duplicate key 'version'" in str(error(d))
+
+
+def test_missing_schema_version_lists_the_versions_present(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(yaml_text=DEFAULT_YAML.format(tool="item_status").replace("version: 1", "version: 3"))
+    err = error(d)
+    assert err.pointer == "/version" and err.allowed == (1,)
+
+
+def test_tool_must_match_its_directory(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(tool="item_status", yaml_text=DEFAULT_YAML.format(tool="other_tool"))
+    assert error(d).pointer == "/tool"
+
+
+def test_schema_with_duplicate_keys_is_refused(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract()
+    (d / "schemas" / "v1.json").write_bytes(b'{"type": "object", "type": "array"}')
+    err = error(d)
+    assert "v1.json" in str(err) and "parse.duplicate_member" in str(err)
+
+
+def test_remote_ref_in_a_contract_schema_names_the_file(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(schemas={1: {"$ref": "https://schemas.example.com/item.json"}})
+    err = error(d)
+    assert err.code == "contract.remote_ref" and str(err).startswith(str(d / "schemas" / "v1.json"))
+
+
+def test_ref_to_a_sibling_schema_file_resolves(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(schemas={1: {"$ref": "common.json"}})
+    (d / "schemas" / "common.json").write_text('{"type": "object"}')
+    assert load_contract(d).validator().is_valid({})
+
+
+def test_unimportable_adapter_is_a_contract_error(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(yaml_text=DEFAULT_YAML.format(tool="item_status") + "adapter: nowhere.mod:fn\n")
+    contract = load_contract(d)
+    with pytest.raises(ContractError) as info:
+        contract.adapter_function()
+    assert info.value.code == "contract.adapter_import" and info.value.pointer == "/adapter"
+
+
+def test_adapter_module_is_imported_from_the_project_root(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(
+        yaml_text=DEFAULT_YAML.format(tool="item_status") + "adapter: item_adapters_xyz:adapt\n",
+        files={"item_adapters_xyz.py": "def adapt(doc, request):\n    return doc\n"},
+    )
+    assert load_contract(d).adapter_function()({"a": 1}, {}) == {"a": 1}
+
+
+def test_discover_finds_contract_dirs(make_contract, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    make_contract("a_tool")
+    make_contract("b_tool")
+    assert [p.name for p in discover([tmp_path])] == ["a_tool", "b_tool"]
+    assert [p.name for p in discover([tmp_path / "contracts" / "b_tool"])] == ["b_tool"]
+
+
+def test_contract_is_immutable(demo) -> None:  # type: ignore[no-untyped-def]
+    contract = demo("review_status")
+    with pytest.raises(AttributeError):
+        contract.version = 2
+    with pytest.raises(TypeError):
+        contract.schemas[9] = {}  # type: ignore[index]
+
+
+def test_meta_schema_is_itself_valid_2020_12() -> None:
+    from harness.contract import meta_schema
+    from harness.boundary.schema import validator_for
+
+    assert validator_for(meta_schema()).dialect == "2020-12"
