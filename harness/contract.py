@@ -293,6 +293,31 @@ class Contract:
             return None
         return self._cached(("vendor",), lambda: self._compile_vendor())
 
+    def reference_validator(self, version: int | None = None) -> Any:
+        """The python-jsonschema validator for a version (differential checks; cached)."""
+        from harness.differential import ReferenceValidator
+
+        version = self.version if version is None else version
+        file = self.schema_path(version)
+        return self._cached(
+            ("reference", version),
+            lambda: ReferenceValidator(
+                self.schema(version), self._resources(file), file.resolve().as_uri()
+            ),
+        )
+
+    def vendor_reference_validator(self) -> Any:
+        from harness.differential import ReferenceValidator
+
+        if self.vendor_schema is None:
+            return None
+        return self._cached(
+            ("vendor-reference",),
+            lambda: ReferenceValidator(
+                self.vendor_schema, self._resources(None), self.path.resolve().as_uri()
+            ),
+        )
+
     def adapter_function(self) -> Callable[..., Any] | None:
         if self.adapter is None:
             return None

@@ -74,7 +74,25 @@ def contract_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+def operators_page() -> str:
+    from harness.mutations import REGISTRY
+
+    lines = ["# Mutation operators", "",
+             "Near misses generated from every accepted fixture. Each operator is one decorated "
+             "function in `harness/mutations/`; its name is the registry key and the report label. "
+             "Mandatory operators run on every tool. `layer` is the layer that must reject; for tools "
+             "with an adapter, structural near misses in the vendor document may instead be caught by "
+             "the adapter's output check or absorbed (accepted with nothing reaching the agent).", "",
+             "| operator | targets | must be rejected by | typical code | mandatory | what it does |",
+             "|---|---|---|---|---|---|"]
+    for op in REGISTRY:
+        lines.append(f"| `{op.name}` | {op.targets} | `{op.layer.value}` | "
+                     f"{'`' + op.code + '`' if op.code else ''} | {'yes' if op.mandatory else ''} | {op.summary} |")
+    return "\n".join(lines) + "\n"
+
+
 PAGES: dict[str, Callable[[], str]] = {
+    "operators.md": operators_page,
     "codes.md": codes_page,
     "contract.md": contract_page,
 }

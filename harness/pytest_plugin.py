@@ -1,0 +1,195 @@
+"""pytest plugin (entry point ``pytest11``): one test item per contract case.
+
+In a repository with ``contracts/<tool>/contract.yaml``, a plain ``pytest`` (or ``pytest
+contracts``) collects, per contract, one item per case — fixtures and near-miss mutations —
+with ids like ``contracts/review_status/contract.yaml::mutation::add_extra_property@/data[approved]``.
+It is a thin adapter over the same engine as ``contract-harness check``; it works with ``-k``,
+``-n`` (pytest-xdist) and ``--junitxml``, and adds a tools x layers table to the summary.
+
+This module imports almost nothing at the top, so ``pytest`` stays fast where the plugin is
+installed but unused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from harness.cases import Case
+    from harness.engine import CaseResult, Engine
+
+CONTRACT_FILE = "contract.yaml"
+_ENGINE = pytest.StashKey[dict[str, Any]]()
+_SOURCE_MARKERS = {
+    "accepted": "fixtures/accepted", "rejected": "fixtures/rejected",
+    "historical": "fixtures/historical", "mutation": "near-miss mutations",
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("contract-harness", "tool-result contract harness")
+    group.addoption("--contracts", action="append", default=None, metavar="DIR",
+                    help="collect contract cases from DIR (a contracts/ folder or a project root)")
+    group.addoption("--max-mutants", type=int, default=None, metavar="N",
+                    help="cap near-miss mutants per fixture (default 64)")
+    group.addoption("--no-contracts", action="store_true",
+                    help="do not collect contract cases even where contracts/ exists")
+    parser.addini("contract_harness_contracts", type="paths", default=[],
+                  help="contract folders to collect, like --contracts")
+    parser.addini("contract_harness_max_mutants", type="string", default="",
+                  help="cap near-miss mutants per fixture")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "contract_case: a case of the tool-result contract harness")
+    for source, what in _SOURCE_MARKERS.items():
+        config.addinivalue_line("markers", f"{source}: contract cases from {what}")
+    extra = [Path(p) for p in (config.getoption("--contracts") or [])]
+    extra += [Path(p) for p in config.getini("contract_harness_contracts")]
+    for path in extra:
+        if not path.exists():
+            raise pytest.UsageError(f"--contracts {path}: no such directory")
+        if str(path) not in config.args:
+            config.args.append(str(path))
+    config.stash[_ENGINE] = {}
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(LayerTable(), "contract-harness-layer-table")
+
+
+def _max_mutants(config: pytest.Config) -> int | None:
+    value = config.getoption("--max-mutants")
+    if value is None and config.getini("contract_harness_max_mutants"):
+        value = int(config.getini("contract_harness_max_mutants"))
+    return value
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.name != CONTRACT_FILE or file_path.parent.parent.name != "contracts":
+        return None
+    if parent.config.getoption("--no-contracts"):
+        return None
+    return ContractFile.from_parent(parent, path=file_path)
+
+
+class ContractFile(pytest.File):
+    """``contracts/<tool>/contract.yaml``: one collector per case source below it."""
+
+    def collect(self) -> Any:
+        from harness.cases import DEFAULT_MAX_MUTANTS, cases_for
+        from harness.contract import load_contract
+        from harness.errors import HarnessError
+
+        try:
+            contract = load_contract(self.path.parent)
+        except HarnessError as exc:
+            raise self.CollectError(f"{exc.code}: {exc}") from None
+        max_mutants = _max_mutants(self.config)
+        collected = cases_for(
+            contract, max_mutants=DEFAULT_MAX_MUTANTS if max_mutants is None else max_mutants
+        )
+        by_source: dict[str, list[Case]] = {}
+        for case in collected.cases:
+            by_source.setdefault(case.source, []).append(case)
+        for source, cases in by_source.items():
+            yield CaseGroup.from_parent(self, name=source, cases=cases)
+
+
+class CaseGroup(pytest.Collector):
+    def __init__(self, *, cases: list[Case], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.cases = cases
+
+    def collect(self) -> Any:
+        for case in self.cases:
+            yield CaseItem.from_parent(self, name=case.label, case=case)
+
+
+class CaseNotHeld(Exception):
+    def __init__(self, result: CaseResult) -> None:
+        super().__init__(result.detail)
+        self.result = result
+
+
+def _engine(config: pytest.Config) -> Engine:
+    from harness.engine import Engine
+
+    store = config.stash[_ENGINE]
+    if "engine" not in store:
+        store["engine"] = Engine()
+    return store["engine"]  # type: ignore[no-any-return]
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, case: Case, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.add_marker("contract_case")
+        self.add_marker(case.source)
+        self.extra_keyword_matches.update({case.tool, case.source, case.operator or ""} - {""})
+
+    def runtest(self) -> None:
+        result = _engine(self.config).evaluate(self.case)
+        self.user_properties.extend(
+            [
+                ("contract_harness", "1"),
+                ("tool", result.tool),
+                ("source", result.source),
+                ("expected", result.expected.describe()),
+                ("layer", result.column),
+                ("code", result.code or ""),
+                ("status", result.status),
+            ]
+        )
+        if result.status != "passed":
+            raise CaseNotHeld(result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CaseNotHeld):
+            from harness.reporting.terminal import problem_text
+
+            return problem_text(excinfo.value.result).strip()
+        return super().repr_failure(excinfo, style=style)  # type: ignore[arg-type]
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, self.case.id
+
+
+class LayerTable:
+    """Collects the contract items' results (also from xdist workers) for the summary table."""
+
+    def __init__(self) -> None:
+        self.results: list[dict[str, Any]] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call":
+            props = dict(report.user_properties)
+            if props.get("contract_harness") == "1":
+                self.results.append(props)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.results:
+            return
+        from collections import Counter
+
+        from harness.engine import Summary
+
+        columns = Summary.columns()
+        tools: dict[str, Counter[str]] = {}
+        for props in self.results:
+            counts = tools.setdefault(props["tool"], Counter())
+            counts[props["layer"]] += 1
+            counts["cases"] += 1
+            counts[props["status"]] += 1
+        header = ["tool", "cases", *columns, "failed", "findings"]
+        rows = [[name, str(c["cases"]), *(str(c[col]) for col in columns), str(c["failed"]),
+                 str(c["finding"])] for name, c in sorted(tools.items())]
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        terminalreporter.write_sep("=", "contract cases by rejecting layer")
+        for row in [header, *rows]:
+            terminalreporter.write_line("  ".join(
+                cell.ljust(w) if i == 0 else cell.rjust(w)
+                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+            ))

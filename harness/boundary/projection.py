@@ -38,7 +38,7 @@ def _deref(node: Any, root: Any) -> Any:
     return node
 
 
-def _expand(node: Any, root: Any, depth: int = 0) -> Iterator[Any]:
+def expand_schema(node: Any, root: Any, depth: int = 0) -> Iterator[Any]:
     """The schema and, transitively, its applicator branches (refs followed)."""
     node = _deref(node, root)
     if not isinstance(node, Mapping) or depth > _MAX_REF_HOPS:
@@ -46,7 +46,7 @@ def _expand(node: Any, root: Any, depth: int = 0) -> Iterator[Any]:
     yield node
     for key in _BRANCHES:
         for branch in node.get(key, ()) or ():
-            yield from _expand(branch, root, depth + 1)
+            yield from expand_schema(branch, root, depth + 1)
 
 
 def _step(node: Mapping[str, Any], token: str) -> Any:
@@ -68,7 +68,7 @@ def subschema_at(schema: Any, pointer: str) -> Any:
     for token in split(pointer):
         following: list[Any] = []
         for candidate in candidates:
-            for node in _expand(candidate, schema):
+            for node in expand_schema(candidate, schema):
                 found = _step(node, token)
                 if found is not MISSING:
                     following.append(found)

@@ -1,0 +1,247 @@
+"""Case sources: fixtures (accepted, rejected, historical) and near-miss mutations.
+
+A :class:`Case` is one payload with one expectation. Its ``id`` is stable and readable:
+``<tool>::<source>::<label>``, e.g. ``review_status::mutation::add_extra_property@/data[approved]``
+(the fixture a mutant came from in brackets). Payload bytes are built lazily, so listing or
+sharding cases costs nothing per payload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from harness.boundary.parse import strict_loads
+from harness.boundary.pipeline import Boundary, system_clock
+from harness.codes import Layer
+from harness.contract import Contract
+from harness.corpus import Expectation, Fixture, fixtures_for
+from harness.errors import HarnessError
+from harness.mutations import REGISTRY, MutationContext, OperatorRegistry
+from harness.timeutil import parse_rfc3339
+
+DEFAULT_MAX_MUTANTS = 64
+SOURCES = ("accepted", "rejected", "historical", "mutation")
+
+
+@dataclass(frozen=True, slots=True)
+class CaseExpectation:
+    """What must happen to a case: accepted, or rejected by one of ``layers``."""
+
+    accept: bool
+    layers: tuple[Layer, ...] = ()
+    code: str | None = None
+    pointer: str | None = None
+    schema_pointer: str | None = None
+    #: Adapter tools: a change the adapter may absorb (accepted, with nothing leaking).
+    absorbable: bool = False
+
+    @classmethod
+    def of(cls, expect: Expectation) -> CaseExpectation:
+        if expect.accept:
+            return ACCEPT
+        assert expect.layer is not None
+        return cls(False, (expect.layer,), expect.code, expect.pointer, expect.schema_pointer)
+
+    @property
+    def layer(self) -> Layer | None:
+        return self.layers[0] if self.layers else None
+
+    def describe(self) -> str:
+        if self.accept:
+            return "accept"
+        text = self.code or " or ".join(layer.value for layer in self.layers)
+        if self.pointer is not None:
+            text += f" at {self.pointer or '/'}"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "accept": self.accept,
+            "layer": self.layer.value if self.layer else None,
+            "layers": [layer.value for layer in self.layers],
+            "code": self.code,
+            "pointer": self.pointer,
+            "absorbable": self.absorbable,
+        }
+
+
+ACCEPT = CaseExpectation(True)
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    id: str
+    tool: str
+    source: str
+    contract: Contract = field(repr=False, compare=False)
+    expect: CaseExpectation
+    build: Callable[[], bytes] = field(repr=False, compare=False)
+    request: Mapping[str, Any] | None = None
+    now: datetime | None = None
+    version: int | None = None
+    operator: str | None = None
+    pointer: str | None = None
+    original: str = ""
+    mutated: str = ""
+    canary: str | None = None
+    fixture: str | None = None
+    path: Path | None = None
+    description: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.id.split("::", 2)[2]
+
+
+def _fixture_now(contract: Contract, fixture: Fixture) -> datetime | None:
+    if fixture.now is not None:
+        return parse_rfc3339(fixture.now)
+    return contract.default_now
+
+
+def _fixture_case(contract: Contract, fixture: Fixture) -> Case:
+    expect = fixture.expect
+    if fixture.kind == "historical" and fixture.expect_by_version:
+        expect = fixture.expect_by_version.get(contract.version, expect)
+    return Case(
+        id=fixture.id,
+        tool=contract.tool,
+        source=fixture.kind,
+        contract=contract,
+        expect=CaseExpectation.of(expect),
+        build=fixture.read,
+        request=fixture.request,
+        now=_fixture_now(contract, fixture),
+        version=None,
+        path=fixture.path,
+        fixture=fixture.id,
+        description=fixture.description,
+    )
+
+
+class MutationSkipped(HarnessError):
+    """An accepted fixture that does not pass cannot seed mutations."""
+
+    code = "fixture.not_accepted"
+
+
+def mutation_context(contract: Contract, fixture: Fixture, boundary: Boundary) -> MutationContext:
+    """Parse an accepted fixture and prepare it for the operators."""
+    raw = fixture.read()
+    now = _fixture_now(contract, fixture) or system_clock()
+    verdict = boundary.check(raw, fixture.request, now=now)
+    if not verdict.accepted:
+        raise MutationSkipped(f"{fixture.id} is not accepted ({verdict.code}); no mutations from it")
+    document = strict_loads(raw, max_depth=contract.limits.max_depth)
+    request = contract.normalise_request(fixture.request)
+    adapter = contract.adapter_function()
+    result = adapter(document, request) if adapter is not None else document
+    schema = contract.vendor_schema if adapter is not None else contract.schema()
+    return MutationContext(
+        contract=contract,
+        version=contract.version,
+        fixture_id=fixture.id,
+        raw=raw,
+        document=document,
+        result=result,
+        schema=schema,
+        now=now,
+        request=request,
+    )
+
+
+def mutation_cases(
+    contract: Contract,
+    fixture: Fixture,
+    boundary: Boundary,
+    *,
+    registry: OperatorRegistry = REGISTRY,
+    max_mutants: int | None = DEFAULT_MAX_MUTANTS,
+    operators: Iterable[str] | None = None,
+) -> list[Case]:
+    ctx = mutation_context(contract, fixture, boundary)
+    cases = []
+    seen: set[str] = set()
+    for mutant in registry.generate(ctx, max_mutants, operators):
+        label = mutant.label + (f"~{mutant.note}" if mutant.note in ("huge", "maxLength+1") else "")
+        case_id = f"{contract.tool}::mutation::{label}[{fixture.name}]"
+        if case_id in seen:  # two mutants at one place (a binding and its twin): keep ids unique
+            case_id = f"{contract.tool}::mutation::{label}~{len(seen)}[{fixture.name}]"
+        seen.add(case_id)
+        cases.append(
+            Case(
+                id=case_id,
+                tool=contract.tool,
+                source="mutation",
+                contract=contract,
+                expect=CaseExpectation(
+                    False, mutant.layers, mutant.code, None, None, mutant.absorbable
+                ),
+                build=mutant.build,
+                request=fixture.request,
+                now=ctx.now,
+                operator=mutant.operator,
+                pointer=mutant.pointer,
+                original=mutant.original,
+                mutated=mutant.mutated,
+                canary=mutant.canary,
+                fixture=fixture.id,
+                path=fixture.path,
+                description=registry[mutant.operator].summary,
+            )
+        )
+    return cases
+
+
+@dataclass(frozen=True, slots=True)
+class Collected:
+    """The cases of one contract, and why some could not be made (fixtures that fail)."""
+
+    cases: list[Case]
+    notes: list[str]
+
+
+def cases_for(
+    contract: Contract,
+    *,
+    sources: Iterable[str] = SOURCES,
+    registry: OperatorRegistry = REGISTRY,
+    max_mutants: int | None = DEFAULT_MAX_MUTANTS,
+    operators: Iterable[str] | None = None,
+) -> Collected:
+    """Every case of one contract, in a stable order."""
+    wanted = set(sources)
+    kinds = tuple(k for k in ("accepted", "rejected", "historical") if k in wanted)
+    fixtures = fixtures_for(contract, kinds) if kinds else []
+    cases = [_fixture_case(contract, f) for f in fixtures]
+    notes: list[str] = []
+    if "mutation" in wanted:
+        boundary = Boundary(contract)
+        source_fixtures = fixtures if "accepted" in wanted else fixtures_for(contract, ("accepted",))
+        for fixture in source_fixtures:
+            if fixture.kind != "accepted":
+                continue
+            try:
+                cases.extend(
+                    mutation_cases(
+                        contract, fixture, boundary, registry=registry,
+                        max_mutants=max_mutants, operators=operators,
+                    )
+                )
+            except MutationSkipped as exc:
+                notes.append(str(exc))
+    return Collected(cases, notes)
+
+
+def shard(cases: list[Case], index: int, count: int) -> list[Case]:
+    """The ``index``-th of ``count`` deterministic, balanced slices (1-based), by sorted id."""
+    ordered = sorted(cases, key=lambda c: c.id)
+    return [c for i, c in enumerate(ordered) if i % count == index - 1]
+
+
+def iter_ids(cases: Iterable[Case]) -> Iterator[str]:
+    return (c.id for c in cases)

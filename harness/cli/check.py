@@ -1,0 +1,149 @@
+"""``contract-harness check``: every case of every contract, reported by rejecting layer."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from harness.cases import DEFAULT_MAX_MUTANTS, SOURCES, Case, cases_for, shard
+from harness.contract import Contract, demo_root, discover, load_contract
+from harness.engine import CaseFinished, Engine, Event, RunFinished
+from harness.errors import UsageError
+from harness.mutations import REGISTRY
+from harness.reporting import Reporter, dispatch
+from harness.reporting.files import JsonReporter, JUnitReporter, MarkdownReporter, write_reproduction
+from harness.reporting.terminal import TerminalReporter
+
+DEFAULT_CASES_DIR = ".contract-harness/cases"
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "check",
+        help="run every fixture and near-miss mutation of every contract",
+        description=(
+            "Run every case (accepted, rejected and historical fixtures, and near-miss "
+            "mutations of each accepted fixture) through the boundary and report which layer "
+            "rejected each. Without CONTRACTS: ./contracts if present, else the embedded demo. "
+            "Exit 0 all held, 1 a case failed or a finding, 2 usage or configuration error."
+        ),
+    )
+    add_selection_arguments(p)
+    p.add_argument("--json", metavar="FILE", help="write the JSON report")
+    p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    p.add_argument("--markdown", metavar="FILE", help="write a Markdown report (CI job summary)")
+    p.add_argument("--cases-dir", metavar="DIR", default=DEFAULT_CASES_DIR,
+                   help=f"where payloads of failing cases are written for 'verify' (default {DEFAULT_CASES_DIR})")
+    p.add_argument("--no-differential", action="store_true",
+                   help="skip the reference validator (python jsonschema) cross-check")
+    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.set_defaults(run=run)
+
+
+def add_selection_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("contracts", nargs="*", metavar="CONTRACTS",
+                   help="contract dirs, contracts/ folders or project roots")
+    p.add_argument("--tool", action="append", metavar="T", help="only this tool (repeatable)")
+    p.add_argument("--source", action="append", choices=SOURCES,
+                   help="only cases of this source (repeatable)")
+    p.add_argument("--operator", action="append", metavar="OP",
+                   help="only mutations by this operator (repeatable)")
+    p.add_argument("--max-mutants", type=int, default=DEFAULT_MAX_MUTANTS, metavar="N",
+                   help=f"cap mutants per fixture, sampled deterministically (default {DEFAULT_MAX_MUTANTS})")
+    p.add_argument("--shard", metavar="I/N", help="run the I-th of N deterministic slices")
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    try:
+        index, count = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard {text!r} must look like I/N, e.g. 2/4") from None
+    if count < 1 or not 1 <= index <= count:
+        raise UsageError(f"--shard {text!r}: need 1 <= I <= N")
+    return index, count
+
+
+def load_contracts(paths: list[str], tools: list[str] | None) -> list[Contract]:
+    """Contracts named on the command line (default ./contracts, else the embedded demo)."""
+    if paths:
+        roots = [Path(p) for p in paths]
+    elif Path("contracts").is_dir():
+        roots = [Path("contracts")]
+    else:
+        print(f"contract-harness: no ./contracts here; using the embedded demo ({demo_root()})",
+              file=sys.stderr)
+        roots = [demo_root()]
+    contracts = [load_contract(d) for d in discover(roots)]
+    if not contracts:
+        raise UsageError(f"no contracts found under {', '.join(map(str, roots))}")
+    if tools:
+        known = {c.tool for c in contracts}
+        unknown = sorted(set(tools) - known)
+        if unknown:
+            raise UsageError(f"unknown tool {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        contracts = [c for c in contracts if c.tool in tools]
+    return contracts
+
+
+def collect(args: argparse.Namespace) -> tuple[list[Case], list[str]]:
+    if args.max_mutants < 0:
+        raise UsageError(f"--max-mutants must be >= 0, not {args.max_mutants}")
+    if args.operator:
+        unknown = sorted(set(args.operator) - set(REGISTRY.names()))
+        if unknown:
+            raise UsageError(
+                f"unknown operator {', '.join(unknown)} (known: {', '.join(REGISTRY.names())})"
+            )
+    sharding = parse_shard(args.shard)
+    cases: list[Case] = []
+    notes: list[str] = []
+    for contract in load_contracts(args.contracts, args.tool):
+        collected = cases_for(
+            contract,
+            sources=args.source or SOURCES,
+            max_mutants=args.max_mutants,
+            operators=args.operator,
+        )
+        cases.extend(collected.cases)
+        notes.extend(collected.notes)
+    if sharding:
+        cases = shard(cases, *sharding)
+    return cases, notes
+
+
+def with_reproductions(events: Iterator[Event], directory: Path) -> Iterator[Event]:
+    """Write the payload of every case that did not hold, and attach the verify command."""
+    for event in events:
+        if isinstance(event, CaseFinished) and event.result.payload is not None:
+            event = replace(event, result=write_reproduction(event.result, directory))
+        yield event
+
+
+def run(args: argparse.Namespace) -> int:
+    cases, notes = collect(args)
+    reporters: list[Reporter] = [TerminalReporter(progress=False if args.no_progress else None)]
+    if args.json:
+        reporters.append(JsonReporter(args.json))
+    if args.junit:
+        reporters.append(JUnitReporter(args.junit))
+    if args.markdown:
+        reporters.append(MarkdownReporter(args.markdown))
+    engine = Engine(differential=not args.no_differential)
+    summary = None
+
+    def watch(events: Iterator[Event]) -> Iterator[Event]:
+        nonlocal summary
+        for event in events:
+            if isinstance(event, RunFinished):
+                summary = event.summary
+            yield event
+
+    dispatch(watch(with_reproductions(engine.run(cases, notes), Path(args.cases_dir))), reporters)
+    assert summary is not None
+    return 0 if summary.ok else 1

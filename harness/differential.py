@@ -1,0 +1,91 @@
+"""The reference validator: python ``jsonschema`` with format checking, for differential checks.
+
+The production validator (jsonschema-rs) decides; the reference validator is an independent
+implementation run on the same document and schema. When the two disagree, the harness
+reports a ``differential`` finding with both verdicts — a bug in one of them, or a schema that
+relies on behaviour the specification leaves open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+import referencing
+import referencing.exceptions
+import referencing.jsonschema
+
+from harness.boundary.schema import DRAFT_2020_12
+
+_SPECS = {
+    "https://json-schema.org/draft/2020-12/schema": referencing.jsonschema.DRAFT202012,
+    "https://json-schema.org/draft/2019-09/schema": referencing.jsonschema.DRAFT201909,
+    "http://json-schema.org/draft-07/schema": referencing.jsonschema.DRAFT7,
+    "http://json-schema.org/draft-06/schema": referencing.jsonschema.DRAFT6,
+    "http://json-schema.org/draft-04/schema": referencing.jsonschema.DRAFT4,
+}
+
+
+def _refuse(uri: str) -> referencing.Resource[Any]:
+    raise referencing.exceptions.NoSuchResource(ref=uri)
+
+
+def _resource(schema: Any) -> referencing.Resource[Any]:
+    declared = schema.get("$schema", DRAFT_2020_12) if isinstance(schema, dict) else DRAFT_2020_12
+    spec = _SPECS.get(str(declared).rstrip("#"), referencing.jsonschema.DRAFT202012)
+    return spec.create_resource(schema)
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    production_valid: bool
+    reference_valid: bool
+    reference_message: str
+
+    def describe(self) -> str:
+        verdict = lambda ok: "valid" if ok else "invalid"  # noqa: E731
+        text = (
+            f"production validator (jsonschema-rs) says {verdict(self.production_valid)}, "
+            f"reference validator (jsonschema) says {verdict(self.reference_valid)}"
+        )
+        return text + (f": {self.reference_message}" if self.reference_message else "")
+
+
+class ReferenceValidator:
+    """python-jsonschema for one schema, offline, formats asserted."""
+
+    def __init__(self, schema: Any, resources: Iterable[tuple[str, Any]] = (), base_uri: str = "") -> None:
+        registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+        registry = registry.with_resources((uri, _resource(s)) for uri, s in resources)
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        root = schema
+        if base_uri and isinstance(schema, dict) and "$id" not in schema:
+            # Give the schema its file's URI, so relative $refs resolve as in production.
+            registry = registry.with_resource(base_uri, _resource(schema))
+            root = {"$ref": base_uri}
+            if "$schema" in schema:
+                root["$schema"] = schema["$schema"]
+        self._validator = cls(root, registry=registry, format_checker=cls.FORMAT_CHECKER)
+
+    def is_valid(self, instance: Any) -> bool:
+        return bool(self._validator.is_valid(instance))
+
+    def first_message(self, instance: Any) -> str:
+        error = jsonschema.exceptions.best_match(self._validator.iter_errors(instance))
+        if error is None:
+            return ""
+        where = "/" + "/".join(map(str, error.absolute_path))
+        return f"{error.validator} at {where}"
+
+
+def compare(production_valid: bool, reference: ReferenceValidator, instance: Any) -> Disagreement | None:
+    """A disagreement between the two validators on ``instance``, or None."""
+    try:
+        reference_valid = reference.is_valid(instance)
+    except (jsonschema.exceptions.SchemaError, referencing.exceptions.Unresolvable) as exc:
+        return Disagreement(production_valid, False, f"reference validator failed: {type(exc).__name__}")
+    if reference_valid == production_valid:
+        return None
+    return Disagreement(production_valid, reference_valid, "" if reference_valid else reference.first_message(instance))

@@ -1,0 +1,386 @@
+"""The engine: cases in, events out. It never prints; reporters turn events into text.
+
+For each case the boundary runs, and the verdict is compared with the expectation:
+
+- ``passed``: rejected at an expected layer (and code), accepted when acceptance was expected,
+  or, for tools with an adapter, a vendor-side change absorbed with nothing leaking;
+- ``failed``: ``unexpected_rejection``, ``missed``, ``wrong_layer``, ``wrong_code``,
+  ``wrong_pointer``, ``canary_leak`` (a canary or a value of an unexpected field reached the
+  agent), ``error`` (the harness itself broke);
+- ``finding`` — about the contract rather than the connector: ``contract_gap`` (the contract's
+  own schema accepts a near miss that the schema layer was expected to reject) and
+  ``differential`` (production and reference validators disagree).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.boundary.parse import strict_loads
+from harness.boundary.pipeline import Boundary, Verdict
+from harness.cases import Case, CaseExpectation
+from harness.codes import LAYER_ORDER, Layer
+from harness.contract import Contract
+from harness.differential import compare
+from harness.errors import HarnessError, RejectedInput
+from harness.mutations import CANARY_PREFIX
+from harness.pointer import escape_token
+
+PASSED, FAILED, FINDING = "passed", "failed", "finding"
+ACCEPTED_COLUMN = "accepted"
+_MIN_LEAK_LENGTH = 6
+#: Sources whose cases are generated near misses: when the schema layer was expected to
+#: reject one and the contract's own schema accepts it, that is a finding about the contract.
+_NEAR_MISS_SOURCES = frozenset({"mutation", "fuzz"})
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """One case, judged. ``payload`` is kept only for cases that did not pass."""
+
+    id: str
+    tool: str
+    source: str
+    status: str
+    problem: str | None
+    expected: CaseExpectation
+    layer: Layer | None
+    code: str | None
+    instance_pointer: str | None
+    schema_pointer: str | None
+    message: str | None
+    detail: str
+    operator: str | None
+    pointer: str | None
+    original: str
+    mutated: str
+    fixture: str | None
+    version: int
+    contract_dir: str
+    now: str | None
+    request: dict[str, Any] | None
+    duration_s: float
+    payload: bytes | None = field(default=None, repr=False)
+    reproduce: str | None = None
+
+    @property
+    def actual(self) -> str:
+        return self.code or ACCEPTED_COLUMN
+
+    @property
+    def column(self) -> str:
+        """Where the case lands in the tools x layers table."""
+        return self.layer.value if self.layer else ACCEPTED_COLUMN
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "tool": self.tool,
+            "source": self.source,
+            "operator": self.operator,
+            "pointer": self.pointer,
+            "fixture": self.fixture,
+            "version": self.version,
+            "expected": self.expected.to_dict(),
+            "actual": {
+                "accepted": self.layer is None and self.problem != "error",
+                "layer": self.layer.value if self.layer else None,
+                "code": self.code,
+                "instance_pointer": self.instance_pointer,
+                "schema_pointer": self.schema_pointer,
+                "message": self.message,
+            },
+            "status": self.status,
+            "problem": self.problem,
+            "detail": self.detail,
+            "original": self.original,
+            "mutated": self.mutated,
+            "reproduce": self.reproduce,
+            "duration_s": round(self.duration_s, 6),
+        }
+
+
+# ------------------------------------------------------------------------ events
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    total: int
+    tools: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFinished:
+    index: int
+    result: CaseResult
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    summary: Summary
+
+
+Event = RunStarted | CaseFinished | RunFinished
+
+
+# ------------------------------------------------------------------------ summary
+
+
+@dataclass
+class ToolSummary:
+    tool: str
+    columns: Counter[str] = field(default_factory=Counter)
+    statuses: Counter[str] = field(default_factory=Counter)
+    operators: set[str] = field(default_factory=set)
+
+    @property
+    def total(self) -> int:
+        return sum(self.statuses.values())
+
+
+@dataclass
+class Summary:
+    tools: dict[str, ToolSummary] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+
+    def add(self, result: CaseResult) -> None:
+        tool = self.tools.setdefault(result.tool, ToolSummary(result.tool))
+        tool.columns[result.column] += 1
+        tool.statuses[result.status] += 1
+        if result.operator:
+            tool.operators.add(result.operator)
+
+    def count(self, status: str) -> int:
+        return sum(t.statuses[status] for t in self.tools.values())
+
+    @property
+    def total(self) -> int:
+        return sum(t.total for t in self.tools.values())
+
+    @property
+    def ok(self) -> bool:
+        return self.count(FAILED) == 0 and self.count(FINDING) == 0
+
+    @staticmethod
+    def columns() -> list[str]:
+        return [layer.value for layer in LAYER_ORDER] + [ACCEPTED_COLUMN]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "passed": self.count(PASSED),
+            "failed": self.count(FAILED),
+            "findings": self.count(FINDING),
+            "ok": self.ok,
+            "duration_s": round(self.duration_s, 3),
+            "notes": self.notes,
+            "tools": {
+                name: {
+                    "total": t.total,
+                    "by_layer": {c: t.columns.get(c, 0) for c in self.columns()},
+                    "passed": t.statuses.get(PASSED, 0),
+                    "failed": t.statuses.get(FAILED, 0),
+                    "findings": t.statuses.get(FINDING, 0),
+                    "operators": sorted(t.operators),
+                }
+                for name, t in sorted(self.tools.items())
+            },
+        }
+
+
+# ------------------------------------------------------------------------ judging
+
+
+def _unexpected_values(document: Any, contract: Contract, view_values: set[Any]) -> set[str]:
+    """Strings in the document outside every agent_view pointer (values the agent must not see)."""
+    view_pointers = {f.pointer for f in contract.agent_view}
+    found: set[str] = set()
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        where, node = stack.pop()
+        if where in view_pointers:
+            continue
+        if isinstance(node, dict):
+            stack.extend((f"{where}/{escape_token(k)}", v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((f"{where}/{i}", v) for i, v in enumerate(node))
+        elif isinstance(node, str) and len(node) >= _MIN_LEAK_LENGTH and node not in view_values:
+            found.add(node)
+    return found
+
+
+def _strings(value: Any) -> Iterator[str]:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            yield from node.keys()
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
+    """Why the agent result carries something it must not, or None."""
+    agent = verdict.agent_json
+    if CANARY_PREFIX in agent:
+        return "a canary reached the agent result"
+    if document is None or not verdict.accepted or verdict.outcome != "success":
+        return None
+    result = verdict.agent_result
+    data = result.get("data", {})
+    # The agent result legitimately holds the projected values and the envelope's own words.
+    allowed = {v for v in _strings(data)} | set(_strings({k: v for k, v in result.items() if k != "data"}))
+    agent_strings = list(_strings(data))
+    for value in _unexpected_values(document, case.contract, allowed):
+        if any(value in text for text in agent_strings):
+            shown = value if len(value) <= 40 else value[:37] + "..."
+            return f"the value {shown!r} of a field outside the agent view reached the agent result"
+    return None
+
+
+def _schema_accepts(contract: Contract, version: int, document: Any) -> bool | None:
+    """Would the schema layer's own schema accept ``document``? None when not applicable."""
+    validator = contract.vendor_validator() if contract.adapter else contract.validator(version)
+    if validator is None or document is None:
+        return None
+    return validator.is_valid(document)
+
+
+def _differential(contract: Contract, version: int, document: Any) -> str | None:
+    if document is None:
+        return None
+    if contract.adapter:
+        production, reference = contract.vendor_validator(), contract.vendor_reference_validator()
+    else:
+        production, reference = contract.validator(version), contract.reference_validator(version)
+    if production is None or reference is None:
+        return None
+    disagreement = compare(production.is_valid(document), reference, document)
+    return disagreement.describe() if disagreement else None
+
+
+def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[str, str | None, str]:
+    expect = case.expect
+    leak = _leak(case, verdict, document)
+    if leak:
+        return FAILED, "canary_leak", leak
+    if expect.accept:
+        if verdict.accepted:
+            return PASSED, None, "accepted as expected"
+        return FAILED, "unexpected_rejection", f"expected acceptance, rejected with {verdict.code}"
+    if verdict.accepted or (verdict.layer is not None and Layer.SCHEMA in expect.layers
+                            and verdict.layer not in expect.layers
+                            and verdict.layer.index > Layer.SCHEMA.index):
+        near_miss = case.source in _NEAR_MISS_SOURCES
+        if near_miss and Layer.SCHEMA in expect.layers and _schema_accepts(case.contract, version, document):
+            if verdict.accepted and expect.absorbable:
+                return PASSED, None, "absorbed by the adapter; nothing reached the agent"
+            what = case.description[:1].lower() + case.description[1:] if case.description else "the near miss"
+            where = case.pointer or "/"
+            return FINDING, "contract_gap", f"the schema accepts {what.rstrip('.')} (at {where})"
+        if verdict.accepted:
+            if expect.absorbable:
+                return PASSED, None, "absorbed by the adapter; nothing reached the agent"
+            return FAILED, "missed", f"expected {expect.describe()}, but the result was accepted"
+    if verdict.layer not in expect.layers:
+        return FAILED, "wrong_layer", (
+            f"expected {expect.describe()}, rejected by {verdict.layer.value if verdict.layer else '?'} "
+            f"({verdict.code})"
+        )
+    if expect.code is not None and verdict.code != expect.code:
+        return FAILED, "wrong_code", f"expected {expect.code}, got {verdict.code}"
+    if expect.pointer is not None and verdict.instance_pointer != expect.pointer:
+        return FAILED, "wrong_pointer", (
+            f"expected the rejection at {expect.pointer or '/'}, got {verdict.instance_pointer or '/'}"
+        )
+    if expect.schema_pointer is not None and verdict.schema_pointer != expect.schema_pointer:
+        return FAILED, "wrong_pointer", (
+            f"expected schema location {expect.schema_pointer}, got {verdict.schema_pointer}"
+        )
+    return PASSED, None, f"rejected by {verdict.code}"
+
+
+class Engine:
+    """Runs cases through boundaries (one per contract and version, reused)."""
+
+    def __init__(self, *, differential: bool = True) -> None:
+        self.differential = differential
+        self._boundaries: dict[tuple[int, int], Boundary] = {}
+
+    def boundary(self, contract: Contract, version: int | None) -> Boundary:
+        key = (id(contract), version or contract.version)
+        if key not in self._boundaries:
+            self._boundaries[key] = Boundary(contract, version=version)
+        return self._boundaries[key]
+
+    def evaluate(self, case: Case) -> CaseResult:
+        started = time.perf_counter()
+        contract = case.contract
+        version = case.version or contract.version
+        raw: bytes | None = None
+        try:
+            raw = case.build()
+            verdict = self.boundary(contract, version).check(raw, case.request, now=case.now)
+            document = None
+            if verdict.layer not in (Layer.TRANSPORT, Layer.PARSE):
+                try:
+                    document = strict_loads(raw, max_depth=contract.limits.max_depth)
+                except RejectedInput:
+                    document = None
+            status, problem, detail = _judge(case, verdict, document, version)
+            if status == PASSED and self.differential:
+                disagreement = _differential(contract, version, document)
+                if disagreement:
+                    status, problem, detail = FINDING, "differential", disagreement
+            layer, code = verdict.layer, verdict.code
+            ip, sp, message = verdict.instance_pointer, verdict.schema_pointer, verdict.message
+        except (HarnessError, Exception) as exc:  # noqa: BLE001 - a broken case is reported, never fatal
+            status, problem = FAILED, "error"
+            detail = f"{type(exc).__name__}: {exc}"
+            layer = code = ip = sp = message = None
+        return CaseResult(
+            id=case.id,
+            tool=case.tool,
+            source=case.source,
+            status=status,
+            problem=problem,
+            expected=case.expect,
+            layer=layer,
+            code=code,
+            instance_pointer=ip,
+            schema_pointer=sp,
+            message=message,
+            detail=detail,
+            operator=case.operator,
+            pointer=case.pointer,
+            original=case.original,
+            mutated=case.mutated,
+            fixture=case.fixture,
+            version=version,
+            contract_dir=str(contract.directory),
+            now=case.now.isoformat() if case.now else None,
+            request=dict(contract.normalise_request(case.request)) if status != PASSED else None,
+            duration_s=time.perf_counter() - started,
+            payload=raw if status != PASSED else None,
+        )
+
+    def run(self, cases: Iterable[Case], notes: Iterable[str] = ()) -> Iterator[Event]:
+        """Evaluate every case, yielding events; the last event carries the summary."""
+        cases = list(cases)
+        summary = Summary(notes=list(notes))
+        started = time.perf_counter()
+        yield RunStarted(len(cases), tuple(sorted({c.tool for c in cases})))
+        for index, case in enumerate(cases):
+            result = self.evaluate(case)
+            summary.add(result)
+            yield CaseFinished(index, result)
+        summary.duration_s = time.perf_counter() - started
+        yield RunFinished(summary)

@@ -1,0 +1,176 @@
+"""What an operator sees: one accepted fixture, parsed, with its schema and helpers.
+
+Operators never serialise by hand: :meth:`MutationContext.replaced` builds the bytes of the
+document with one value replaced (copying only the containers on the path), and
+:meth:`MutationContext.spliced` replaces one value by a raw byte fragment (for duplicates,
+NaN, invalid UTF-8, deep nesting — things no JSON serialiser writes).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from harness.boundary.projection import expand_schema, subschema_at
+from harness.codes import Layer
+from harness.pointer import MISSING, escape_token, resolve, split
+
+if TYPE_CHECKING:
+    from harness.contract import Contract
+
+_PLACEHOLDER = "\x00hx-splice\x00"
+_PLACEHOLDER_JSON = json.dumps(_PLACEHOLDER).encode()
+_MAX_TARGETS = 4096  # walking stops here: sampling keeps far fewer
+
+
+def dumps(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False).encode("utf-8")
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """A one-line rendering of a value for reports."""
+    text = json.dumps(value, ensure_ascii=False) if value is not MISSING else "(absent)"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def replace_at(document: Any, tokens: list[str], value: Any) -> Any:
+    """A new document with ``value`` at ``tokens``; containers on the path are copied."""
+    if not tokens:
+        return value
+    head, rest = tokens[0], tokens[1:]
+    if isinstance(document, dict):
+        copy = dict(document)
+        copy[head] = replace_at(document[head], rest, value) if rest else value
+        return copy
+    if isinstance(document, list):
+        copy_list = list(document)
+        index = int(head)
+        copy_list[index] = replace_at(document[index], rest, value)
+        return copy_list
+    raise KeyError(head)
+
+
+def delete_at(document: Any, tokens: list[str]) -> Any:
+    """A new document without the member at ``tokens`` (containers on the path copied)."""
+    parent_tokens, last = tokens[:-1], tokens[-1]
+    parent = resolve(document, parent_tokens)
+    if isinstance(parent, dict):
+        new_parent: Any = {k: v for k, v in parent.items() if k != last}
+    else:
+        new_parent = [v for i, v in enumerate(parent) if i != int(last)]
+    return replace_at(document, parent_tokens, new_parent)
+
+
+@dataclass
+class MutationContext:
+    """One accepted fixture, ready to be mutated."""
+
+    contract: Contract
+    version: int
+    fixture_id: str
+    raw: bytes
+    document: Any
+    #: The contract object: the document, or the adapter's output for adapter tools.
+    result: Any
+    #: The schema the schema layer applies to ``document`` (vendor schema for adapter tools).
+    schema: Any
+    now: datetime
+    request: Mapping[str, Any]
+    _objects: list[tuple[str, dict[str, Any]]] | None = field(default=None, repr=False)
+    _leaves: list[tuple[str, Any]] | None = field(default=None, repr=False)
+
+    # ---------------------------------------------------------------- walking
+    def _walk(self) -> None:
+        objects: list[tuple[str, dict[str, Any]]] = []
+        leaves: list[tuple[str, Any]] = []
+        stack: list[tuple[str, Any]] = [("", self.document)]
+        while stack and len(objects) + len(leaves) < _MAX_TARGETS:
+            where, node = stack.pop()
+            if isinstance(node, dict):
+                objects.append((where, node))
+                stack.extend(
+                    (f"{where}/{escape_token(k)}", v) for k, v in reversed(list(node.items()))
+                )
+            elif isinstance(node, list):
+                stack.extend((f"{where}/{i}", v) for i, v in reversed(list(enumerate(node))))
+            else:
+                leaves.append((where, node))
+        self._objects, self._leaves = objects, leaves
+
+    def objects(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every object in the document, in document order, with its pointer."""
+        if self._objects is None:
+            self._walk()
+        assert self._objects is not None
+        return self._objects
+
+    def leaves(self) -> list[tuple[str, Any]]:
+        """Every scalar in the document, in document order, with its pointer."""
+        if self._leaves is None:
+            self._walk()
+        assert self._leaves is not None
+        return self._leaves
+
+    # ---------------------------------------------------------------- schemas
+    def schema_nodes(self, pointer: str) -> list[Mapping[str, Any]]:
+        """The schema objects that may govern ``pointer`` (branches and refs expanded)."""
+        if self.schema is None:
+            return []
+        node = subschema_at(self.schema, pointer)
+        candidates = node["anyOf"] if isinstance(node, dict) and set(node) == {"anyOf"} else [node]
+        found: list[Mapping[str, Any]] = []
+        for candidate in candidates:
+            found.extend(expand_schema(candidate, self.schema))
+        return found
+
+    def keyword_values(self, pointer: str, keyword: str) -> list[Any]:
+        return [n[keyword] for n in self.schema_nodes(pointer) if keyword in n]
+
+    def schema_layer_accepts(self, document: Any) -> bool:
+        """Whether the schema layer (vendor schema for adapter tools) accepts ``document``."""
+        if self.contract.adapter is not None:
+            validator = self.contract.vendor_validator()
+            return True if validator is None else validator.is_valid(document)
+        return self.contract.validator(self.version).is_valid(document)
+
+    @property
+    def structural_layers(self) -> tuple[Layer, ...]:
+        """Where a structural near miss must be stopped: the schema, or for adapter tools the
+        vendor schema or the adapter's output check (or absorbed: see ``absorbable``)."""
+        if self.contract.adapter is not None:
+            return (Layer.SCHEMA, Layer.ADAPTER)
+        return (Layer.SCHEMA,)
+
+    # ---------------------------------------------------------------- building bytes
+    def replaced(self, pointer: str, value: Any) -> bytes:
+        return dumps(replace_at(self.document, split(pointer), value))
+
+    def deleted(self, pointer: str) -> bytes:
+        return dumps(delete_at(self.document, split(pointer)))
+
+    def spliced(self, pointer: str, fragment: bytes) -> bytes:
+        """The document's bytes with the value at ``pointer`` replaced by raw ``fragment``."""
+        text = self.replaced(pointer, _PLACEHOLDER)
+        if text.count(_PLACEHOLDER_JSON) != 1:  # pragma: no cover - a document quoting it
+            raise ValueError("placeholder collides with the document")
+        return text.replace(_PLACEHOLDER_JSON, fragment)
+
+    # ---------------------------------------------------------------- adapter tools
+    def raw_pointer_for(self, result_pointer: str) -> str | None:
+        """Where in the raw document the value at ``result_pointer`` (contract object) lives.
+
+        Without an adapter that is the same pointer. With one, it is the first scalar in the
+        vendor document equal to the contract object's value (the adapter copied it).
+        """
+        value = resolve(self.result, result_pointer)
+        if value is MISSING:
+            return None
+        if self.contract.adapter is None:
+            return result_pointer
+        for where, leaf in self.leaves():
+            if type(leaf) is type(value) and leaf == value:
+                return where
+        return None

@@ -1,0 +1,158 @@
+"""Operators on what a schema cannot see: the request binding and the clock."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+from harness.codes import BINDING_REQUEST_ID, Layer, binding_code
+from harness.mutations.context import MutationContext, replace_at, short
+from harness.mutations.registry import Mutant, operator
+from harness.pointer import MISSING, escape_token, resolve, split
+from harness.timeutil import format_rfc3339
+
+_CLASSES = (string.digits, string.ascii_lowercase, string.ascii_uppercase)
+
+
+def twiddle(value: Any) -> Any:
+    """A different value of the same shape: last alphanumeric character moved to its
+    neighbour in the same class, numbers + 1, booleans negated."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + 1
+    if isinstance(value, str):
+        for i in range(len(value) - 1, -1, -1):
+            for chars in _CLASSES:
+                if value[i] in chars:
+                    swapped = chars[(chars.index(value[i]) + 1) % len(chars)]
+                    return value[:i] + swapped + value[i + 1 :]
+        return value + "x"
+    return MISSING
+
+
+@operator(layer=Layer.BINDING, code="binding.tool", targets="the envelope's tool member")
+def wrong_tool(ctx: MutationContext) -> Iterator[Mutant]:
+    """The result names another tool (a const in the schema may catch it first)."""
+    envelope = ctx.contract.envelope
+    if envelope is None or ctx.contract.adapter is not None:
+        return
+    pointer = "/" + escape_token(envelope.tool)
+    value = resolve(ctx.document, pointer)
+    if value is MISSING:
+        return
+    other = f"not_{value}"
+    yield Mutant(
+        "wrong_tool", pointer, lambda: ctx.replaced(pointer, other), original=short(value),
+        mutated=short(other), layers=(Layer.SCHEMA, Layer.BINDING),
+    )
+
+
+@operator(layer=Layer.BINDING, code=BINDING_REQUEST_ID, targets="the envelope's request_id")
+def mismatch_request_id(ctx: MutationContext) -> Iterator[Mutant]:
+    """A well-formed request_id of another request."""
+    envelope = ctx.contract.envelope
+    if envelope is None or ctx.contract.adapter is not None:
+        return
+    pointer = "/" + escape_token(envelope.request_id)
+    value = resolve(ctx.document, pointer)
+    if value is MISSING:
+        return
+    other = twiddle(value)
+    yield Mutant(
+        "mismatch_request_id", pointer, lambda: ctx.replaced(pointer, other),
+        original=short(value), mutated=short(other), layers=(Layer.BINDING,),
+        code=BINDING_REQUEST_ID,
+    )
+
+
+def _well_formed_alternative(ctx: MutationContext, where: str, value: Any) -> Any:
+    """Another value the schema layer accepts at ``where``: a sibling enum member, else the
+    value twiddled. MISSING when none is found (the binding cannot be broken past the schema)."""
+    candidates = [v for enum in ctx.keyword_values(where, "enum") for v in enum if v != value]
+    candidates.append(twiddle(value))
+    for candidate in candidates:
+        if candidate is MISSING:
+            continue
+        if ctx.schema_layer_accepts(replace_at(ctx.document, split(where), candidate)):
+            return candidate
+    return MISSING
+
+
+@operator(layer=Layer.BINDING, targets="every declared binding")
+def break_binding(ctx: MutationContext) -> Iterator[Mutant]:
+    """A bound value changed to a well-formed value of another resource."""
+    for rule in ctx.contract.bindings:
+        where = ctx.raw_pointer_for(rule.result)
+        if where is None:
+            continue
+        value = resolve(ctx.document, where)
+        other = _well_formed_alternative(ctx, where, value)
+        if other is MISSING:
+            continue
+        yield Mutant(
+            "break_binding", where, lambda p=where, o=other: ctx.replaced(p, o),
+            original=short(value), mutated=short(other), layers=(Layer.BINDING,),
+            code=binding_code(rule.name), note=rule.name,
+        )
+
+
+def _timestamp_targets(ctx: MutationContext) -> Iterator[tuple[Any, str, Any]]:
+    for rule in ctx.contract.freshness:
+        where = ctx.raw_pointer_for(rule.field)
+        if where is not None:
+            yield rule, where, resolve(ctx.document, where)
+
+
+@operator(layer=Layer.FRESHNESS, code="freshness.stale", targets="every declared timestamp")
+def stale_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
+    """A well-formed timestamp older than max_age."""
+    for rule, where, value in _timestamp_targets(ctx):
+        old = format_rfc3339(ctx.now - rule.max_age - timedelta(hours=1))
+        yield Mutant(
+            "stale_timestamp", where, lambda p=where, o=old: ctx.replaced(p, o),
+            original=short(value), mutated=old, layers=(Layer.FRESHNESS,), code="freshness.stale",
+        )
+
+
+@operator(layer=Layer.FRESHNESS, code="freshness.future", targets="every declared timestamp")
+def future_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
+    """A well-formed timestamp further ahead than max_future_skew."""
+    for rule, where, value in _timestamp_targets(ctx):
+        ahead = format_rfc3339(ctx.now + rule.max_future_skew + timedelta(hours=1))
+        yield Mutant(
+            "future_timestamp", where, lambda p=where, a=ahead: ctx.replaced(p, a),
+            original=short(value), mutated=ahead, layers=(Layer.FRESHNESS,),
+            code="freshness.future",
+        )
+
+
+@operator(layer=Layer.FRESHNESS, targets="every declared timestamp")
+def malformed_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
+    """A timestamp without an offset (caught by format where asserted, else by freshness)."""
+    for rule, where, value in _timestamp_targets(ctx):
+        naive = format_rfc3339(ctx.now)[:-1]  # drop the Z: a local time of nowhere
+        formats = ctx.keyword_values(where, "format")
+        if "date-time" in formats:
+            layers: tuple[Layer, ...] = (Layer.SCHEMA,)
+        elif ctx.contract.adapter is not None and _contract_asserts_format(ctx, rule.field):
+            layers = (Layer.ADAPTER,)
+        else:
+            layers = (Layer.FRESHNESS,)
+        yield Mutant(
+            "malformed_timestamp", where, lambda p=where, n=naive: ctx.replaced(p, n),
+            original=short(value), mutated=naive, layers=layers,
+        )
+
+
+def _contract_asserts_format(ctx: MutationContext, result_pointer: str) -> bool:
+    from harness.boundary.projection import expand_schema, subschema_at
+
+    schema = ctx.contract.schema(ctx.version)
+    node = subschema_at(schema, result_pointer)
+    nodes = node["anyOf"] if isinstance(node, dict) and set(node) == {"anyOf"} else [node]
+    return any(
+        n.get("format") == "date-time" for c in nodes for n in expand_schema(c, schema)
+    )

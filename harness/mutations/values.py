@@ -1,0 +1,83 @@
+"""Operators on single values: wrong type, outside the enum, too long, empty identifiers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from harness.codes import Layer
+from harness.mutations.context import MutationContext, short
+from harness.mutations.registry import Mutant, canary_for, operator
+from harness.pointer import split
+
+_IDENTIFIER = re.compile(r"(^|_)id$|^id$", re.IGNORECASE)
+
+
+def _absorbable(ctx: MutationContext, pointer: str) -> bool:
+    """Adapter tools: a value the vendor schema says nothing about is the adapter's business."""
+    return ctx.contract.adapter is not None and not ctx.schema_nodes(pointer)
+
+
+@operator(layer=Layer.SCHEMA, code="schema.type", targets="every scalar")
+def wrong_type(ctx: MutationContext) -> Iterator[Mutant]:
+    """Each scalar replaced by one of another JSON type (a canary string for non-strings)."""
+    for where, value in ctx.leaves():
+        if not where:
+            continue
+        canary = canary_for(ctx.fixture_id, "wrong_type", where)
+        new: object = 12345 if isinstance(value, str) else canary
+        yield Mutant(
+            "wrong_type", where, lambda p=where, n=new: ctx.replaced(p, n),
+            original=short(value), mutated=short(new), layers=ctx.structural_layers,
+            absorbable=_absorbable(ctx, where), canary=canary if new == canary else None,
+        )
+
+
+@operator(layer=Layer.SCHEMA, code="schema.enum", targets="every value with an enum")
+def enum_outside(ctx: MutationContext) -> Iterator[Mutant]:
+    """A value constrained by enum, replaced by a canary outside it."""
+    for where, value in ctx.leaves():
+        enums = ctx.keyword_values(where, "enum")
+        if not enums:
+            continue
+        canary = canary_for(ctx.fixture_id, "enum_outside", where)
+        yield Mutant(
+            "enum_outside", where, lambda p=where, c=canary: ctx.replaced(p, c),
+            original=short(value), mutated=short(canary), layers=ctx.structural_layers, canary=canary,
+        )
+
+
+@operator(layer=Layer.SCHEMA, targets="every string", mandatory=True)
+def stretch_string(ctx: MutationContext) -> Iterator[Mutant]:
+    """A string one past its maxLength, and one far past any limit (past max_bytes)."""
+    max_bytes = ctx.contract.limits.max_bytes
+    for where, value in ctx.leaves():
+        if not isinstance(value, str) or not where:
+            continue
+        limits = [n for n in ctx.keyword_values(where, "maxLength") if isinstance(n, int)]
+        if limits:
+            length = max(limits) + 1
+            stretched = (value * (length // max(len(value), 1) + 1))[:length] if value else "x" * length
+            yield Mutant(
+                "stretch_string", where, lambda p=where, s=stretched: ctx.replaced(p, s),
+                original=f"{len(value)} characters", mutated=f"{length} characters (maxLength {max(limits)})",
+                layers=ctx.structural_layers, note="maxLength+1",
+            )
+        huge = "x" * (max_bytes + 1)
+        yield Mutant(
+            "stretch_string", where, lambda p=where, h=huge: ctx.replaced(p, h),
+            original=f"{len(value)} characters", mutated=f"{len(huge):,} characters (past max_bytes)",
+            layers=(Layer.TRANSPORT,), code="transport.max_bytes", note="huge",
+        )
+
+
+@operator(layer=Layer.SCHEMA, targets="every string member named *_id or id")
+def empty_identifier(ctx: MutationContext) -> Iterator[Mutant]:
+    """An identifier emptied."""
+    for where, value in ctx.leaves():
+        if isinstance(value, str) and where and _IDENTIFIER.search(split(where)[-1]):
+            yield Mutant(
+                "empty_identifier", where, lambda p=where: ctx.replaced(p, ""),
+                original=short(value), mutated='""', layers=ctx.structural_layers,
+                absorbable=_absorbable(ctx, where),
+            )

@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from tests.conftest import item
+
+
+def test_check_on_the_embedded_demo_holds(capsys, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", "--no-progress", "--json", "report.json"])
+    out, err = capsys.readouterr()
+    assert code == 0, out
+    assert "using the embedded demo" in err
+    assert "cases by rejecting layer" in out and "review_status" in out
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["summary"]["ok"] and report["summary"]["failed"] == 0
+    assert set(report["summary"]["tools"]) == {"review_status", "job_status", "deployment_status"}
+
+
+def test_failing_case_prints_ids_layers_and_a_reproduce_command(capsys, make_contract, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    make_contract()
+    rejected = tmp_path / "fixtures/rejected/item_status"
+    rejected.mkdir(parents=True)
+    (rejected / "mislabelled.json").write_bytes(item().replace(b"it-7", b"it-8"))
+    (rejected / "mislabelled.case.yaml").write_text("expect: {layer: schema}\n")
+    code = main(["check", str(tmp_path), "--no-progress", "--cases-dir", str(tmp_path / "cases")])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert "FAILED item_status::rejected::mislabelled (wrong_layer)" in out
+    assert "expected: schema" in out and "actual:   binding.item_id at /data/item_id" in out
+    assert "reproduce with: contract-harness verify" in out
+    assert list((tmp_path / "cases/item_status").glob("*.json"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["check", "--shard", "3/2"], "--shard"),
+        (["check", "--shard", "x"], "I/N"),
+        (["check", "--tool", "nope"], "unknown tool nope (known: deployment_status, job_status, review_status)"),
+        (["check", "--operator", "frobnicate"], "unknown operator frobnicate"),
+        (["check", "--max-mutants", "-1"], "--max-mutants"),
+        (["check", "/no/such/dir"], "contract.missing"),
+    ],
+)
+def test_check_usage_errors_are_one_line_exit_2(capsys, tmp_path, monkeypatch, argv, needle) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    code = main(argv)
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert needle in err.strip().splitlines()[-1]
+
+
+def test_shards_together_cover_the_whole_run(capsys, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    totals = []
+    for i in (1, 2):
+        assert main(["check", "--tool", "review_status", "--shard", f"{i}/2", "--no-progress", "--json", f"s{i}.json"]) == 0
+        totals.append(json.loads(Path(f"s{i}.json").read_text())["summary"]["total"])
+    assert main(["check", "--tool", "review_status", "--no-progress", "--json", "all.json"]) == 0
+    capsys.readouterr()
+    assert sum(totals) == json.loads(Path("all.json").read_text())["summary"]["total"]
+
+
+def test_check_is_quiet_in_ci_and_never_draws_a_progress_bar(tmp_path) -> None:
+    env = {**os.environ, "CI": "true"}
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "check", "--tool", "deployment_status"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "\r" not in proc.stderr and "checking" not in proc.stderr
+    assert "all 56 cases held" in proc.stdout or "cases held" in proc.stdout

@@ -1,0 +1,121 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from harness import Boundary, RejectedInput, strict_loads
+from harness.cases import cases_for, mutation_context
+from harness.codes import Layer
+from harness.corpus import fixtures_for
+from harness.mutations import REGISTRY, CANARY_PREFIX, Mutant, OperatorRegistry, sample
+
+MANDATORY = {"add_extra_property", "null_for_object", "duplicate_member", "success_plus_error", "stretch_string"}
+DEMO_TOOLS = ("review_status", "job_status", "deployment_status")
+
+
+def test_the_issue_mandatory_operators_are_registered_as_mandatory() -> None:
+    assert set(REGISTRY.mandatory()) == MANDATORY
+
+
+def test_every_operator_has_metadata_and_a_docstring_summary() -> None:
+    for op in REGISTRY:
+        assert op.name == op.func.__name__
+        assert op.summary and "\n" not in op.summary
+        assert isinstance(op.layer, Layer) and op.targets
+
+
+def test_a_fresh_registry_is_independent_of_the_default_one() -> None:
+    registry = OperatorRegistry()
+
+    @registry.register(layer=Layer.SCHEMA, targets="the root")
+    def drop_everything(ctx):  # type: ignore[no-untyped-def]
+        """The empty object."""
+        yield Mutant("drop_everything", "", lambda: b"{}", layers=(Layer.SCHEMA,))
+
+    assert registry.names() == ["drop_everything"]
+    assert "drop_everything" not in REGISTRY
+    with pytest.raises(ValueError):
+        registry.register(layer=Layer.SCHEMA, targets="x")(drop_everything.func)
+
+
+@pytest.mark.parametrize("tool", DEMO_TOOLS)
+def test_every_mandatory_operator_reaches_every_demo_tool(demo, tool: str) -> None:  # type: ignore[no-untyped-def]
+    operators = {c.operator for c in cases_for(demo(tool), sources=("mutation",)).cases}
+    assert MANDATORY <= operators
+
+
+def test_extra_property_is_added_at_every_object_level_with_a_canary(demo) -> None:  # type: ignore[no-untyped-def]
+    cases = [c for c in cases_for(demo("review_status"), sources=("mutation",), operators=["add_extra_property"]).cases
+             if c.fixture == "review_status::accepted::approved"]
+    assert {c.pointer for c in cases} == {"", "/data"}
+    for case in cases:
+        assert case.canary and case.canary.startswith(CANARY_PREFIX)
+        assert case.canary.encode() in case.build()
+
+
+def test_duplicate_member_writes_a_conflicting_repeat_into_the_raw_bytes(demo) -> None:  # type: ignore[no-untyped-def]
+    case = next(c for c in cases_for(demo("review_status"), sources=("mutation",), operators=["duplicate_member"]).cases
+                if c.pointer == "/data")
+    raw = case.build()
+    assert raw.count(b'"change_id"') == 2
+    with pytest.raises(RejectedInput) as info:
+        strict_loads(raw)
+    assert (info.value.code, info.value.pointer) == ("parse.duplicate_member", "/data")
+
+
+def test_stretch_string_goes_one_past_max_length_and_far_past_max_bytes(demo) -> None:  # type: ignore[no-untyped-def]
+    contract = demo("review_status")
+    cases = [c for c in cases_for(contract, sources=("mutation",), operators=["stretch_string"]).cases
+             if c.pointer == "/data/reviewed_by" and c.fixture.endswith("approved")]
+    lengths = sorted(len(json.loads(c.build())["data"]["reviewed_by"]) if c.expect.layer is Layer.SCHEMA
+                     else len(c.build()) for c in cases)
+    assert lengths[0] == 129
+    assert lengths[1] > contract.limits.max_bytes
+
+
+def test_break_binding_picks_a_value_the_schema_still_accepts(demo) -> None:  # type: ignore[no-untyped-def]
+    case = next(iter(cases_for(demo("deployment_status"), sources=("mutation",), operators=["break_binding"]).cases))
+    assert json.loads(case.build())["environment"] in {"production", "staging"}
+    assert case.expect.code == "binding.environment"
+
+
+def test_adapter_tool_mutations_target_the_vendor_fields_behind_the_contract(demo, demo_root) -> None:  # type: ignore[no-untyped-def]
+    contract = demo("job_status")
+    fixture = next(f for f in fixtures_for(contract, ("accepted",)) if f.name == "failed_run")
+    ctx = mutation_context(contract, fixture, Boundary(contract))
+    assert ctx.raw_pointer_for("/data/project_id") == "/run/project/slug"
+    assert ctx.raw_pointer_for("/data/observed_at") == "/run/updated_at"
+
+
+def _fake(n: int, name: str) -> list[Mutant]:
+    return [Mutant(name, f"/{i}", lambda: b"") for i in range(n)]
+
+
+def test_sampling_is_deterministic_capped_and_keeps_every_operator() -> None:
+    groups = [_fake(1000, "a"), _fake(3, "b"), _fake(50, "c")]
+    picked = sample(groups, 20)
+    assert len(picked) == 20
+    assert {m.operator for m in picked} == {"a", "b", "c"}
+    assert picked == sample(groups, 20)
+    pointers_a = [m.pointer for m in picked if m.operator == "a"]
+    assert pointers_a[0] == "/0" and pointers_a[-1] == "/999"  # spread over the whole document
+
+
+def test_max_mutants_bounds_a_huge_payload(make_contract, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from harness import load_contract
+    from tests.conftest import ENVELOPE_DATA, envelope_schema
+
+    data = {"type": "object", "properties": {"items": {"type": "array", "maxItems": 5000, "items": ENVELOPE_DATA}},
+            "required": ["items"], "additionalProperties": False}
+    yaml_text = ("tool: item_list\nversion: 1\nagent_view: {items: /data/items}\n")
+    d = make_contract("item_list", yaml_text=yaml_text, schemas={1: envelope_schema("item_list", data)})
+    items = [{"item_id": f"it-{i}", "status": "open"} for i in range(3000)]
+    doc = {"tool": "item_list", "request_id": "req.J7q94MkP", "outcome": "success", "data": {"items": items}}
+    (tmp_path / "fixtures/accepted/item_list").mkdir(parents=True)
+    (tmp_path / "fixtures/accepted/item_list/big.json").write_text(json.dumps(doc))
+    cases = cases_for(load_contract(d), sources=("mutation",), max_mutants=40).cases
+    assert len(cases) == 40
+    assert len({c.operator for c in cases}) >= 15
+    tight = cases_for(load_contract(d), sources=("mutation",), max_mutants=5).cases
+    assert {c.operator for c in tight} == MANDATORY  # a tight cap keeps the mandatory operators

@@ -1,0 +1,85 @@
+"""The pytest plugin, tested with pytester on real throwaway projects."""
+
+from __future__ import annotations
+
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def demo_project(pytester: pytest.Pytester, demo_root):  # type: ignore[no-untyped-def]
+    for part in ("contracts", "fixtures"):
+        shutil.copytree(demo_root / part, pytester.path / part)
+    # Only the deployment tool, to keep these runs short.
+    for tool in ("review_status", "job_status"):
+        shutil.rmtree(pytester.path / "contracts" / tool)
+    return pytester
+
+
+def test_plain_pytest_collects_one_item_per_case_with_readable_ids(demo_project) -> None:  # type: ignore[no-untyped-def]
+    result = demo_project.runpytest("--collect-only", "-q")
+    lines = result.stdout.lines
+    assert "contracts/deployment_status/contract.yaml::accepted::healthy" in lines
+    assert "contracts/deployment_status/contract.yaml::mutation::add_extra_property@/[healthy]" in lines
+    assert "contracts/deployment_status/contract.yaml::historical::maintenance-banner/state_object" in lines
+    assert any("56 tests collected" in line for line in lines)
+
+
+def test_cases_pass_and_the_summary_shows_the_layer_table(demo_project) -> None:  # type: ignore[no-untyped-def]
+    result = demo_project.runpytest("-q")
+    result.assert_outcomes(passed=56)
+    result.stdout.fnmatch_lines(["*contract cases by rejecting layer*",
+                                 "tool*cases*transport*parse*schema*adapter*binding*freshness*projection*accepted*",
+                                 "deployment_status*56*"])
+
+
+def test_k_selects_by_operator_and_tool(demo_project) -> None:  # type: ignore[no-untyped-def]
+    result = demo_project.runpytest("-q", "-k", "deployment_status and duplicate_member")
+    result.assert_outcomes(passed=2)
+
+
+def test_junitxml_has_one_testcase_per_case(demo_project) -> None:  # type: ignore[no-untyped-def]
+    result = demo_project.runpytest("-q", "--junitxml=out.xml", "-k", "rejected")
+    result.assert_outcomes(passed=4)
+    root = ET.parse(demo_project.path / "out.xml").getroot()
+    cases = root.findall(".//testcase")
+    assert len(cases) == 4
+    props = {p.get("name"): p.get("value") for p in cases[0].findall("properties/property")}
+    assert props["tool"] == "deployment_status" and props["layer"] in {"transport", "parse", "schema", "binding"}
+
+
+def test_a_failing_case_reports_expected_and_actual_layers(demo_project) -> None:  # type: ignore[no-untyped-def]
+    side = demo_project.path / "fixtures/rejected/deployment_status/other_environment.case.yaml"
+    side.write_text("expect: {layer: schema}\n")
+    result = demo_project.runpytest("-q", "-k", "other_environment")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*FAILED deployment_status::rejected::other_environment (wrong_layer)*",
+                                 "*expected: schema*", "*actual:   binding.environment*"])
+
+
+def test_works_under_xdist(demo_project) -> None:  # type: ignore[no-untyped-def]
+    result = demo_project.runpytest_subprocess("-q", "-n", "2", "-k", "mutation")
+    result.assert_outcomes(passed=48)
+    result.stdout.fnmatch_lines(["*contract cases by rejecting layer*", "deployment_status*48*"])
+
+
+def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root) -> None:  # type: ignore[no-untyped-def]
+    result = pytester.runpytest("-q", "--co", "--contracts", str(demo_root / "contracts" / "deployment_status"))
+    assert any("56 tests collected" in line for line in result.stdout.lines)
+
+
+def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
+    path = demo_project.path / "contracts/deployment_status/contract.yaml"
+    path.write_text(path.read_text() + "admin_override: true\n")
+    result = demo_project.runpytest("-q")
+    result.stdout.fnmatch_lines(["*unknown key*admin_override*"])
+    assert result.ret != 0
+
+
+def test_max_mutants_option_caps_the_items(demo_project) -> None:  # type: ignore[no-untyped-def]
+    result = demo_project.runpytest("--co", "-q", "--max-mutants", "5")
+    assert any("18 tests collected" in line for line in result.stdout.lines)  # 8 fixtures + 2 x 5 mutants
