@@ -23,7 +23,12 @@ from typing import Any
 import jsonschema
 import jsonschema_rs
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# This folder holds harness.py, which must not shadow the package: import the package first.
+_HERE = str(Path(__file__).resolve().parent)
+sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
+import harness  # noqa: E402, F401
+
+sys.path.append(_HERE)
 from _util import save, table, throughput  # noqa: E402
 
 from harness import Boundary, load_contract  # noqa: E402

@@ -44,7 +44,10 @@ _VERSION_FILE = re.compile(r"^v([1-9][0-9]*)\.json$")
 # --------------------------------------------------------------------------- YAML
 
 
-class _StrictLoader(yaml.SafeLoader):
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
+
+
+class _StrictLoader(_BaseLoader):  # type: ignore[misc]
     """SafeLoader that refuses repeated mapping keys, as the parse layer does for JSON."""
 
 

@@ -38,6 +38,21 @@ def _resource(schema: Any) -> referencing.Resource[Any]:
     return spec.create_resource(schema)
 
 
+def _relative_refs(schema: Any) -> bool:
+    """Whether any ``$ref`` points outside the document (and so needs a base URI)."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and not ref.startswith("#"):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Disagreement:
     production_valid: bool
@@ -61,7 +76,7 @@ class ReferenceValidator:
         registry = registry.with_resources((uri, _resource(s)) for uri, s in resources)
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         root = schema
-        if base_uri and isinstance(schema, dict) and "$id" not in schema:
+        if base_uri and isinstance(schema, dict) and "$id" not in schema and _relative_refs(schema):
             # Give the schema its file's URI, so relative $refs resolve as in production.
             registry = registry.with_resource(base_uri, _resource(schema))
             root = {"$ref": base_uri}

@@ -14,21 +14,21 @@ For each case the boundary runs, and the verdict is compared with the expectatio
 
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.boundary.parse import strict_loads
 from harness.boundary.pipeline import Boundary, Verdict
 from harness.cases import Case, CaseExpectation
 from harness.codes import LAYER_ORDER, Layer
 from harness.contract import Contract
 from harness.differential import compare
-from harness.errors import HarnessError, RejectedInput
+from harness.errors import HarnessError
 from harness.mutations import CANARY_PREFIX
-from harness.pointer import escape_token
+from harness.pointer import MISSING, escape_token
 
 PASSED, FAILED, FINDING = "passed", "failed", "finding"
 ACCEPTED_COLUMN = "accepted"
@@ -234,7 +234,7 @@ def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
         return "a canary reached the agent result"
     if document is None or not verdict.accepted or verdict.outcome != "success":
         return None
-    result = verdict.agent_result
+    result = json.loads(agent)
     data = result.get("data", {})
     # The agent result legitimately holds the projected values and the envelope's own words.
     allowed = {v for v in _strings(data)} | set(_strings({k: v for k, v in result.items() if k != "data"}))
@@ -328,13 +328,10 @@ class Engine:
         raw: bytes | None = None
         try:
             raw = case.build()
-            verdict = self.boundary(contract, version).check(raw, case.request, now=case.now)
-            document = None
-            if verdict.layer not in (Layer.TRANSPORT, Layer.PARSE):
-                try:
-                    document = strict_loads(raw, max_depth=contract.limits.max_depth)
-                except RejectedInput:
-                    document = None
+            verdict, parsed = self.boundary(contract, version).check_document(
+                raw, case.request, now=case.now
+            )
+            document = None if parsed is MISSING else parsed
             status, problem, detail = _judge(case, verdict, document, version)
             if status == PASSED and self.differential:
                 disagreement = _differential(contract, version, document)

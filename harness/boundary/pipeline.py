@@ -187,6 +187,20 @@ class Boundary:
         upstream: str | None = None,
     ) -> Verdict:
         """Run ``raw`` (bytes, binary stream or byte chunks) through every layer."""
+        return self.check_document(raw, request, now=now, upstream=upstream)[0]
+
+    def check_document(
+        self,
+        raw: Any,
+        request: Mapping[str, Any] | None = None,
+        *,
+        now: datetime | str | None = None,
+        upstream: str | None = None,
+    ) -> tuple[Verdict, Any]:
+        """:meth:`check`, also returning the parsed document (``MISSING`` if it did not parse).
+
+        For the harness, which inspects what the boundary parsed; never hand it to an agent.
+        """
         contract = self.contract
         full_request = contract.normalise_request(request)
         ev = Evaluation(
@@ -203,9 +217,9 @@ class Boundary:
             if rejection is not None:
                 break
         if rejection is None:
-            return self._accepted(ev, upstream)
+            return self._accepted(ev, upstream), ev.document
         assert layer is not None
-        return self._rejected(ev, layer, rejection, upstream)
+        return self._rejected(ev, layer, rejection, upstream), ev.document
 
     def upstream_failure(
         self,

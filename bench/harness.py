@@ -1,0 +1,238 @@
+"""Benchmark: the harness against a plain loop over the boundary, and the plugin against pytest.
+
+    python bench/harness.py [--tools 100] [--fixtures 10] [--max-mutants 8] [--scales 1,4,16]
+
+Builds a synthetic project (TOOLS tools x FIXTURES accepted fixtures, scaled by each factor in
+--scales) and measures, in one run:
+
+- ``check``: ``contract-harness check`` in-process (load, generate cases, run, report);
+- the floor: the same validations in a plain loop (load, generate cases, then for each case:
+  build the payload, ``Boundary.check``, the reference validator) — no engine, no reporting;
+- ``pytest``: items per second for the plugin (``pytest`` on the project, as pytest reports it);
+- pytest's own floor: a trivial parametrized test with the same number of items.
+
+Targets: check within 1.5x of the plain loop; the plugin within 1.5x of pytest's floor; time
+linear in the number of cases.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+# This folder holds harness.py, which must not shadow the package: import the package first.
+_HERE = str(Path(__file__).resolve().parent)
+sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
+import harness  # noqa: E402, F401
+
+sys.path.append(_HERE)
+from _util import save, table  # noqa: E402
+
+from harness import Boundary, load_contract  # noqa: E402
+from harness.boundary.parse import strict_loads  # noqa: E402
+from harness.cases import cases_for  # noqa: E402
+from harness.cli import main as cli_main  # noqa: E402
+from harness.contract import discover  # noqa: E402
+from harness.errors import RejectedInput  # noqa: E402
+
+STATES = ["queued", "running", "failed", "succeeded"]
+
+
+def contract_yaml(tool: str) -> str:
+    return f"""\
+tool: {tool}
+version: 1
+limits: {{max_bytes: 16384, max_depth: 10}}
+request:
+  schema: {{type: object, required: [item_id], properties: {{item_id: {{type: string}}}}}}
+  example: {{item_id: it-000001}}
+bindings:
+  - {{name: item_id, result: /data/item_id, request: /args/item_id}}
+freshness:
+  - {{field: /data/observed_at, max_age: PT1H}}
+defaults: {{now: "2026-11-01T12:00:00Z"}}
+agent_view:
+  item_id: /data/item_id
+  state: /data/state
+  attempts: /data/attempts
+  observed_at: /data/observed_at
+"""
+
+
+def schema(tool: str) -> dict[str, Any]:
+    data = {
+        "type": "object",
+        "required": ["item_id", "state", "attempts", "observed_at", "owner"],
+        "properties": {
+            "item_id": {"type": "string", "pattern": "^it-[0-9]{6}$", "maxLength": 9},
+            "state": {"enum": STATES},
+            "attempts": {"type": "integer", "minimum": 0, "maximum": 100},
+            "observed_at": {"type": "string", "format": "date-time", "maxLength": 35},
+            "owner": {
+                "type": "object",
+                "required": ["team", "contact"],
+                "properties": {"team": {"type": "string", "maxLength": 40},
+                               "contact": {"type": "string", "maxLength": 80}},
+                "additionalProperties": False,
+            },
+            "note": {"type": "string", "maxLength": 200},
+        },
+        "additionalProperties": False,
+    }
+    rid = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.]{7,63}$", "maxLength": 64}
+    error = {"type": "object", "required": ["code", "retryable"],
+             "properties": {"code": {"enum": ["NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"]},
+                            "retryable": {"type": "boolean"}}, "additionalProperties": False}
+    branch = lambda outcome, key, sub: {  # noqa: E731
+        "type": "object", "required": ["tool", "request_id", "outcome", key],
+        "properties": {"tool": {"const": tool}, "request_id": rid, "outcome": {"const": outcome}, key: sub},
+        "additionalProperties": False,
+    }
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "oneOf": [branch("success", "data", data), branch("failure", "error", error)]}
+
+
+def build_project(root: Path, tools: int, fixtures: int) -> int:
+    for t in range(tools):
+        tool = f"tool_{t:04d}"
+        directory = root / "contracts" / tool
+        (directory / "schemas").mkdir(parents=True)
+        (directory / "contract.yaml").write_text(contract_yaml(tool))
+        (directory / "schemas" / "v1.json").write_text(json.dumps(schema(tool)))
+        accepted = root / "fixtures" / "accepted" / tool
+        accepted.mkdir(parents=True)
+        for f in range(fixtures):
+            item_id = f"it-{f:06d}"
+            doc = {"tool": tool, "request_id": "req.J7q94MkP", "outcome": "success",
+                   "data": {"item_id": item_id, "state": STATES[f % 4], "attempts": f,
+                            "observed_at": f"2026-11-01T11:{f % 60:02d}:00Z",
+                            "owner": {"team": f"team-{t}", "contact": f"oncall-{t}@example.invalid"},
+                            "note": "synthetic"}}
+            (accepted / f"f{f:03d}.json").write_text(json.dumps(doc))
+            (accepted / f"f{f:03d}.case.yaml").write_text(f"request: {{args: {{item_id: {item_id}}}}}\n")
+    return tools * fixtures
+
+
+def time_check(root: Path, max_mutants: int) -> tuple[float, int]:
+    report = root / "report.json"
+    sink = io.StringIO()
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()):
+        code = cli_main(["check", str(root), "--no-progress", "--max-mutants", str(max_mutants),
+                         "--json", str(report)])
+    elapsed = time.perf_counter() - started
+    if code != 0:
+        raise SystemExit(f"check failed on the synthetic corpus:\n{sink.getvalue()[-2000:]}")
+    return elapsed, json.loads(report.read_text())["summary"]["total"]
+
+
+def time_plain_loop(root: Path, max_mutants: int) -> tuple[float, int]:
+    started = time.perf_counter()
+    count = 0
+    for directory in discover([root]):
+        contract = load_contract(directory)
+        boundary = Boundary(contract)
+        reference = contract.reference_validator()
+        for case in cases_for(contract, max_mutants=max_mutants).cases:
+            raw = case.build()
+            verdict = boundary.check(raw, case.request, now=case.now)
+            if verdict.layer is None or verdict.layer.index > 1:
+                try:
+                    reference.is_valid(strict_loads(raw))
+                except RejectedInput:
+                    pass
+            count += 1
+    return time.perf_counter() - started, count
+
+
+_PYTEST_LINE = re.compile(r"(\d+) passed.* in ([0-9.]+)s")
+
+
+def time_pytest(cwd: Path, args: list[str]) -> tuple[float, int]:
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+                          cwd=cwd, capture_output=True, text=True)
+    match = _PYTEST_LINE.search(proc.stdout.splitlines()[-1] if proc.stdout else "")
+    if not match:
+        raise SystemExit(f"pytest run failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+    return float(match.group(2)), int(match.group(1))
+
+
+def pytest_floor(directory: Path, items: int) -> tuple[float, int]:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "test_floor.py").write_text(
+        "import pytest\n\n\n@pytest.mark.parametrize('i', range(%d))\ndef test_floor(i):\n    pass\n" % items
+    )
+    return time_pytest(directory, ["-p", "no:contract_harness", "test_floor.py"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tools", type=int, default=100)
+    parser.add_argument("--fixtures", type=int, default=10)
+    parser.add_argument("--max-mutants", type=int, default=8)
+    parser.add_argument("--scales", default="1,4,16")
+    parser.add_argument("--pytest-scales", default="1,4", help="scales at which pytest is measured")
+    parser.add_argument("--repeat", type=int, default=3, help="best of N runs for each measurement")
+    args = parser.parse_args(argv)
+    scales = [int(s) for s in args.scales.split(",")]
+    pytest_scales = {int(s) for s in args.pytest_scales.split(",") if s}
+    rows, results = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        # Warm both paths (imports, compiled validators) so neither pays start-up in its timing.
+        warm = Path(tmp) / "warm"
+        build_project(warm, 2, 2)
+        time_check(warm, args.max_mutants)
+        time_plain_loop(warm, args.max_mutants)
+        for scale in scales:
+            root = Path(tmp) / f"x{scale}"
+            fixtures = build_project(root, args.tools * scale, args.fixtures)
+            # Best of --repeat, alternating, so drift in machine speed hits both alike.
+            check_runs, loop_runs = [], []
+            for _ in range(args.repeat):
+                check_runs.append(time_check(root, args.max_mutants))
+                loop_runs.append(time_plain_loop(root, args.max_mutants))
+            check_s, cases = min(check_runs)
+            loop_s, loop_cases = min(loop_runs)
+            assert loop_cases == cases, (loop_cases, cases)
+            entry: dict[str, Any] = {"scale": scale, "tools": args.tools * scale, "fixtures": fixtures,
+                                     "cases": cases, "check_s": check_s, "loop_s": loop_s,
+                                     "check_cases_per_s": cases / check_s, "loop_cases_per_s": cases / loop_s,
+                                     "check_over_loop": check_s / loop_s}
+            if scale in pytest_scales:
+                plugin_runs, floor_runs = [], []
+                for _ in range(args.repeat):
+                    plugin_runs.append(time_pytest(root, ["--max-mutants", str(args.max_mutants), "contracts"]))
+                    floor_runs.append(pytest_floor(Path(tmp) / f"floor{scale}", plugin_runs[-1][1]))
+                plugin_s, items = min(plugin_runs)
+                floor_s, floor_items = min(floor_runs)
+                entry.update({"pytest_items": items, "pytest_s": plugin_s, "pytest_items_per_s": items / plugin_s,
+                              "floor_s": floor_s, "floor_items_per_s": floor_items / floor_s,
+                              "plugin_over_floor": plugin_s / floor_s})
+            results.append(entry)
+            rows.append([f"{scale}x", f"{entry['tools']}", f"{cases:,}", f"{check_s:.2f}", f"{entry['check_cases_per_s']:,.0f}",
+                         f"{entry['loop_cases_per_s']:,.0f}", f"{entry['check_over_loop']:.2f}x",
+                         f"{entry.get('pytest_items_per_s', 0):,.0f}" if "pytest_s" in entry else "-",
+                         f"{entry.get('floor_items_per_s', 0):,.0f}" if "floor_s" in entry else "-",
+                         f"{entry['plugin_over_floor']:.2f}x" if "pytest_s" in entry else "-"])
+    print(table(rows, ["scale", "tools", "cases", "check s", "check cases/s", "loop cases/s", "check/loop",
+                       "pytest items/s", "pytest floor/s", "plugin/floor"]))
+    base = results[0]
+    for r in results[1:]:
+        growth = r["check_s"] / base["check_s"]
+        print(f"{r['scale']}x the corpus: {r['cases'] / base['cases']:.1f}x the cases, check took {growth:.1f}x the time")
+    print("targets: check/loop <= 1.5x; plugin/floor <= 1.5x; time linear in cases")
+    print(f"saved {save('harness', results)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
