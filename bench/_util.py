@@ -35,7 +35,10 @@ def throughput(fn: Callable[[], Any], *, min_time: float = 0.3, repeats: int = 5
 
 def table(rows: list[list[str]], header: list[str]) -> str:
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    line = lambda r: "  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+    def line(row: list[str]) -> str:
+        cells = zip(row, widths, strict=True)
+        return "  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(cells))
+
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 

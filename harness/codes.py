@@ -23,7 +23,8 @@ class Layer(StrEnum):
     PROJECTION = "projection"
 
     @property
-    def index(self) -> int:
+    def order(self) -> int:
+        """Position in the pipeline: transport is 0, projection 6."""
         return LAYER_ORDER.index(self)
 
 

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -35,6 +35,7 @@ from harness.errors import ContractError, InvalidRequest, RejectedInput
 from harness.pointer import resolve, split
 from harness.timeutil import parse_duration, parse_rfc3339
 
+_T = TypeVar("_T")
 CONTRACT_FILE = "contract.yaml"
 SCHEMAS_DIR = "schemas"
 DEFAULT_REQUEST_ID = "req.J7q94MkP"
@@ -54,7 +55,7 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc]
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> Any:
     seen: set[Any] = set()
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=deep)
         if key in seen:
             raise yaml.constructor.ConstructorError(
                 None, None, f"duplicate key {key!r}", key_node.start_mark
@@ -80,7 +81,7 @@ def load_yaml(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise ContractError(f"cannot read: {exc}", file=str(path)) from None
     try:
-        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - SafeLoader subclass
+        data = yaml.load(text, Loader=_StrictLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
@@ -283,11 +284,11 @@ class Contract:
     def view_schema(self, version: int | None = None) -> dict[str, Any]:
         """The closed schema of the agent-facing ``data`` object (derived, cached)."""
         version = self.version if version is None else version
-        return self._cached(("view", version), lambda: derive_view_schema(self, version))  # type: ignore[no-any-return]
+        return self._cached(("view", version), lambda: derive_view_schema(self, version))
 
     def view_validator(self, version: int | None = None) -> SchemaValidator:
         version = self.version if version is None else version
-        return self._cached(  # type: ignore[no-any-return]
+        return self._cached(
             ("view-validator", version), lambda: validator_for(self.view_schema(version))
         )
 
@@ -324,17 +325,17 @@ class Contract:
     def adapter_function(self) -> Callable[..., Any] | None:
         if self.adapter is None:
             return None
-        return self._cached(("adapter",), self._import_adapter)  # type: ignore[no-any-return]
+        return self._cached(("adapter",), self._import_adapter)
 
-    def _cached(self, key: Any, build: Callable[[], Any]) -> Any:
+    def _cached(self, key: Any, build: Callable[[], _T]) -> _T:
         try:
-            return self._cache[key]
+            return self._cache[key]  # type: ignore[no-any-return]
         except KeyError:
             pass
         with self._lock:
             if key not in self._cache:
                 self._cache[key] = build()
-            return self._cache[key]
+            return self._cache[key]  # type: ignore[no-any-return]
 
     def _resources(self, exclude: Path | None) -> list[tuple[str, Any]]:
         found: list[tuple[str, Any]] = []
@@ -413,7 +414,7 @@ class Contract:
         }
 
     def request_validator(self) -> SchemaValidator:
-        return self._cached(("request",), lambda: validator_for(self.request_schema))  # type: ignore[no-any-return]
+        return self._cached(("request",), lambda: validator_for(self.request_schema))
 
     def normalise_request(self, request: Mapping[str, Any] | None) -> Mapping[str, Any]:
         """Fill a partial request from the defaults and check it; raise InvalidRequest.
@@ -421,7 +422,7 @@ class Contract:
         The result is read-only; the default request is built once.
         """
         if request is None:
-            return self._cached(("default-request",), lambda: MappingProxyType(self.default_request()))  # type: ignore[no-any-return]
+            return self._cached(("default-request",), lambda: MappingProxyType(self.default_request()))
         if not isinstance(request, Mapping):
             raise InvalidRequest(f"a request must be an object, not {type(request).__name__}")
         unknown = set(request) - {"tool", "request_id", "args"}

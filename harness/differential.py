@@ -29,7 +29,7 @@ _SPECS = {
 
 
 def _refuse(uri: str) -> referencing.Resource[Any]:
-    raise referencing.exceptions.NoSuchResource(ref=uri)
+    raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 def _resource(schema: Any) -> referencing.Resource[Any]:
@@ -53,6 +53,10 @@ def _relative_refs(schema: Any) -> bool:
     return False
 
 
+def _word(valid: bool) -> str:
+    return "valid" if valid else "invalid"
+
+
 @dataclass(frozen=True, slots=True)
 class Disagreement:
     production_valid: bool
@@ -60,10 +64,9 @@ class Disagreement:
     reference_message: str
 
     def describe(self) -> str:
-        verdict = lambda ok: "valid" if ok else "invalid"  # noqa: E731
         text = (
-            f"production validator (jsonschema-rs) says {verdict(self.production_valid)}, "
-            f"reference validator (jsonschema) says {verdict(self.reference_valid)}"
+            f"production validator (jsonschema-rs) says {_word(self.production_valid)}, "
+            f"reference validator (jsonschema) says {_word(self.reference_valid)}"
         )
         return text + (f": {self.reference_message}" if self.reference_message else "")
 
@@ -74,7 +77,7 @@ class ReferenceValidator:
     def __init__(self, schema: Any, resources: Iterable[tuple[str, Any]] = (), base_uri: str = "") -> None:
         registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
         registry = registry.with_resources((uri, _resource(s)) for uri, s in resources)
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls: Any = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         root = schema
         if base_uri and isinstance(schema, dict) and "$id" not in schema and _relative_refs(schema):
             # Give the schema its file's URI, so relative $refs resolve as in production.

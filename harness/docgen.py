@@ -30,7 +30,8 @@ def codes_page() -> str:
             if info.layer is layer:
                 lines.append(f"| `{info.code}` | {info.summary} |")
         if layer.value == "schema":
-            lines.append("| `schema.<keyword>` | the JSON Schema keyword that rejected: `schema.additionalProperties`, `schema.type`, `schema.oneOf`, `schema.format`, ... |")
+            lines.append("| `schema.<keyword>` | the JSON Schema keyword that rejected: `schema.additionalProperties`, "
+                         "`schema.type`, `schema.oneOf`, `schema.format`, ... |")
         if layer.value == "binding":
             lines.append("| `binding.<name>` | a declared binding (`bindings:` in contract.yaml) did not hold |")
         lines.append("")

@@ -278,7 +278,7 @@ def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[s
         return FAILED, "unexpected_rejection", f"expected acceptance, rejected with {verdict.code}"
     if verdict.accepted or (verdict.layer is not None and Layer.SCHEMA in expect.layers
                             and verdict.layer not in expect.layers
-                            and verdict.layer.index > Layer.SCHEMA.index):
+                            and verdict.layer.order > Layer.SCHEMA.order):
         near_miss = case.source in _NEAR_MISS_SOURCES
         if near_miss and Layer.SCHEMA in expect.layers and _schema_accepts(case.contract, version, document):
             if verdict.accepted and expect.absorbable:
@@ -339,7 +339,7 @@ class Engine:
                     status, problem, detail = FINDING, "differential", disagreement
             layer, code = verdict.layer, verdict.code
             ip, sp, message = verdict.instance_pointer, verdict.schema_pointer, verdict.message
-        except (HarnessError, Exception) as exc:  # noqa: BLE001 - a broken case is reported, never fatal
+        except (HarnessError, Exception) as exc:
             status, problem = FAILED, "error"
             detail = f"{type(exc).__name__}: {exc}"
             layer = code = ip = sp = message = None

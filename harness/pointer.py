@@ -7,7 +7,6 @@ from types import MappingProxyType
 from typing import Any
 
 
-
 class _Missing:
     """The absence of a value (distinct from JSON null)."""
 

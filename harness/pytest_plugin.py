@@ -62,8 +62,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def _max_mutants(config: pytest.Config) -> int | None:
     value = config.getoption("--max-mutants")
     if value is None and config.getini("contract_harness_max_mutants"):
-        value = int(config.getini("contract_harness_max_mutants"))
-    return value
+        value = config.getini("contract_harness_max_mutants")
+    return None if value is None else int(value)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -151,7 +151,7 @@ class CaseItem(pytest.Item):
             from harness.reporting.terminal import problem_text
 
             return problem_text(excinfo.value.result).strip()
-        return super().repr_failure(excinfo, style=style)  # type: ignore[arg-type]
+        return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, self.case.id

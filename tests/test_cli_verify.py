@@ -76,7 +76,7 @@ def test_request_and_now_options_override_the_sidecar(capsys, demo_root: Path, t
 )
 def test_usage_errors_exit_2_with_one_line(capsys, demo_root: Path, argv: list[str], needle: str) -> None:  # type: ignore[no-untyped-def]
     argv = [a.replace("{demo}", str(demo_root)) for a in argv]
-    code, out, err = run(capsys, *argv)
+    code, _, err = run(capsys, *argv)
     assert code == 2
     lines = err.strip().splitlines()
     assert needle in lines[-1] and "Traceback" not in err

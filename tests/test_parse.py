@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from harness import RejectedInput, strict_loads
@@ -92,7 +94,5 @@ def test_parser_never_raises_anything_else_on_garbage() -> None:
     rng = random.Random(7)
     for _ in range(2000):
         blob = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40)))
-        try:
+        with contextlib.suppress(RejectedInput):
             strict_loads(blob)
-        except RejectedInput:
-            pass

@@ -79,7 +79,7 @@ def test_reproduce_command_reproduces_the_verdict(broken_project, tmp_path) -> N
     case = next(c for c in cases_for(broken_project).cases if c.source == "rejected")
     result = write_reproduction(engine.evaluate(case), tmp_path / "cases")
     assert result.reproduce and result.reproduce.startswith("contract-harness verify ")
-    proc = subprocess.run(shlex.split(result.reproduce) + ["--json"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([*shlex.split(result.reproduce), "--json"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc.stderr
     assert json.loads(proc.stdout)["code"] == "binding.item_id"
 

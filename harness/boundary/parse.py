@@ -46,6 +46,7 @@ class _Duplicate(dict):  # type: ignore[type-arg]
     """Marks the object that repeated a name; only built on the rejection path."""
 
     __slots__ = ("name",)
+    name: str
 
 
 class _DuplicateFound(Exception):

@@ -210,16 +210,11 @@ class Boundary:
             now=_coerce_now(now, self.clock),
             source=raw,
         )
-        rejection: Rejection | None = None
-        layer: Layer | None = None
         for layer, run in LAYERS:
             rejection = run(ev)
             if rejection is not None:
-                break
-        if rejection is None:
-            return self._accepted(ev, upstream), ev.document
-        assert layer is not None
-        return self._rejected(ev, layer, rejection, upstream), ev.document
+                return self._rejected(ev, layer, rejection, upstream), ev.document
+        return self._accepted(ev, upstream), ev.document
 
     def upstream_failure(
         self,

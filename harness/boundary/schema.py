@@ -205,7 +205,7 @@ def validator_for(
         # A custom meta-schema: fetch it through the caller's retriever into the registry.
         try:
             items.append((declared, retriever(declared)))
-        except Exception as exc:  # noqa: BLE001 - the retriever is the caller's code
+        except Exception as exc:
             raise ContractError(
                 f"meta-schema {declared!r} cannot be retrieved: {exc}",
                 pointer="/$schema",
@@ -224,7 +224,7 @@ def validator_for(
     if not isinstance(schema, Mapping | bool):
         raise ContractError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
     try:
-        compiled = jsonschema_rs.validator_for(schema, **options)
+        compiled = jsonschema_rs.validator_for(schema, **options)  # type: ignore[arg-type]
     except jsonschema_rs.ValidationError as exc:
         first_line = str(exc).split("\n", 1)[0]
         unresolvable = _UNRESOLVABLE.search(first_line)

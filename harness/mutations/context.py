@@ -9,7 +9,7 @@ NaN, invalid UTF-8, deep nesting — things no JSON serialiser writes).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from harness.codes import Layer
 from harness.mutations.context import MutationContext, short
@@ -61,7 +62,7 @@ def invalid_utf8(ctx: MutationContext) -> Iterator[Mutant]:
     for where, value in ctx.leaves():
         if isinstance(value, str) and where:
             yield Mutant(
-                "invalid_utf8", where, lambda p=where: ctx.spliced(p, b'"\xff\xfe\xc0\xaf"'),
+                "invalid_utf8", where, partial(ctx.spliced, where, b'"\xff\xfe\xc0\xaf"'),
                 original=short(value), mutated="ff fe c0 af", layers=(Layer.PARSE,),
                 code="parse.invalid_utf8",
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import string
 from collections.abc import Iterator
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from harness.codes import BINDING_REQUEST_ID, Layer, binding_code
@@ -93,7 +94,7 @@ def break_binding(ctx: MutationContext) -> Iterator[Mutant]:
         if other is MISSING:
             continue
         yield Mutant(
-            "break_binding", where, lambda p=where, o=other: ctx.replaced(p, o),
+            "break_binding", where, partial(ctx.replaced, where, other),
             original=short(value), mutated=short(other), layers=(Layer.BINDING,),
             code=binding_code(rule.name), note=rule.name,
         )
@@ -112,7 +113,7 @@ def stale_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
     for rule, where, value in _timestamp_targets(ctx):
         old = format_rfc3339(ctx.now - rule.max_age - timedelta(hours=1))
         yield Mutant(
-            "stale_timestamp", where, lambda p=where, o=old: ctx.replaced(p, o),
+            "stale_timestamp", where, partial(ctx.replaced, where, old),
             original=short(value), mutated=old, layers=(Layer.FRESHNESS,), code="freshness.stale",
         )
 
@@ -123,7 +124,7 @@ def future_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
     for rule, where, value in _timestamp_targets(ctx):
         ahead = format_rfc3339(ctx.now + rule.max_future_skew + timedelta(hours=1))
         yield Mutant(
-            "future_timestamp", where, lambda p=where, a=ahead: ctx.replaced(p, a),
+            "future_timestamp", where, partial(ctx.replaced, where, ahead),
             original=short(value), mutated=ahead, layers=(Layer.FRESHNESS,),
             code="freshness.future",
         )
@@ -142,7 +143,7 @@ def malformed_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
         else:
             layers = (Layer.FRESHNESS,)
         yield Mutant(
-            "malformed_timestamp", where, lambda p=where, n=naive: ctx.replaced(p, n),
+            "malformed_timestamp", where, partial(ctx.replaced, where, naive),
             original=short(value), mutated=naive, layers=layers,
         )
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import partial
 
 from harness.codes import Layer
 from harness.mutations.context import MutationContext, dumps, short
 from harness.mutations.registry import Mutant, canary_for, operator
 from harness.pointer import escape_token
-
 
 
 def _absorbable(ctx: MutationContext) -> bool:
@@ -26,7 +26,7 @@ def add_extra_property(ctx: MutationContext) -> Iterator[Mutant]:
         pointer = f"{where}/{escape_token(name)}"
         yield Mutant(
             "add_extra_property", where,
-            lambda p=pointer, c=canary: ctx.replaced(p, c),
+            partial(ctx.replaced, pointer, canary),
             original="(absent)", mutated=f"{name}: {canary}",
             layers=ctx.structural_layers, absorbable=_absorbable(ctx), canary=canary,
         )
@@ -37,8 +37,9 @@ def null_for_object(ctx: MutationContext) -> Iterator[Mutant]:
     """null in place of each object."""
     for where, obj in ctx.objects():
         yield Mutant(
-            "null_for_object", where, lambda p=where: ctx.replaced(p, None),
-            original=short(obj), mutated="null", layers=ctx.structural_layers, absorbable=_absorbable(ctx) and bool(where),
+            "null_for_object", where, partial(ctx.replaced, where, None),
+            original=short(obj), mutated="null", layers=ctx.structural_layers,
+            absorbable=_absorbable(ctx) and bool(where),
         )
 
 
@@ -47,7 +48,7 @@ def array_for_object(ctx: MutationContext) -> Iterator[Mutant]:
     """An array (holding the object) where the object belongs."""
     for where, obj in ctx.objects():
         yield Mutant(
-            "array_for_object", where, lambda p=where, o=obj: ctx.replaced(p, [o]),
+            "array_for_object", where, partial(ctx.replaced, where, [obj]),
             original=short(obj), mutated=short([obj]), layers=ctx.structural_layers,
             absorbable=_absorbable(ctx) and bool(where),
         )
@@ -91,9 +92,9 @@ def success_plus_error(ctx: MutationContext) -> Iterator[Mutant]:
     if not isinstance(ctx.document, dict) or "error" in ctx.document:
         return
     envelope = ctx.contract.envelope
-    if envelope is not None and ctx.contract.adapter is None:
-        if ctx.document.get(envelope.outcome) != envelope.success:
-            return
+    if (envelope is not None and ctx.contract.adapter is None
+            and ctx.document.get(envelope.outcome) != envelope.success):
+        return
     error = {"code": "INVALID_RESPONSE", "retryable": False}
     yield Mutant(
         "success_plus_error", "", lambda: ctx.replaced("/error", error),
@@ -113,6 +114,6 @@ def missing_required(ctx: MutationContext) -> Iterator[Mutant]:
             if name in required:
                 pointer = f"{where}/{escape_token(name)}"
                 yield Mutant(
-                    "missing_required", pointer, lambda p=pointer: ctx.deleted(p),
+                    "missing_required", pointer, partial(ctx.deleted, pointer),
                     original=short(obj[name]), mutated="(absent)", layers=ctx.structural_layers,
                 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
 
 from harness.codes import Layer
 from harness.mutations.context import MutationContext, short
@@ -27,7 +28,7 @@ def wrong_type(ctx: MutationContext) -> Iterator[Mutant]:
         canary = canary_for(ctx.fixture_id, "wrong_type", where)
         new: object = 12345 if isinstance(value, str) else canary
         yield Mutant(
-            "wrong_type", where, lambda p=where, n=new: ctx.replaced(p, n),
+            "wrong_type", where, partial(ctx.replaced, where, new),
             original=short(value), mutated=short(new), layers=ctx.structural_layers,
             absorbable=_absorbable(ctx, where), canary=canary if new == canary else None,
         )
@@ -42,7 +43,7 @@ def enum_outside(ctx: MutationContext) -> Iterator[Mutant]:
             continue
         canary = canary_for(ctx.fixture_id, "enum_outside", where)
         yield Mutant(
-            "enum_outside", where, lambda p=where, c=canary: ctx.replaced(p, c),
+            "enum_outside", where, partial(ctx.replaced, where, canary),
             original=short(value), mutated=short(canary), layers=ctx.structural_layers, canary=canary,
         )
 
@@ -59,13 +60,13 @@ def stretch_string(ctx: MutationContext) -> Iterator[Mutant]:
             length = max(limits) + 1
             stretched = (value * (length // max(len(value), 1) + 1))[:length] if value else "x" * length
             yield Mutant(
-                "stretch_string", where, lambda p=where, s=stretched: ctx.replaced(p, s),
+                "stretch_string", where, partial(ctx.replaced, where, stretched),
                 original=f"{len(value)} characters", mutated=f"{length} characters (maxLength {max(limits)})",
                 layers=ctx.structural_layers, note="maxLength+1",
             )
         huge = "x" * (max_bytes + 1)
         yield Mutant(
-            "stretch_string", where, lambda p=where, h=huge: ctx.replaced(p, h),
+            "stretch_string", where, partial(ctx.replaced, where, huge),
             original=f"{len(value)} characters", mutated=f"{len(huge):,} characters (past max_bytes)",
             layers=(Layer.TRANSPORT,), code="transport.max_bytes", note="huge",
         )
@@ -77,7 +78,7 @@ def empty_identifier(ctx: MutationContext) -> Iterator[Mutant]:
     for where, value in ctx.leaves():
         if isinstance(value, str) and where and _IDENTIFIER.search(split(where)[-1]):
             yield Mutant(
-                "empty_identifier", where, lambda p=where: ctx.replaced(p, ""),
+                "empty_identifier", where, partial(ctx.replaced, where, ""),
                 original=short(value), mutated='""', layers=ctx.structural_layers,
                 absorbable=_absorbable(ctx, where),
             )
