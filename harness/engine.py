@@ -66,6 +66,8 @@ class CaseResult:
     duration_s: float
     payload: bytes | None = field(default=None, repr=False)
     reproduce: str | None = None
+    #: The first bytes of the payload, for people (HTML report); never parsed.
+    excerpt: str = ""
 
     @property
     def actual(self) -> str:
@@ -308,6 +310,16 @@ def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[s
     return PASSED, None, f"rejected by {verdict.code}"
 
 
+_EXCERPT_BYTES = 240
+
+
+def _excerpt(raw: bytes | None) -> str:
+    if not raw:
+        return ""
+    text = raw[:_EXCERPT_BYTES].decode("utf-8", "replace")
+    return text + (f"... ({len(raw):,} bytes)" if len(raw) > _EXCERPT_BYTES else "")
+
+
 class Engine:
     """Runs cases through boundaries (one per contract and version, reused)."""
 
@@ -367,6 +379,7 @@ class Engine:
             request=dict(contract.normalise_request(case.request)) if status != PASSED else None,
             duration_s=time.perf_counter() - started,
             payload=raw if status != PASSED else None,
+            excerpt=_excerpt(raw),
         )
 
     def run(self, cases: Iterable[Case], notes: Iterable[str] = ()) -> Iterator[Event]:

@@ -16,6 +16,7 @@ from harness.errors import UsageError
 from harness.mutations import REGISTRY
 from harness.reporting import Reporter, dispatch
 from harness.reporting.files import JsonReporter, JUnitReporter, MarkdownReporter, write_reproduction
+from harness.reporting.html import HtmlReporter
 from harness.reporting.terminal import TerminalReporter
 
 DEFAULT_CASES_DIR = ".contract-harness/cases"
@@ -36,6 +37,7 @@ def register(sub: Any) -> None:
     p.add_argument("--json", metavar="FILE", help="write the JSON report")
     p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     p.add_argument("--markdown", metavar="FILE", help="write a Markdown report (CI job summary)")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
     p.add_argument("--cases-dir", metavar="DIR", default=DEFAULT_CASES_DIR,
                    help=f"where payloads of failing cases are written for 'verify' (default {DEFAULT_CASES_DIR})")
     p.add_argument("--no-differential", action="store_true",
@@ -134,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
         reporters.append(JUnitReporter(args.junit))
     if args.markdown:
         reporters.append(MarkdownReporter(args.markdown))
+    if args.html:
+        reporters.append(HtmlReporter(args.html))
     engine = Engine(differential=not args.no_differential)
     summary = None
 

@@ -1,0 +1,193 @@
+"""The HTML report: one self-contained file (no network, no external assets).
+
+A matrix of tools x case kinds (fixture sources and mutation operators), each cell coloured by
+the layer that rejected its cases; clicking a cell opens the cases behind it (payload excerpt,
+expected and actual layer, message, reproduce command). Other commands (drift, compat) add
+their own sections through ``sections``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.boundary.audit import write_atomic
+from harness.codes import LAYER_ORDER
+from harness.engine import FAILED, FINDING, CaseResult, Summary
+from harness.reporting.files import Collector
+
+#: One colour per layer (and for accepted cases); chosen to be distinguishable.
+LAYER_COLOURS = {
+    "transport": "#8e6c8a",
+    "parse": "#b5651d",
+    "schema": "#2b6cb0",
+    "adapter": "#6b8e23",
+    "binding": "#d53f8c",
+    "freshness": "#2c7a7b",
+    "projection": "#6b46c1",
+    "accepted": "#718096",
+}
+FIXTURE_COLUMNS = ("accepted", "rejected", "historical")
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """Extra content from another command: a title and a table (rows of cells)."""
+
+    title: str
+    header: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    note: str = ""
+
+
+def _case(r: CaseResult) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "status": r.status,
+        "problem": r.problem,
+        "expected": r.expected.describe(),
+        "actual": r.code or "accepted",
+        "layer": r.column,
+        "pointer": r.instance_pointer if r.layer else None,
+        "message": r.message,
+        "detail": r.detail,
+        "mutation": f"{r.operator} at {r.pointer or '/'}: {r.original} -> {r.mutated}" if r.operator else None,
+        "excerpt": r.excerpt,
+        "reproduce": r.reproduce,
+    }
+
+
+def matrix(results: Sequence[CaseResult]) -> dict[str, Any]:
+    """Rows (tools), columns (fixture kinds, then operators in first-seen order), cells."""
+    tools = sorted({r.tool for r in results})
+    operators: list[str] = []
+    for r in results:
+        if r.operator and r.operator not in operators:
+            operators.append(r.operator)
+    columns = [c for c in FIXTURE_COLUMNS if any(r.source == c for r in results)] + operators
+    cells: dict[str, dict[str, list[dict[str, Any]]]] = {t: {} for t in tools}
+    for r in results:
+        column = r.operator or r.source
+        cells[r.tool].setdefault(column, []).append(_case(r))
+    return {"tools": tools, "columns": columns, "cells": cells}
+
+
+def _asset(name: str) -> str:
+    return resources.files("harness.reporting").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+
+def _dominant(cases: list[dict[str, Any]]) -> str:
+    counts: dict[str, int] = {}
+    for c in cases:
+        counts[c["layer"]] = counts.get(c["layer"], 0) + 1
+    return max(counts, key=lambda k: counts[k])
+
+
+def render(
+    results: Sequence[CaseResult],
+    summary: Summary,
+    *,
+    title: str = "Contract harness report",
+    sections: Sequence[Section] = (),
+    generated_at: str = "",
+) -> str:
+    """The whole report as one HTML document."""
+    esc = html.escape
+    grid = matrix(results)
+    failed, findings = summary.count(FAILED), summary.count(FINDING)
+    verdict = (
+        f'<span class="verdict ok">all {summary.total} cases held</span>' if summary.ok
+        else f'<span class="verdict bad">{failed} failed, {findings} findings</span> of {summary.total} cases'
+    )
+    out = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
+        f"<title>{esc(title)}</title><style>{_asset('report.css')}</style></head><body>",
+        f"<h1>{esc(title)}</h1>",
+        f"<div>{verdict} · tool-contract-harness {esc(__version__)}"
+        + (f" · {esc(generated_at)}" if generated_at else "") + "</div>",
+        "<h2>Cases by rejecting layer</h2>",
+        '<table class="summary"><thead><tr><th>tool</th><th>cases</th>'
+        + "".join(f"<th>{esc(c)}</th>" for c in Summary.columns())
+        + "<th>failed</th><th>findings</th></tr></thead><tbody>",
+    ]
+    for name, tool in sorted(summary.tools.items()):
+        out.append(
+            f"<tr><td>{esc(name)}</td><td>{tool.total}</td>"
+            + "".join(f"<td>{tool.columns.get(c, 0)}</td>" for c in Summary.columns())
+            + f"<td>{tool.statuses.get(FAILED, 0)}</td><td>{tool.statuses.get(FINDING, 0)}</td></tr>"
+        )
+    out.append("</tbody></table>")
+    out.append("<h2>Tools &times; case kinds</h2>")
+    out.append('<div class="legend">' + "".join(
+        f'<span><i style="background:{LAYER_COLOURS[c]}"></i>{esc(c)}</span>'
+        for c in [layer.value for layer in LAYER_ORDER] + ["accepted"]
+    ) + '<span><i style="outline:2px solid #e53e3e"></i>not held</span></div>')
+    out.append('<p>Each cell is coloured by the layer that rejected most of its cases; the number '
+               'is how many cases it holds. Click a cell to see them.</p>')
+    out.append('<table class="matrix" id="matrix"><thead><tr><th>tool</th>')
+    out += [f'<th class="col">{esc(c)}</th>' for c in grid["columns"]]
+    out.append("</tr></thead><tbody>")
+    for tool in grid["tools"]:
+        out.append(f"<tr><td>{esc(tool)}</td>")
+        for column in grid["columns"]:
+            cases = grid["cells"][tool].get(column)
+            if not cases:
+                out.append('<td class="cell empty"></td>')
+                continue
+            problem = any(c["status"] != "passed" for c in cases)
+            colour = LAYER_COLOURS.get(_dominant(cases), "#000")
+            out.append(
+                f'<td class="cell{" problem" if problem else ""}" style="background:{colour}" '
+                f'data-tool="{esc(tool)}" data-column="{esc(column)}" '
+                f'title="{esc(tool)} · {esc(column)}: {len(cases)} cases">{len(cases)}</td>'
+            )
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    for section in sections:
+        out.append(f"<h2>{esc(section.title)}</h2>")
+        if section.note:
+            out.append(f"<p>{esc(section.note)}</p>")
+        head = "".join(f"<th>{esc(h)}</th>" for h in section.header)
+        out.append(f"<table><thead><tr>{head}</tr></thead><tbody>")
+        out += ["<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>" for row in section.rows]
+        out.append("</tbody></table>")
+    payload = json.dumps({"matrix": grid, "colours": LAYER_COLOURS}, ensure_ascii=True)
+    # Inside <script>, "</script" ends the element and "<!--" / "<script" change how the parser
+    # reads it; with every <, > and & escaped, case text cannot touch the markup at all.
+    payload = payload.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    out += [
+        '<aside id="panel" role="dialog" aria-labelledby="panel-title"><button id="close">close</button>'
+        '<h3 id="panel-title"></h3><div id="panel-body"></div></aside>',
+        f'<script type="application/json" id="report-data">{payload}</script>',
+        f"<script>{_asset('report.js')}</script>",
+        "</body></html>",
+    ]
+    return "\n".join(out) + "\n"
+
+
+class HtmlReporter(Collector):
+    def __init__(self, path: str | Path, *, title: str = "Contract harness report",
+                 sections: Sequence[Section] = (), generated_at: str = "") -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.title = title
+        self.sections = list(sections)
+        self.generated_at = generated_at
+
+    def finish(self) -> None:
+        assert self.summary is not None
+        text = render(self.results, self.summary, title=self.title, sections=self.sections,
+                      generated_at=self.generated_at)
+        write_atomic(self.path, text.encode("utf-8"))
+

@@ -1,0 +1,106 @@
+"""The HTML report: self-contained, and working in a real headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from harness.cases import cases_for
+from harness.engine import Engine
+from harness.reporting import dispatch
+from harness.reporting.html import HtmlReporter, Section, render
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+class _Refs(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.external: list[str] = []
+        self.cells = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        for name in ("src", "href"):
+            if values.get(name):
+                self.external.append(f"{tag} {name}={values[name]}")
+        if tag == "td" and "cell" in (values.get("class") or "") and values.get("data-tool"):
+            self.cells += 1
+
+
+@pytest.fixture(scope="module")
+def report(demo, tmp_path_factory) -> Path:  # type: ignore[no-untyped-def]
+    path = tmp_path_factory.mktemp("html") / "report.html"
+    cases = []
+    for tool in ("review_status", "job_status", "deployment_status"):
+        cases += cases_for(demo(tool), max_mutants=20).cases
+    dispatch(Engine().run(cases), [HtmlReporter(path, sections=[Section("Drift", ["tool", "change"], [["job_status", "field added"]])])])
+    return path
+
+
+def test_html_report_is_self_contained(report: Path) -> None:
+    text = report.read_text()
+    refs = _Refs()
+    refs.feed(text)
+    assert refs.external == []
+    assert not re.search(r"https?://(?!example\.invalid)", text.split('id="report-data"')[0])
+    assert refs.cells > 30
+    assert "<h2>Drift</h2>" in text
+
+
+def test_embedded_data_cannot_break_out_of_its_script_tag(demo) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from harness.engine import Summary
+
+    case = cases_for(demo("review_status"), sources=("accepted",)).cases[0]
+    hostile = replace(Engine().evaluate(case), detail="</script><script>alert(1)</script>")
+    summary = Summary()
+    summary.add(hostile)
+    page = render([hostile], summary)
+    assert page.count("<script") == 2 and "</script><script>alert" not in page
+    data = page.split('<script type="application/json" id="report-data">')[1].split("</script>")[0]
+    assert json.loads(data)["matrix"]["cells"]["review_status"]["accepted"][0]["detail"].startswith("</script>")
+
+
+@pytest.mark.skipif(not CHROMIUM and not os.environ.get("HARNESS_REQUIRE_BROWSER"),
+                    reason="Debian's chromium is not installed (.ci/run installs it and sets HARNESS_REQUIRE_BROWSER)")
+def test_report_works_in_headless_chromium(report: Path) -> None:
+    assert CHROMIUM, "HARNESS_REQUIRE_BROWSER is set but no chromium binary is on PATH"
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    shots = Path(os.environ.get("HARNESS_ARTIFACTS", report.parent))
+    shots.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(report.as_uri())
+            cells = page.locator("td.cell[data-tool]")
+            assert cells.count() > 30
+            cell = page.locator('td.cell[data-tool="review_status"][data-column="add_extra_property"]')
+            cell.click()
+            panel = page.locator("#panel")
+            assert panel.is_visible()
+            assert "review_status · add_extra_property" in page.locator("#panel-title").inner_text()
+            first = page.locator("#panel .case").first
+            assert "review_status::mutation::add_extra_property@" in first.inner_text()
+            assert "schema.additionalProperties" in first.inner_text()
+            page.screenshot(path=str(shots / "html-report.png"), full_page=False)
+        finally:
+            browser.close()
+    assert errors == []
+    assert (shots / "html-report.png").stat().st_size > 10_000
