@@ -92,3 +92,18 @@ def test_console_script_reads_stdin_and_never_shows_a_traceback(demo_root: Path)
     assert b"transport.max_depth" in proc.stdout and not proc.stderr
     proc = subprocess.run([exe, "verify", contract + "/nope", "-"], input=b"{}", capture_output=True, timeout=60)
     assert proc.returncode == 2 and proc.stderr.count(b"\n") == 1
+
+
+def test_a_fixture_without_sidecar_is_judged_at_the_contract_fixture_clock(capsys, demo_root: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    shutil.copytree(demo_root / "contracts", tmp_path / "contracts")
+    shutil.copytree(demo_root / "fixtures", tmp_path / "fixtures")
+    fixture = tmp_path / "fixtures/accepted/job_status/failed_run.json"
+    fixture.with_name("failed_run.case.yaml").unlink()
+    code, out, _ = run(capsys, "verify", str(tmp_path / "contracts/job_status"), str(fixture))
+    assert code == 0, out
+    outside = tmp_path / "elsewhere.json"
+    outside.write_bytes(fixture.read_bytes())
+    code, out, _ = run(capsys, "verify", str(tmp_path / "contracts/job_status"), str(outside))
+    assert code == 1 and "freshness.stale" in out  # the wall clock: observed in 2026-11-01

@@ -23,8 +23,10 @@ def register(sub: Any) -> None:
         help="run one payload through the boundary and print the verdict",
         description=(
             "Run one payload through every layer of the boundary. When PAYLOAD is a fixture "
-            "with a sidecar (<name>.case.yaml), its request and clock are used unless "
-            "--request/--now are given. Exit 0 accepted, 1 rejected, 2 usage error."
+            "(under the project's fixtures/, or with a sidecar <name>.case.yaml), its sidecar's "
+            "request and clock, else the contract's defaults.now, are used unless "
+            "--request/--now are given; other payloads are judged at the wall clock. "
+            "Exit 0 accepted, 1 rejected, 2 usage error."
         ),
     )
     p.add_argument("contract", metavar="CONTRACT_DIR", help="contracts/<tool>/ (or its contract.yaml)")
@@ -55,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
             request = request if request is not None else side.request
             if now is None:
                 now = side.now or contract.default_now
+        elif now is None and path.resolve().is_relative_to((contract.root / "fixtures").resolve()):
+            now = contract.default_now  # a fixture is judged at the contract's fixture clock
         source = path.open("rb")
     audit = JsonlAuditSink(args.audit) if args.audit else None
     try:
