@@ -1,0 +1,33 @@
+"""``contract-harness init TOOL``: scaffold a closed contract with two fixtures that pass ``check``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from harness.onboarding import init_tool
+from harness.onboarding.summary import lines, next_steps
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "init",
+        help="scaffold contracts/TOOL/ with a closed skeleton schema and two fixtures",
+        description=(
+            "Scaffold contracts/TOOL/contract.yaml, schemas/v1.json (a closed success/failure "
+            "envelope), one accepted and one rejected fixture with sidecars. Refuses to "
+            "overwrite anything. The scaffold passes 'check' as generated. Exit 0 written, "
+            "2 usage error (an invalid name, an existing directory)."
+        ),
+    )
+    p.add_argument("tool", metavar="TOOL", help="the tool's name (letters, digits, '_', '.', '-')")
+    p.add_argument("--into", metavar="DIR", default=".", help="the project root (default: .)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    written = init_tool(args.tool, Path(args.into))
+    for line in lines(written, source="the skeleton", verb="scaffolded") + next_steps(written):
+        print(line)
+    return 0
