@@ -480,3 +480,12 @@ def test_lint_does_not_modify_the_schema() -> None:
     before = json.dumps(schema, sort_keys=True)
     lint_schema(schema)
     assert json.dumps(schema, sort_keys=True) == before
+
+
+def test_the_generated_catalogue_documents_every_rule_with_its_fix() -> None:
+    from harness.docgen import lint_rules_page
+
+    page = lint_rules_page()
+    for rule in RULES:
+        assert f"## `{rule.id}`" in page and f"**Fix:** {rule.fix}" in page, rule.id
+        assert f"| [`{rule.id}`](#{rule.id}) | {rule.severity.value} |" in page, rule.id
