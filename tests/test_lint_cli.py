@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,14 @@ from harness.lint.sarif import FINGERPRINT, SARIF_SCHEMA, SRCROOT, to_sarif
 REPO = Path(__file__).resolve().parent.parent
 OPEN_SCHEMA = ('{\n  "type": "object",\n  "properties": {\n    "run_id": {"type": "string"},\n'
                '    "labels": {"type": "array", "items": {"enum": ["a", "b"]}}\n  }\n}\n')
+
+
+def console_script() -> str:
+    """The installed ``contract-harness`` beside this interpreter (an unactivated venv too)."""
+    exe = shutil.which("contract-harness", path=str(Path(sys.executable).parent))
+    exe = exe or shutil.which("contract-harness")
+    assert exe, "the console script must be installed (pip install -e .)"
+    return exe
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -230,8 +239,7 @@ def test_list_rules_names_every_rule_with_its_severity(capsys: pytest.CaptureFix
 
 
 def test_the_console_script_prints_no_traceback_on_a_malformed_schema(project: Path) -> None:
-    exe = shutil.which("contract-harness")
-    assert exe, "the console script must be installed (pip install -e .)"
+    exe = console_script()
     (project / "broken.json").write_bytes(b'{"type": "object",}')
     proc = subprocess.run([exe, "lint", "broken.json"], capture_output=True, timeout=60,
                           cwd=project)
@@ -277,8 +285,7 @@ def test_pre_commit_hooks_select_the_files_they_should(hook: str, path: str, run
 
 
 def test_the_schema_hook_entry_lints_the_files_pre_commit_passes(project: Path) -> None:
-    exe = shutil.which("contract-harness")
-    assert exe
+    exe = console_script()
     entry = _hooks()["contract-harness-lint-schemas"]["entry"].split()
     proc = subprocess.run([exe, *entry[1:], "schemas/tool.schema.json"], capture_output=True,
                           timeout=60, cwd=project)
