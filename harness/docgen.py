@@ -92,10 +92,37 @@ def operators_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+_TARGETS = {"node": "each subschema", "document": "each schema file",
+            "contract": "each contract", "waiver": "each waiver"}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("*", "\\*")
+
+
+def lint_rules_page() -> str:
+    from harness.lint import RULES
+
+    lines = ["# Lint rules", "",
+             "Generated from the rule registry (`harness.lint.RULES`). Run them with "
+             "`contract-harness lint`; [../lint.md](../lint.md) explains paths, output formats, "
+             "`--select`/`--ignore` and waivers. A rule's id is its name everywhere: in "
+             "reports, in SARIF `ruleId`, in `--select` and in `waivers:`.", "",
+             "| rule | severity | checks | finds |", "|---|---|---|---|"]
+    lines += [f"| [`{r.id}`](#{r.id}) | {r.severity.value} | {_TARGETS[r.target.value]} | "
+              f"{_cell(r.summary)} |" for r in RULES]
+    for rule in RULES:
+        lines += ["", f"## `{rule.id}`", "",
+                  f"*{rule.severity.value}, checks {_TARGETS[rule.target.value]}.* "
+                  f"{_cell(rule.summary)}.", "", rule.description, "", f"**Fix:** {rule.fix}"]
+    return "\n".join(lines) + "\n"
+
+
 PAGES: dict[str, Callable[[], str]] = {
     "operators.md": operators_page,
     "codes.md": codes_page,
     "contract.md": contract_page,
+    "lint-rules.md": lint_rules_page,
 }
 
 
