@@ -11,6 +11,7 @@ are read-only views. Compiled validators are cached on the contract.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -365,6 +366,21 @@ class Contract:
                 code="contract.adapter_import",
             )
         return func  # type: ignore[no-any-return]
+
+    def without_adapter(self) -> Contract:
+        """This contract judging contract objects directly: no adapter, no vendor schema.
+
+        For payloads that already are contract objects (historical contract-shaped fixtures of
+        a tool with an adapter). Built once and cached.
+        """
+        if self.adapter is None:
+            return self
+        return self._cached(  # type: ignore[no-any-return]
+            ("without-adapter",),
+            lambda: dataclasses.replace(
+                self, adapter=None, vendor_schema=None, _cache={}, _lock=threading.RLock()
+            ),
+        )
 
     @property
     def adapter_version(self) -> str | None:
