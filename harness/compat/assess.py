@@ -16,6 +16,7 @@ from harness.compat.classify import Change, Comparison
 from harness.compat.diff import pointer_of
 from harness.compat.model import Direction, Evidence, Verdict, worst
 from harness.compat.normalise import Side
+from harness.compat.registry import RULES, Registry
 from harness.compat.witness import Budget, Sampled, Witness, from_sample, generated, search
 
 
@@ -103,9 +104,11 @@ def _witness_for(change: Change, direction: Direction, old: Side, new: Side, bud
     return None
 
 
-def assess(old: Side, new: Side, budget: Budget) -> Assessment:
-    """Classify the differences between two prepared versions and look for witnesses."""
-    changes = Comparison(old.tree, new.tree, old=old, new=new).changes()
+def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES) -> Assessment:
+    """Classify the differences between two prepared versions and look for witnesses.
+
+    ``registry``: the change classes to use (tests pass their own)."""
+    changes = Comparison(old.tree, new.tree, old=old, new=new, registry=registry).changes()
     sampled = {d: generated(d, *_sides(d, old, new), budget.samples) for d in Direction}
     results: list[Assessed] = []
     contradictions: list[Contradiction] = []

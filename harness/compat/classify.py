@@ -597,14 +597,14 @@ class Comparison:
     def _location(self, side: str, path: Path, keyword: str) -> str | None:
         owner = self.old_side if side == "old" else self.new_side
         node = self.node(side, path)
-        if owner is None or not isinstance(node, dict) or keyword not in node and keyword != "false":
+        if owner is None or not isinstance(node, dict) or keyword not in node and keyword not in ("false", ""):
             return None
         pointer = pointer_of(path, side) if not (path and path[-1] in kw.MAP) else (
             None if pointer_of(path[:-1], side) is None else f"{pointer_of(path[:-1], side)}/{_escape(path[-1])}")
         if pointer is None:
             return None
         where = owner.location(pointer)
-        return where.display(owner.expanded.root) + ("" if keyword == "false" else "/" + _escape(keyword))
+        return where.display(owner.expanded.root) + ("" if keyword in ("false", "") else "/" + _escape(keyword))
 
 
 def _escape(token: str) -> str:

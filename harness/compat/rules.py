@@ -930,7 +930,10 @@ def ref_target_changed(site: Site, facts: Facts) -> Finding | None:
     old, new = _values(site, facts)
     reader, writer = facts.nested(_unalign(facts.node("old", site.path)), _unalign(facts.node("new", site.path)))
     note = "same content under another name" if reader is writer is SAFE else ""
-    return Finding(_shown(old), _shown(new), subject="$ref", reader=reader, writer=writer, note=note)
+    # Any rejection inside the referenced schema is this change's (location: the node itself).
+    return Finding(_shown(old), _shown(new), subject="$ref", reader=reader, writer=writer, note=note,
+                   targets=(Target(READER, {}), Target(WRITER, {})),
+                   old_at=(site.path, ""), new_at=(site.path, ""))
 
 
 # =========================================================================== fallback
