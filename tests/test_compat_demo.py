@@ -58,18 +58,24 @@ def test_v1_contract_shapes_are_rejected_by_v2_at_the_changed_keyword(demo) -> N
     assert consecutive_pairs(demo("job_status")) == [(1, 2)]
 
 
-def test_an_expected_rejection_for_an_unrelated_reason_fails_the_replay(
-    capsys: pytest.CaptureFixture[str], demo_root: Path, tmp_path: Path
-) -> None:
+def _project_with_bad_revision(demo_root: Path, tmp_path: Path, sidecar: str) -> Path:
+    """A copy of the demo project with one more deployment_status historical fixture."""
     project = tmp_path / "project"
     shutil.copytree(demo_root / "contracts", project / "contracts")
     shutil.copytree(demo_root / "fixtures", project / "fixtures")
     folder = project / "fixtures/historical/deployment_status/v1-open"
-    # A bad revision: both versions reject it by pattern, which v1 -> v2 did not change.
     (folder / "bad_revision.json").write_text(json.dumps(
         {"environment": "staging", "revision": "NOT-HEX", "state": "healthy"}))
-    (folder / "bad_revision.case.yaml").write_text(
-        "expect_by_version:\n  1: accept\n  2: {layer: schema, code: schema.pattern}\n")
+    (folder / "bad_revision.case.yaml").write_text(sidecar)
+    return project
+
+
+def test_an_expected_rejection_for_an_unrelated_reason_fails_the_replay(
+    capsys: pytest.CaptureFixture[str], demo_root: Path, tmp_path: Path
+) -> None:
+    # A bad revision: both versions reject it by pattern, which v1 -> v2 did not change.
+    project = _project_with_bad_revision(
+        demo_root, tmp_path, "expect_by_version:\n  1: accept\n  2: {layer: schema, code: schema.pattern}\n")
     code, out, _ = run(capsys, "compat", "deployment_status", "--contracts", str(project), *FAST)
     assert code == 1
     assert "FAIL deployment_status::historical::v1-open/bad_revision" in out
@@ -79,18 +85,12 @@ def test_an_expected_rejection_for_an_unrelated_reason_fails_the_replay(
 def test_a_rejection_that_is_not_where_the_versions_differ_is_reported(
     capsys: pytest.CaptureFixture[str], demo_root: Path, tmp_path: Path
 ) -> None:
-    project = tmp_path / "project"
-    shutil.copytree(demo_root / "contracts", project / "contracts")
-    shutil.copytree(demo_root / "fixtures", project / "fixtures")
+    project = _project_with_bad_revision(
+        demo_root, tmp_path, "expect_by_version:\n  2: {layer: schema, code: schema.pattern}\n")
     v1 = project / "contracts/deployment_status/schemas/v1.json"
     schema = json.loads(v1.read_text())
     schema["properties"]["revision"]["maxLength"] = 4  # v1 now rejects long revisions, v2 does not
     v1.write_text(json.dumps(schema))
-    folder = project / "fixtures/historical/deployment_status/v1-open"
-    (folder / "bad_revision.json").write_text(json.dumps(
-        {"environment": "staging", "revision": "NOT-HEX", "state": "healthy"}))
-    (folder / "bad_revision.case.yaml").write_text(
-        "expect_by_version:\n  2: {layer: schema, code: schema.pattern}\n")
     code, out, _ = run(capsys, "compat", "deployment_status", "--contracts", str(project), *FAST)
     assert code == 1
     assert "which is not where v1 -> v2 changed" in out

@@ -1,22 +1,5 @@
-"""The compat API: compare two versions of a contract (or two schemas).
-
-Schema versions: prove what a new contract version does to old shapes.
-
-``compare(contract, old, new)`` returns a :class:`CompatReport` combining three kinds of
-evidence:
-
-1. static classification: both versions normalised (local ``$ref`` inlined, dialect pinned),
-   each object's content model marked, the trees diffed with deepdiff and every difference
-   mapped to a change class of :data:`RULES` with reader / writer verdicts; what is not
-   modelled is ``unsupported`` (never a false "compatible");
-2. witnesses: targeted documents built from each change and documents generated from each
-   version, each checked against the other version;
-3. replay: the tool's historical and accepted fixtures through the boundary of both versions,
-   expected rejections held to the keyword and location of the change.
-
-``report.ok`` is true when the policy holds, no witness contradicts a static verdict, and every
-replayed fixture behaves as its sidecar says; ``report.checks`` lists each of those.
-"""
+"""The compat API behind ``harness.compat`` (see its docstring): ``compare`` a contract's
+versions, ``compare_schemas`` outside a contract, ``consecutive_pairs`` for the pytest plugin."""
 
 from __future__ import annotations
 
