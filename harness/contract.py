@@ -11,6 +11,7 @@ are read-only views. Compiled validators are cached on the contract.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -301,7 +302,7 @@ class Contract:
         try:
             return validator_for(
                 self.view_schema(version),
-                resources=self._resources(),
+                resources=self.schema_resources(),
                 base_uri=urljoin(base, f"agent-view-v{version}.json"),
             )
         except ContractError as exc:
@@ -324,7 +325,7 @@ class Contract:
         return self._cached(
             ("reference", version),
             lambda: ReferenceValidator(
-                self.schema(version), self._resources(), file.resolve().as_uri()
+                self.schema(version), self.schema_resources(), file.resolve().as_uri()
             ),
         )
 
@@ -336,7 +337,7 @@ class Contract:
         return self._cached(
             ("vendor-reference",),
             lambda: ReferenceValidator(
-                self.vendor_schema, self._resources(), self.path.resolve().as_uri()
+                self.vendor_schema, self.schema_resources(), self.path.resolve().as_uri()
             ),
         )
 
@@ -355,8 +356,8 @@ class Contract:
                 self._cache[key] = build()
             return self._cache[key]  # type: ignore[no-any-return]
 
-    def _resources(self) -> list[tuple[str, Any]]:
-        """Every schema file of the contract, by file URI and by ``$id``: all ``$ref`` may reach."""
+    def schema_resources(self) -> list[tuple[str, Any]]:
+        """Every schema file of the contract, by file URI and by ``$id``: what ``$ref`` may reach."""
         return self._cached(("resources",), self._load_resources)
 
     def _load_resources(self) -> list[tuple[str, Any]]:
@@ -374,7 +375,7 @@ class Contract:
         schema = self.schema(version)
         try:
             return validator_for(
-                schema, resources=self._resources(), base_uri=file.resolve().as_uri()
+                schema, resources=self.schema_resources(), base_uri=file.resolve().as_uri()
             )
         except ContractError as exc:
             raise ContractError(exc.detail, file=str(file), pointer=exc.pointer,
@@ -384,7 +385,7 @@ class Contract:
         try:
             return validator_for(
                 self.vendor_schema,
-                resources=self._resources(),
+                resources=self.schema_resources(),
                 base_uri=self.path.resolve().as_uri(),
             )
         except ContractError as exc:
@@ -414,6 +415,21 @@ class Contract:
                 code="contract.adapter_import",
             )
         return func  # type: ignore[no-any-return]
+
+    def without_adapter(self) -> Contract:
+        """This contract judging contract objects directly: no adapter, no vendor schema.
+
+        For payloads that already are contract objects (historical contract-shaped fixtures of
+        a tool with an adapter). Built once and cached.
+        """
+        if self.adapter is None:
+            return self
+        return self._cached(
+            ("without-adapter",),
+            lambda: dataclasses.replace(
+                self, adapter=None, vendor_schema=None, _cache={}, _lock=threading.RLock()
+            ),
+        )
 
     @property
     def adapter_version(self) -> str | None:

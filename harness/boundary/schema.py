@@ -166,6 +166,20 @@ class SchemaValidator:
             ordered.append(_to_violation(errors[0]))
         return ordered
 
+    def all_violations(self, instance: Any) -> list[SchemaViolation]:
+        """Every violation including those inside each ``oneOf``/``anyOf`` branch, flattened
+        (for attributing a rejection to a keyword; the first is not the best explanation)."""
+        found: list[SchemaViolation] = []
+
+        def walk(errors: Any) -> None:
+            for error in errors:
+                found.append(_to_violation(error))
+                for branch in getattr(error.kind, "context", None) or ():
+                    walk(branch)
+
+        walk(self._validator.iter_errors(instance))
+        return found
+
     def first_violation(self, instance: Any) -> SchemaViolation | None:
         if self.is_valid(instance):
             return None
