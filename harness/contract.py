@@ -11,6 +11,7 @@ are read-only views. Compiled validators are cached on the contract.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -23,6 +24,7 @@ from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeVar
+from urllib.parse import urljoin
 
 import yaml
 
@@ -288,9 +290,26 @@ class Contract:
 
     def view_validator(self, version: int | None = None) -> SchemaValidator:
         version = self.version if version is None else version
-        return self._cached(
-            ("view-validator", version), lambda: validator_for(self.view_schema(version))
-        )
+        return self._cached(("view-validator", version), lambda: self._compile_view(version))
+
+    def _compile_view(self, version: int) -> SchemaValidator:
+        # The view copies subschemas (and $defs) of the version's schema, so its relative
+        # $refs must resolve as the version's do: give it a sibling URI of that file / $id.
+        schema = self.schema(version)
+        base = self.schema_path(version).resolve().as_uri()
+        if isinstance(schema, dict) and isinstance(schema.get("$id"), str):
+            base = schema["$id"]
+        try:
+            return validator_for(
+                self.view_schema(version),
+                resources=self.schema_resources(),
+                base_uri=urljoin(base, f"agent-view-v{version}.json"),
+            )
+        except ContractError as exc:
+            raise ContractError(
+                f"the agent view derived from v{version} does not compile: {exc.detail}",
+                file=str(self.path), pointer="/agent_view", code=exc.code,
+            ) from None
 
     def vendor_validator(self) -> SchemaValidator | None:
         if self.vendor_schema is None:
@@ -306,7 +325,7 @@ class Contract:
         return self._cached(
             ("reference", version),
             lambda: ReferenceValidator(
-                self.schema(version), self._resources(file), file.resolve().as_uri()
+                self.schema(version), self.schema_resources(), file.resolve().as_uri()
             ),
         )
 
@@ -318,7 +337,7 @@ class Contract:
         return self._cached(
             ("vendor-reference",),
             lambda: ReferenceValidator(
-                self.vendor_schema, self._resources(None), self.path.resolve().as_uri()
+                self.vendor_schema, self.schema_resources(), self.path.resolve().as_uri()
             ),
         )
 
@@ -337,12 +356,14 @@ class Contract:
                 self._cache[key] = build()
             return self._cache[key]  # type: ignore[no-any-return]
 
-    def _resources(self, exclude: Path | None) -> list[tuple[str, Any]]:
+    def schema_resources(self) -> list[tuple[str, Any]]:
+        """Every schema file of the contract, by file URI and by ``$id``: what ``$ref`` may reach."""
+        return self._cached(("resources",), self._load_resources)
+
+    def _load_resources(self) -> list[tuple[str, Any]]:
         found: list[tuple[str, Any]] = []
         folder = self.directory / SCHEMAS_DIR
         for file in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-            if exclude is not None and file.resolve() == exclude.resolve():
-                continue
             content = load_json_file(file)
             found.append((file.resolve().as_uri(), content))
             if isinstance(content, dict) and isinstance(content.get("$id"), str):
@@ -354,7 +375,7 @@ class Contract:
         schema = self.schema(version)
         try:
             return validator_for(
-                schema, resources=self._resources(file), base_uri=file.resolve().as_uri()
+                schema, resources=self.schema_resources(), base_uri=file.resolve().as_uri()
             )
         except ContractError as exc:
             raise ContractError(exc.detail, file=str(file), pointer=exc.pointer,
@@ -364,7 +385,7 @@ class Contract:
         try:
             return validator_for(
                 self.vendor_schema,
-                resources=self._resources(None),
+                resources=self.schema_resources(),
                 base_uri=self.path.resolve().as_uri(),
             )
         except ContractError as exc:
@@ -394,6 +415,21 @@ class Contract:
                 code="contract.adapter_import",
             )
         return func  # type: ignore[no-any-return]
+
+    def without_adapter(self) -> Contract:
+        """This contract judging contract objects directly: no adapter, no vendor schema.
+
+        For payloads that already are contract objects (historical contract-shaped fixtures of
+        a tool with an adapter). Built once and cached.
+        """
+        if self.adapter is None:
+            return self
+        return self._cached(
+            ("without-adapter",),
+            lambda: dataclasses.replace(
+                self, adapter=None, vendor_schema=None, _cache={}, _lock=threading.RLock()
+            ),
+        )
 
     @property
     def adapter_version(self) -> str | None:

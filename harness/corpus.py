@@ -105,6 +105,7 @@ class Sidecar:
     upstream: str | None
     expect_by_version: Mapping[int, Expectation]
     raw: Mapping[str, Any]
+    shape: str = "upstream"
 
 
 def load_sidecar(path: Path) -> Sidecar:
@@ -133,6 +134,7 @@ def load_sidecar(path: Path) -> Sidecar:
         upstream=data.get("upstream"),
         expect_by_version=by_version,
         raw=data,
+        shape=data.get("shape", "upstream"),
     )
 
 
@@ -152,6 +154,8 @@ class Fixture:
     version: int | None = None
     upstream: str | None = None
     expect_by_version: Mapping[int, Expectation] | None = None
+    #: ``upstream`` (raw upstream bytes) or ``contract`` (a contract object: see :func:`judge`)
+    shape: str = "upstream"
 
     @property
     def id(self) -> str:
@@ -206,6 +210,7 @@ def _fixture(contract: Contract, kind: str, payload: Path, label: str | None) ->
         version=sidecar.version if sidecar else None,
         upstream=sidecar.upstream if sidecar else None,
         expect_by_version=dict(sidecar.expect_by_version) if sidecar else None,
+        shape=sidecar.shape if sidecar else "upstream",
     )
 
 
@@ -226,6 +231,25 @@ def fixtures_for(contract: Contract, kinds: tuple[str, ...] = KINDS) -> list[Fix
             found.extend(_fixture(contract, kind, f, None) for f in sorted(base.glob("*.json")))
         _orphans(base)
     return found
+
+
+def expectation_for(fixture: Fixture, version: int, current: int) -> Expectation | None:
+    """What a fixture expects of schema ``version``: its ``expect_by_version`` entry, else its
+    ``expect`` for the contract's current version, else nothing."""
+    if fixture.expect_by_version and version in fixture.expect_by_version:
+        return fixture.expect_by_version[version]
+    return fixture.expect if version == current else None
+
+
+def judge(contract: Contract, fixture: Fixture, version: int | None = None) -> Verdict:
+    """Run a fixture through the boundary of schema ``version`` (default: the current one) with
+    its sidecar's request and clock. A ``shape: contract`` payload of a tool with an adapter is
+    judged as the contract object it is: without the adapter (and its vendor schema)."""
+    from harness.boundary.pipeline import Boundary
+
+    target = contract.without_adapter() if fixture.shape == "contract" else contract
+    boundary = Boundary(target, version=version)
+    return boundary.check(fixture.read(), fixture.request, now=fixture.now or contract.default_now)
 
 
 def _orphans(base: Path) -> None:

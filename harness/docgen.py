@@ -92,10 +92,63 @@ def operators_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+_TARGETS = {"node": "each subschema", "document": "each schema file",
+            "contract": "each contract", "waiver": "each waiver"}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("*", "\\*")
+
+
+def lint_rules_page() -> str:
+    from harness.lint import RULES
+
+    lines = ["# Lint rules", "",
+             "Generated from the rule registry (`harness.lint.RULES`). Run them with "
+             "`contract-harness lint`; [../lint.md](../lint.md) explains paths, output formats, "
+             "`--select`/`--ignore` and waivers. A rule's id is its name everywhere: in "
+             "reports, in SARIF `ruleId`, in `--select` and in `waivers:`.", "",
+             "| rule | severity | checks | finds |", "|---|---|---|---|"]
+    lines += [f"| [`{r.id}`](#{r.id}) | {r.severity.value} | {_TARGETS[r.target.value]} | "
+              f"{_cell(r.summary)} |" for r in RULES]
+    for rule in RULES:
+        lines += ["", f"## `{rule.id}`", "",
+                  f"*{rule.severity.value}, checks {_TARGETS[rule.target.value]}.* "
+                  f"{_cell(rule.summary)}.", "", rule.description, "", f"**Fix:** {rule.fix}"]
+    return "\n".join(lines) + "\n"
+
+
+def compat_rules_page() -> str:
+    """The compat change classes, from the rule registry (``harness.compat.RULES``)."""
+    import json
+
+    from harness.compat import RULES
+
+    lines = ["# Compat change classes", "",
+             "Every difference `contract-harness compat` finds between two schema versions is one of "
+             "these classes. *reader*: every old document still accepted; *writer*: every new "
+             "document accepted by old readers. `derived`: computed for the case at hand (e.g. by "
+             "comparing the two subschemas involved); `unknown`: not modelled, never counted as safe. "
+             "See [../compat.md](../compat.md).", "",
+             "| id | class | reader | writer | meaning |", "|---|---|---|---|---|"]
+    for rule in RULES:
+        summary = rule.summary.replace("|", "\\|")
+        lines.append(f"| `{rule.id}` | `{rule.name}` | {rule.reader} | {rule.writer} | {summary} |")
+    lines += ["", "## Examples", "",
+              "A minimal pair of schemas (old, new) for each class; the test suite checks that each "
+              "pair is classified as its class.", ""]
+    for rule in RULES:
+        old, new = (json.dumps(s, separators=(",", ":")) for s in rule.example)
+        lines += [f"- `{rule.id}` `{rule.name}`: `{old}` -> `{new}`"]
+    return "\n".join(lines) + "\n"
+
+
 PAGES: dict[str, Callable[[], str]] = {
     "operators.md": operators_page,
     "codes.md": codes_page,
     "contract.md": contract_page,
+    "lint-rules.md": lint_rules_page,
+    "compat-rules.md": compat_rules_page,
 }
 
 

@@ -26,6 +26,7 @@ _ENGINE = pytest.StashKey[dict[str, Any]]()
 _SOURCE_MARKERS = {
     "accepted": "fixtures/accepted", "rejected": "fixtures/rejected",
     "historical": "fixtures/historical", "mutation": "near-miss mutations",
+    "lint": "the lint rules on the contract's schemas",
 }
 
 
@@ -95,6 +96,7 @@ class ContractFile(pytest.File):
             by_source.setdefault(case.source, []).append(case)
         for source, cases in by_source.items():
             yield CaseGroup.from_parent(self, name=source, cases=cases)
+        yield LintItem.from_parent(self, name="lint", contract=contract)
 
 
 class CaseGroup(pytest.Collector):
@@ -155,6 +157,38 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, self.case.id
+
+
+class LintItem(pytest.Item):
+    """The contract's schemas against the lint rules (waivers in contract.yaml apply)."""
+
+    def __init__(self, *, contract: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.contract = contract
+        self.add_marker("lint")
+
+    def runtest(self) -> None:
+        from harness.lint import lint_contract
+
+        report = lint_contract(self.contract)
+        if not report.ok:
+            raise LintFailed(report)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, LintFailed):
+            from harness.lint.reporters import render_text
+
+            return render_text(excinfo.value.report, root=self.contract.root).strip()
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.contract.tool}::lint"
+
+
+class LintFailed(Exception):
+    def __init__(self, report: Any) -> None:
+        super().__init__(f"{len(report.findings)} lint findings")
+        self.report = report
 
 
 class LayerTable:

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,7 +85,8 @@ def test_usage_errors_exit_2_with_one_line(capsys, demo_root: Path, argv: list[s
 
 
 def test_console_script_reads_stdin_and_never_shows_a_traceback(demo_root: Path) -> None:
-    exe = shutil.which("contract-harness")
+    # The script installed beside this interpreter (the venv need not be on PATH).
+    exe = shutil.which("contract-harness", path=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     assert exe, "the console script must be installed (pip install -e .)"
     contract = str(demo_root / "contracts/review_status")
     proc = subprocess.run([exe, "verify", contract, "-"], input=b"[" * 5_000,

@@ -113,3 +113,23 @@ def test_meta_schema_is_itself_valid_2020_12() -> None:
     from harness.contract import meta_schema
 
     assert validator_for(meta_schema()).dialect == "2020-12"
+
+
+def test_versions_may_reference_each_other(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(schemas={
+        1: {"$defs": {"id": {"type": "string", "maxLength": 5}}, "type": "object"},
+        2: {"type": "object", "properties": {"data": {"type": "object", "properties": {
+            "item_id": {"$ref": "v1.json#/$defs/id"}, "status": {"type": "string"}}}}},
+    }, yaml_text="tool: item_status\nversion: 2\nagent_view: {item_id: /data/item_id}\n")
+    contract = load_contract(d)
+    assert contract.validator(2).is_valid({"data": {"item_id": "it-7"}})
+    assert not contract.validator(2).is_valid({"data": {"item_id": "it-7777"}})
+    # The derived agent view keeps the cross-file $ref, and it resolves.
+    assert contract.view_validator(2).is_valid({"item_id": "it-7"})
+    assert not contract.view_validator(2).is_valid({"item_id": "it-7777"})
+
+
+def test_a_ref_to_a_missing_sibling_is_one_line(make_contract) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract(schemas={1: {"$ref": "v9.json"}})
+    err = error(d)
+    assert err.code == "contract.remote_ref" and "\n" not in str(err)

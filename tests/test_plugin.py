@@ -26,12 +26,22 @@ def test_plain_pytest_collects_one_item_per_case_with_readable_ids(demo_project)
     assert "contracts/deployment_status/contract.yaml::accepted::healthy" in lines
     assert "contracts/deployment_status/contract.yaml::mutation::add_extra_property@/[healthy]" in lines
     assert "contracts/deployment_status/contract.yaml::historical::maintenance-banner/state_object" in lines
-    assert any("56 tests collected" in line for line in lines)
+    assert "contracts/deployment_status/contract.yaml::lint" in lines
+    assert any("57 tests collected" in line for line in lines)
+
+
+def test_lint_item_fails_with_the_rule_pointer_and_fix(demo_project) -> None:  # type: ignore[no-untyped-def]
+    path = demo_project.path / "contracts/deployment_status/contract.yaml"
+    text = path.read_text()
+    path.write_text(text[: text.index("waivers:")])  # drop the waivers that justify v1 being open
+    result = demo_project.runpytest("-q", "-m", "lint")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*open_object*", "*additionalProperties*"])
 
 
 def test_cases_pass_and_the_summary_shows_the_layer_table(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("-q")
-    result.assert_outcomes(passed=56)
+    result.assert_outcomes(passed=57)
     result.stdout.fnmatch_lines(["*contract cases by rejecting layer*",
                                  "tool*cases*transport*parse*schema*adapter*binding*freshness*projection*accepted*",
                                  "deployment_status*56*"])
@@ -69,7 +79,7 @@ def test_works_under_xdist(demo_project) -> None:  # type: ignore[no-untyped-def
 
 def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root) -> None:  # type: ignore[no-untyped-def]
     result = pytester.runpytest("-q", "--co", "--contracts", str(demo_root / "contracts" / "deployment_status"))
-    assert any("56 tests collected" in line for line in result.stdout.lines)
+    assert any("57 tests collected" in line for line in result.stdout.lines)
 
 
 def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -82,4 +92,4 @@ def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:
 
 def test_max_mutants_option_caps_the_items(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("--co", "-q", "--max-mutants", "5")
-    assert any("18 tests collected" in line for line in result.stdout.lines)  # 8 fixtures + 2 x 5 mutants
+    assert any("19 tests collected" in line for line in result.stdout.lines)  # 8 fixtures + 2 x 5 mutants + lint

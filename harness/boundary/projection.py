@@ -29,7 +29,7 @@ def _deref(node: Any, root: Any) -> Any:
     while isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and hops < _MAX_REF_HOPS:
         ref = node["$ref"]
         if not ref.startswith("#"):
-            return True  # outside this document: unconstrained here
+            return node  # another file: kept as a reference (the view compiles with the registry)
         target = resolve(root, ref[1:])
         if target is MISSING:
             return True

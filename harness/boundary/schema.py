@@ -166,6 +166,20 @@ class SchemaValidator:
             ordered.append(_to_violation(errors[0]))
         return ordered
 
+    def all_violations(self, instance: Any) -> list[SchemaViolation]:
+        """Every violation including those inside each ``oneOf``/``anyOf`` branch, flattened
+        (for attributing a rejection to a keyword; the first is not the best explanation)."""
+        found: list[SchemaViolation] = []
+
+        def walk(errors: Any) -> None:
+            for error in errors:
+                found.append(_to_violation(error))
+                for branch in getattr(error.kind, "context", None) or ():
+                    walk(branch)
+
+        walk(self._validator.iter_errors(instance))
+        return found
+
     def first_violation(self, instance: Any) -> SchemaViolation | None:
         if self.is_valid(instance):
             return None
@@ -217,16 +231,18 @@ def validator_for(
         "mask": MASK,
         "retriever": retriever or _refuse_retrieval,
     }
-    if items:
-        options["registry"] = jsonschema_rs.Registry(items, retriever=options["retriever"])
     if base_uri:
         options["base_uri"] = base_uri
     if not isinstance(schema, Mapping | bool):
         raise ContractError(f"a schema must be an object or a boolean, not {type(schema).__name__}")
     try:
+        if items:
+            options["registry"] = jsonschema_rs.Registry(items, retriever=options["retriever"])
         compiled = jsonschema_rs.validator_for(schema, **options)  # type: ignore[arg-type]
-    except jsonschema_rs.ValidationError as exc:
-        first_line = str(exc).split("\n", 1)[0]
+    except (jsonschema_rs.ValidationError, ValueError, TypeError) as exc:
+        # Compiling (and building the registry) resolves every $ref eagerly; an unresolvable
+        # one is reported the same way whichever of the two noticed it.
+        first_line = (str(exc).splitlines() or [repr(exc)])[0]
         unresolvable = _UNRESOLVABLE.search(first_line)
         if unresolvable:
             raise ContractError(
@@ -236,11 +252,6 @@ def validator_for(
             ) from None
         raise ContractError(
             f"invalid {dialect} schema: {first_line}", code="contract.invalid_schema"
-        ) from None
-    except (ValueError, TypeError) as exc:
-        raise ContractError(
-            f"invalid {dialect} schema: {str(exc).splitlines()[0] if str(exc) else exc!r}",
-            code="contract.invalid_schema",
         ) from None
     return SchemaValidator(schema, compiled, dialect)
 

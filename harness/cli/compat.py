@@ -1,0 +1,80 @@
+"""``contract-harness compat TOOL --from 1 --to 2``: what a new schema version does to old shapes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.boundary.audit import write_atomic
+from harness.compat.model import Budget, Policy
+from harness.contract import demo_root, load_contract
+from harness.errors import UsageError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "compat",
+        help="compare two schema versions of a tool: change classes, witnesses, replay",
+        description=(
+            "Classify every difference between two schema versions of TOOL (reader-safe: old "
+            "documents still accepted; writer-safe: new documents accepted by old readers), prove "
+            "breaks with witness documents, and replay the tool's historical and accepted fixtures "
+            "against both. Exit 0 when the policy holds and every expected rejection happens for "
+            "the intended reason, 1 otherwise, 2 on usage errors."
+        ),
+    )
+    p.add_argument("tool", metavar="TOOL", help="a tool under --contracts")
+    p.add_argument("--from", dest="old", type=int, metavar="N", help="old version (default: the one before --to)")
+    p.add_argument("--to", dest="new", type=int, metavar="N", help="new version (default: the current one)")
+    p.add_argument("--policy", choices=[p.value for p in Policy],
+                   help="what the change may break (default: the contract's compat.policy, else full)")
+    p.add_argument("--contracts", metavar="DIR",
+                   help="folder holding contracts/ (or contracts/ itself); "
+                        "default ./contracts if present, else the embedded demo")
+    p.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
+    p.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown to FILE")
+    p.add_argument("--examples", type=int, default=Budget().examples, metavar="N",
+                   help="examples per targeted witness search (default: %(default)s)")
+    p.add_argument("--samples", type=int, default=Budget().samples, metavar="N",
+                   help="documents generated from each version (default: %(default)s)")
+    p.set_defaults(run=run)
+
+
+def _contracts_dir(option: str | None) -> Path:
+    if option is None:
+        local = Path("contracts")
+        return local if local.is_dir() else demo_root() / "contracts"
+    path = Path(option)
+    if (path / "contracts").is_dir():
+        return path / "contracts"
+    if not path.is_dir():
+        raise UsageError(f"--contracts {option!r} is not a directory")
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    base = _contracts_dir(args.contracts)
+    tools = sorted(p.parent.name for p in base.glob("*/contract.yaml"))
+    if args.tool not in tools:
+        raise UsageError(f"no tool {args.tool!r} under {base} (tools: {', '.join(tools) or 'none'})")
+    if args.examples < 1 or args.samples < 0:
+        raise UsageError("--examples must be at least 1 and --samples at least 0")
+    contract = load_contract(base / args.tool)
+    for option, version in (("--from", args.old), ("--to", args.new)):
+        if version is not None and version not in contract.versions:
+            raise UsageError(f"{option} {version}: {contract.tool} has no version {version} "
+                             f"(versions: {', '.join(map(str, contract.versions))})")
+    from harness.compat.api import compare  # loads hypothesis: only when comparing
+    from harness.compat.render import markdown, text
+
+    report = compare(contract, args.old, args.new, policy=args.policy,
+                     budget=Budget(examples=args.examples, samples=args.samples))
+    if args.json:
+        body = json.dumps(report.to_dict(), ensure_ascii=False, indent=2, default=str) + "\n"
+        write_atomic(Path(args.json), body.encode())
+    if args.markdown:
+        write_atomic(Path(args.markdown), markdown(report).encode())
+    print(text(report))
+    return 0 if report.ok else 1

@@ -1,0 +1,171 @@
+"""Static verdicts and witnesses, combined: what each change does, and how it is known.
+
+For every change and direction: a ``breaking`` or ``unknown`` static verdict with a witness
+becomes ``breaking`` proved by that witness; without one it stays as it is, ``static`` only. A
+``safe`` verdict is ``sampled`` when generated documents were checked in that direction. A
+witness against a ``safe`` verdict — a document the classifier said must pass — is a bug in the
+classifier: it is recorded as a :class:`Contradiction` and fails the comparison loudly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness.compat.classify import Change, Comparison
+from harness.compat.diff import pointer_of
+from harness.compat.model import Budget, Direction, Evidence, Verdict, worst
+from harness.compat.normalise import Side
+from harness.compat.registry import RULES, Registry
+from harness.compat.witness import Sampled, Witness, from_sample, generated, search
+
+
+@dataclass(frozen=True, slots=True)
+class Assessed:
+    """A change with its final verdicts, their evidence and the witnesses found."""
+
+    change: Change
+    reader: Verdict
+    writer: Verdict
+    reader_evidence: Evidence
+    writer_evidence: Evidence
+    witnesses: tuple[Witness, ...]
+
+    def verdict(self, direction: Direction) -> Verdict:
+        return self.reader if direction is Direction.READER else self.writer
+
+    def evidence(self, direction: Direction) -> Evidence:
+        return self.reader_evidence if direction is Direction.READER else self.writer_evidence
+
+
+@dataclass(frozen=True, slots=True)
+class Contradiction:
+    """A witness against a static ``safe`` verdict: a bug in the classifier."""
+
+    direction: Direction
+    rule: str | None
+    pointer: str
+    witness: Witness
+
+    @property
+    def message(self) -> str:
+        where = f"{self.rule} at {self.pointer or '/'}" if self.rule else "the comparison"
+        return (f"classifier bug: {where} is {self.direction.value}-safe, but a document "
+                f"{self.witness.accepted_by} accepts is rejected by {self.witness.rejected_by} "
+                f"({self.witness.keyword} at {self.witness.schema_pointer}: {self.witness.message})")
+
+
+@dataclass(frozen=True)
+class Assessment:
+    changes: tuple[Assessed, ...]
+    unattributed: tuple[Witness, ...]
+    contradictions: tuple[Contradiction, ...]
+    sampled: dict[Direction, Sampled]
+
+    def verdict(self, direction: Direction) -> Verdict:
+        found = worst(a.verdict(direction) for a in self.changes)
+        if any(w.direction is direction for w in self.unattributed):
+            return Verdict.BREAKING
+        return found
+
+    def evidence(self, direction: Direction) -> Evidence:
+        verdict = self.verdict(direction)
+        witnessed = any(w.direction is direction for a in self.changes for w in a.witnesses) or any(
+            w.direction is direction for w in self.unattributed)
+        if verdict is Verdict.BREAKING and witnessed:
+            return Evidence.WITNESS
+        if verdict is Verdict.SAFE and self.sampled.get(direction) and self.sampled[direction].checked:
+            return Evidence.SAMPLED
+        return Evidence.STATIC
+
+
+def _sides(direction: Direction, old: Side, new: Side) -> tuple[Side, Side]:
+    return (old, new) if direction is Direction.READER else (new, old)
+
+
+def _witness_for(change: Change, direction: Direction, old: Side, new: Side, budget: Budget,
+                 sampled: Sampled, *, probe: bool) -> Witness | None:
+    source, other = _sides(direction, old, new)
+    location = change.location(direction.target)
+    targets = [t for t in change.targets if t.direction is direction][: 1 if probe else 3]
+    for target in targets:
+        pointer = pointer_of(target.path or change.path, direction.source)
+        if pointer is None:
+            continue
+        found = search(direction, source, other, pointer, target.conjoin, location, budget)
+        if found is not None:
+            return found
+    if location is None:
+        return None
+    for document, violations in sampled.rejected:
+        found = from_sample(direction, source, other, document, violations, location)
+        if found is not None:
+            return found
+    return None
+
+
+def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES) -> Assessment:
+    """Classify the differences between two prepared versions and look for witnesses.
+
+    ``registry``: the change classes to use (tests pass their own)."""
+    changes = Comparison(old.tree, new.tree, old=old, new=new, registry=registry).changes()
+    sampled = {d: generated(d, *_sides(d, old, new), budget.samples) for d in Direction}
+    results: list[Assessed] = []
+    contradictions: list[Contradiction] = []
+    for change in changes:
+        final: dict[Direction, tuple[Verdict, Evidence]] = {}
+        witnesses: list[Witness] = []
+        for direction in Direction:
+            static = change.verdict(direction)
+            found = _witness_for(change, direction, old, new, budget, sampled[direction],
+                                 probe=static is Verdict.SAFE)
+            if static is Verdict.SAFE:
+                if found is not None:
+                    contradictions.append(Contradiction(direction, change.rule.id, change.pointer, found))
+                    witnesses.append(found)
+                evidence = Evidence.SAMPLED if sampled[direction].checked else Evidence.STATIC
+                final[direction] = (Verdict.SAFE, evidence)
+            elif found is not None:
+                witnesses.append(found)
+                final[direction] = (Verdict.BREAKING, Evidence.WITNESS)
+            else:
+                final[direction] = (static, Evidence.STATIC)
+        results.append(Assessed(change, final[Direction.READER][0], final[Direction.WRITER][0],
+                                final[Direction.READER][1], final[Direction.WRITER][1], tuple(witnesses)))
+    unattributed = _unattributed(results, sampled, old, new, contradictions)
+    return Assessment(tuple(results), tuple(unattributed), tuple(contradictions), sampled)
+
+
+def _unattributed(results: list[Assessed], sampled: dict[Direction, Sampled], old: Side, new: Side,
+                  contradictions: list[Contradiction]) -> list[Witness]:
+    """Generated rejections no change explains. If every change is safe that way, each one is
+    a classifier bug; otherwise they are kept (three at most) as evidence for the pair."""
+    from harness.compat.witness import from_sample as as_witness
+
+    found: list[Witness] = []
+    for direction, sample in sampled.items():
+        source, other = _sides(direction, old, new)
+        locations = [a.change.location(direction.target) for a in results]
+        all_safe = all(a.verdict(direction) is Verdict.SAFE for a in results)
+        for document, violations in sample.rejected:
+            explained = any(
+                loc is not None and as_witness(direction, source, other, document, violations, loc) is not None
+                for loc in locations
+            )
+            if explained:
+                continue
+            witness = as_witness(direction, source, other, document, violations, None)
+            if witness is None:
+                continue
+            if all_safe:
+                contradictions.append(Contradiction(direction, None, "", witness))
+            if sum(1 for w in found if w.direction is direction) < 3:
+                found.append(witness)
+    return found
+
+
+def summary(assessment: Assessment) -> dict[str, Any]:
+    return {
+        d.value: {"verdict": assessment.verdict(d).value, "evidence": assessment.evidence(d).value}
+        for d in Direction
+    }

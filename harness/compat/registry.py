@@ -1,0 +1,218 @@
+"""The compat rule registry: one decorated function per change class.
+
+A rule is a function with metadata — a stable ``id``, the ``group`` of facts it reads, its
+declared reader / writer verdicts, a one-line docstring and a minimal ``example`` pair of
+schemas — registered with ``@registry.rule(...)``. The engine (:mod:`harness.compat.classify`)
+hands every fact of a rule's group to the rule; the rule returns a :class:`Finding` when the
+fact belongs to its class, else ``None``. The catalogue (``docs/reference/compat-rules.md``),
+the docs and the table-driven tests are generated from the same metadata.
+
+Groups and the facts they receive:
+
+- ``keyword``: a :class:`~harness.compat.diff.Site` (one keyword of one node differs);
+- ``value``: a :class:`ValueDomain` (a node whose values are finite on either side: ``enum``,
+  ``const``, ``null``/``boolean`` types, compared value by value with the validator);
+- ``member``: a :class:`NameTransition` (what constrains one property name changed);
+- ``items``: a :class:`SlotTransition` (what constrains one array position changed).
+
+Verdicts are ``safe``, ``breaking``, ``unknown`` or ``derived`` (the finding carries verdicts computed for
+the case at hand, e.g. by comparing the two subschemas a property moves between).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from harness.compat.diff import Path
+from harness.compat.model import Direction, Verdict
+
+DERIVED = "derived"
+GROUPS = ("keyword", "value", "member", "items")
+#: Groups whose facts belong to exactly one class (the first rule that claims one wins); in the
+#: others every rule is asked (``required`` may both gain and lose names in one change).
+EXCLUSIVE = frozenset({"member", "items"})
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A recipe for a witness: a document valid under the ``direction``'s source version,
+    generated with the node at ``path`` conjoined with ``conjoin`` (and the instance path to it
+    forced to exist), that the other version should reject."""
+
+    direction: Direction
+    conjoin: Any
+    path: Path | None = None  # default: the finding's node
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a rule concluded about one fact."""
+
+    before: Any
+    after: Any
+    subject: str = ""
+    reader: Verdict | None = None  # required when the rule's verdict is ``derived``
+    writer: Verdict | None = None
+    targets: tuple[Target, ...] = ()
+    note: str = ""
+    #: (node path, keyword) whose written location shows the change in each version; default:
+    #: the fact's node and keyword. The other version's location is what a witness (or an
+    #: expected rejection in the replay) must be rejected by.
+    old_at: tuple[Path, str] | None = None
+    new_at: tuple[Path, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """What constrains one property name (or array position) in one version.
+
+    ``state`` is ``forbidden`` (a ``false`` applies), ``any`` (nothing, or only ``{}``),
+    ``schemas`` (``parts`` must all hold) or ``unknown`` (not modelled); ``closer`` is where
+    the forbidding keyword is; ``declared`` is true when the name is listed in ``properties``.
+    """
+
+    state: str
+    parts: tuple[tuple[Path, Any], ...] = ()
+    closer: tuple[Path, str] | None = None
+    declared: bool = False
+    reason: str = ""
+
+    @property
+    def sources(self) -> tuple[Path, ...]:
+        return tuple(path for path, _ in self.parts)
+
+
+@dataclass(frozen=True, slots=True)
+class NameTransition:
+    """One property name whose constraint changed. ``region`` is ``named`` (declared in a
+    version), ``pattern`` (a representative of a ``patternProperties`` pattern) or ``other``
+    (a representative of every name nothing declares)."""
+
+    path: Path  # the object node the name belongs to (the cluster member declaring it, if any)
+    name: str
+    region: str
+    old: Constraint
+    new: Constraint
+    reader: Verdict
+    writer: Verdict
+    open_before: bool  # the old object let undeclared names through (open or partially open)
+    keyword: str  # the closing keyword involved, for display
+
+
+@dataclass(frozen=True, slots=True)
+class SlotTransition:
+    """One array position (``"0"``, ``"1"``, ... or ``"rest"``) whose constraint changed."""
+
+    path: Path
+    slot: str
+    old: Constraint
+    new: Constraint
+    reader: Verdict
+    writer: Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class ValueDomain:
+    """A node whose accepted values are finite in at least one version.
+
+    ``old_values`` / ``new_values`` are the finite sets (None when that version's node is not
+    finite); ``removed`` are values the old version accepts and the new one rejects, ``added``
+    the reverse (each checked with the validator against the whole node).
+    """
+
+    path: Path
+    old_node: Any
+    new_node: Any
+    old_values: tuple[Any, ...] | None
+    new_values: tuple[Any, ...] | None
+    removed: tuple[Any, ...]
+    added: tuple[Any, ...]
+
+
+class Facts(Protocol):
+    """What rules may ask the engine."""
+
+    def node(self, side: str, path: Path) -> Any: ...
+
+    def nested(self, old: Any, new: Any) -> tuple[Verdict, Verdict]: ...
+
+
+Detector = Callable[..., Finding | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A change class."""
+
+    id: str
+    name: str
+    group: str
+    reader: str
+    writer: str
+    summary: str
+    example: tuple[Any, Any]
+    detect: Detector = field(repr=False, compare=False)
+    keywords: frozenset[str] = frozenset()
+
+    def applies(self, fact: Any) -> bool:
+        return not self.keywords or getattr(fact, "keyword", None) in self.keywords
+
+
+class Registry:
+    """An ordered set of rules. Tests build fresh ones; the package's is :data:`RULES`."""
+
+    def __init__(self) -> None:
+        self._rules: dict[str, Rule] = {}
+
+    def rule(
+        self,
+        id: str,
+        *,
+        group: str,
+        reader: str,
+        writer: str,
+        example: tuple[Any, Any],
+        keywords: tuple[str, ...] = (),
+    ) -> Callable[[Detector], Detector]:
+        if group not in GROUPS:
+            raise ValueError(f"group {group!r} is not one of {GROUPS}")
+        for verdict in (reader, writer):
+            if verdict not in (*Verdict, DERIVED):
+                raise ValueError(f"verdict {verdict!r} is not safe, breaking, unknown or derived")
+
+        def register(function: Detector) -> Detector:
+            name = function.__name__
+            if name in self._rules or any(r.id == id for r in self._rules.values()):
+                raise ValueError(f"rule {name} ({id}) is registered twice")
+            paragraph = (function.__doc__ or "").strip().split("\n\n", 1)[0]
+            summary = " ".join(paragraph.split()).replace("``", "`")
+            self._rules[name] = Rule(id, name, group, reader, writer, summary, example, function,
+                                     frozenset(keywords))
+            return function
+
+        return register
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(sorted(self._rules.values(), key=lambda r: r.id))
+
+    def __len__(self) -> int:
+        return len(self._rules)
+
+    def __getitem__(self, name: str) -> Rule:
+        return self._rules[name]
+
+    def group(self, group: str) -> list[Rule]:
+        """The rules of a group in registration order (the order they are asked in)."""
+        return [r for r in self._rules.values() if r.group == group]
+
+    def by_id(self, rule_id: str) -> Rule:
+        for rule in self._rules.values():
+            if rule.id == rule_id:
+                return rule
+        raise KeyError(rule_id)
+
+
+#: The package's rules (:mod:`harness.compat.rules` registers them).
+RULES = Registry()

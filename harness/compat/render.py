@@ -1,0 +1,138 @@
+"""Reporters for :class:`~harness.compat.report.CompatReport`: terminal text and Markdown.
+
+(JSON is ``report.to_dict()``.) Reporters only read the report; they never judge.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from harness.compat.model import Direction
+from harness.compat.report import CompatReport, shown, witnesses_of
+from harness.pointer import display
+
+
+def _title(report: CompatReport) -> str:
+    tool = report.tool or "schema"
+    return f"{tool}: v{report.old.version} -> v{report.new.version}" if report.old.version else f"{tool}: old -> new"
+
+
+def _verdict_line(report: CompatReport, direction: Direction) -> str:
+    return f"{report.verdict(direction).value} ({report.evidence(direction).value})"
+
+
+def _evidence(report_row: Any) -> str:
+    return f"{report_row.reader_evidence.value}/{report_row.writer_evidence.value}"
+
+
+def text(report: CompatReport) -> str:
+    """The terminal report."""
+    lines = []
+    for contradiction in report.contradictions:
+        lines.append(f"CLASSIFIER BUG: {contradiction.message}")
+    status = "OK" if report.ok else "FAILED"
+    lines.append(f"{_title(report)}: {status} (policy {report.policy.value}, from {report.policy_source})")
+    for info in (report.old, report.new):
+        lines.append(f"  {info.label}: {info.schema_id or '-'}  sha256 {info.sha256[:16]}  ({info.dialect})")
+    lines.append(f"  reader-safe (old documents still accepted): {_verdict_line(report, Direction.READER)}")
+    lines.append(f"  writer-safe (new documents accepted by old readers): {_verdict_line(report, Direction.WRITER)}")
+    lines.append("")
+    if report.changes:
+        lines.append("changes:")
+        for a in report.changes:
+            c = a.change
+            lines.append(f"  {c.rule.id} {c.rule.name} at {display(c.pointer)}"
+                         + (f" [{c.subject}]" if c.subject else ""))
+            lines.append(f"      {shown(c.before, 60)} -> {shown(c.after, 60)}")
+            lines.append(f"      reader {a.reader.value} ({a.reader_evidence.value}), "
+                         f"writer {a.writer.value} ({a.writer_evidence.value})"
+                         + (f"; {c.note}" if c.note else ""))
+    else:
+        lines.append("changes: none (the versions validate the same documents)")
+    found = witnesses_of(report)
+    if found:
+        lines.append("")
+        lines.append("witnesses:")
+        for assessed, w in found:
+            label = f"{assessed.change.rule.id} {w.direction.value}" if assessed else f"pair {w.direction.value}"
+            lines.append(f"  {label}: {shown(w.document, 160)}")
+            lines.append(f"      accepted by {w.accepted_by}, rejected by {w.rejected_by}: "
+                         f"{w.keyword} at {display(w.instance_pointer)} ({w.schema_pointer}): {w.message}")
+    if report.replay:
+        lines.append("")
+        lines.append(f"replay (v{report.old.version} | v{report.new.version}):")
+        for row in report.replay:
+            cells = " | ".join(cell.reason for cell in row.cells)
+            mark = "ok  " if row.ok else "FAIL"
+            lines.append(f"  {mark} {row.fixture}: {cells}")
+            for cell in row.cells:
+                if cell.problem:
+                    lines.append(f"       v{cell.version}: {cell.problem}")
+    if report.unsupported:
+        lines.append("")
+        lines.append("unsupported (not modelled):")
+        for label, u in report.unsupported:
+            lines.append(f"  {label} {display(u.pointer)} {u.keyword}: {u.reason}")
+    lines.append("")
+    for check in report.checks:
+        if not check.ok:
+            lines.append(f"FAILED {check.name}: {check.detail}")
+    lines.append(f"{sum(c.ok for c in report.checks)} of {len(report.checks)} checks hold ({report.seconds:.2f}s)")
+    return "\n".join(lines)
+
+
+def _cell(value: str) -> str:
+    return value.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(report: CompatReport) -> str:
+    """The Markdown report (for CI summaries and pull requests)."""
+    out = [f"# {_title(report)}: {'OK' if report.ok else 'FAILED'}", ""]
+    out += ["| version | id | sha256 | dialect |", "|---|---|---|---|"]
+    for info in (report.old, report.new):
+        out.append(f"| {info.label} | `{info.schema_id or '-'}` | `{info.sha256}` | {info.dialect} |")
+    out += ["", f"Policy **{report.policy.value}** (from {report.policy_source}).", "",
+            "| direction | verdict | evidence |", "|---|---|---|"]
+    for d in Direction:
+        out.append(f"| {d.value} | {report.verdict(d).value} | {report.evidence(d).value} |")
+    out += ["", "## Checks", "", "| check | holds | detail |", "|---|---|---|"]
+    for check in report.checks:
+        out.append(f"| `{check.name}` | {'yes' if check.ok else '**no**'} | {_cell(check.detail)} |")
+    out += ["", "## Changes", ""]
+    if report.changes:
+        out += ["| pointer | class | before -> after | reader | writer | rule | evidence |",
+                "|---|---|---|---|---|---|---|"]
+        for a in report.changes:
+            c = a.change
+            out.append(
+                f"| `{display(c.pointer)}` | {c.rule.name}{' (' + _cell(c.subject) + ')' if c.subject else ''} "
+                f"| `{_cell(shown(c.before, 50))}` -> `{_cell(shown(c.after, 50))}` | {a.reader.value} "
+                f"| {a.writer.value} | {c.rule.id} | {_evidence(a)} |"
+            )
+    else:
+        out.append("None: the versions validate the same documents.")
+    found = witnesses_of(report)
+    if found:
+        out += ["", "## Witnesses", ""]
+        for assessed, w in found:
+            label = f"{assessed.change.rule.id} {assessed.change.rule.name}" if assessed else "pair"
+            out += [f"- **{label}**, {w.direction.value}: accepted by {w.accepted_by}, rejected by "
+                    f"{w.rejected_by} — `{w.keyword}` at `{display(w.instance_pointer)}` "
+                    f"(`{w.schema_pointer}`): {w.message}", "",
+                    "  ```json", "  " + json.dumps(w.document, ensure_ascii=False), "  ```"]
+    if report.replay:
+        out += ["", "## Replay", "", f"| fixture | v{report.old.version} | v{report.new.version} | ok |",
+                "|---|---|---|---|"]
+        for row in report.replay:
+            cells = " | ".join(_cell(c.reason + (f" (expected {c.expected})" if c.expected else "")) for c in row.cells)
+            problems = "; ".join(c.problem for c in row.cells if c.problem)
+            out.append(f"| `{row.fixture}` | {cells} | {'yes' if row.ok else '**no**: ' + _cell(problems)} |")
+    if report.models:
+        out += ["", "## Content models", "", "| object | old | new |", "|---|---|---|"]
+        out += [f"| `{display(m.pointer)}` | {m.old or '-'} | {m.new or '-'} |" for m in report.models]
+    if report.unsupported:
+        out += ["", "## Unsupported", "", "| version | pointer | keyword | why |", "|---|---|---|---|"]
+        out += [f"| {label} | `{display(u.pointer)}` | `{u.keyword}` | {_cell(u.reason)} |"
+                for label, u in report.unsupported]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,29 @@
+"""Schema utilities shared by compat and fuzzing: expand, lower, generate.
+
+- :mod:`harness.schemas.keywords`: the vocabulary (which keywords hold subschemas, apply in
+  place, only annotate);
+- :mod:`harness.schemas.resolve`: :func:`expand` inlines local ``$ref`` and pins older dialects
+  to their 2020-12 form, remembering where every node was written;
+- :mod:`harness.schemas.lower`: :func:`lower` rewrites 2020-12 constructs hypothesis-jsonschema
+  ignores into exactly equivalent draft-07 forms, and says what it could not;
+- :mod:`harness.schemas.generate`: :func:`from_schema` generates documents and re-validates each
+  with the production validator, counting discards.
+"""
+
+from harness.schemas.generate import GenerationStats, from_expanded, from_schema, sample
+from harness.schemas.lower import Lowered, lower
+from harness.schemas.resolve import Expanded, Location, Unmodelled, as_schema, expand
+
+__all__ = [
+    "Expanded",
+    "GenerationStats",
+    "Location",
+    "Lowered",
+    "Unmodelled",
+    "as_schema",
+    "expand",
+    "from_expanded",
+    "from_schema",
+    "lower",
+    "sample",
+]
