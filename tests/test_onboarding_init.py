@@ -19,6 +19,7 @@ def test_init_scaffolds_a_contract_that_passes_check_with_every_mutation(
     assert main(["init", "ticket_status"]) == 0
     out = capsys.readouterr().out
     assert "scaffolded 1 tool" in out and "contract-harness check contracts/ticket_status" in out
+    assert "lint ticket_status: clean" in out
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == [
         "contracts/ticket_status/contract.yaml",
         "contracts/ticket_status/schemas/v1.json",

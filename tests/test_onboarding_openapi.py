@@ -193,3 +193,42 @@ def test_component_names_are_escaped_in_the_rewritten_references() -> None:
     from harness import validator_for
 
     assert validator_for(schema).is_valid("x") and not validator_for(schema).is_valid(1)
+
+
+def test_strict_adds_a_tightened_v2_and_the_compat_report_replays_every_fixture(tmp_path: Path) -> None:
+    imported = import_openapi(tmp_path, SPEC_30, ["tickets/get"], strict=True)
+    outcome, review = imported.written.tools[0], imported.reviews[0]
+    assert outcome.strict is not None and outcome.strict.current and outcome.strict.rejects == ()
+    contract = load_contract(tmp_path / "contracts/tickets.get")
+    assert contract.versions == (1, 2) and contract.version == 2
+    assert contract.raw["compat"] == {"by_version": {"2": "writer"}}
+    assert contract.schema(2)["$defs"]["Ticket"]["additionalProperties"] is False
+    report = review.compat
+    assert report is not None and report.ok and report.policy.value == "writer"
+    assert {a.change.rule.name for a in report.changes} >= {"object_closed", "max_length_tightened"}
+    assert sorted(row.fixture for row in report.replay) == [
+        "tickets.get::accepted::closed", "tickets.get::accepted::open", "tickets.get::historical::imported/drifted"]
+    assert review.lint.counts()["open_object"] == 2  # v1 as published is open; v2 is not
+    assert all(f.schema == "v1" for f in review.lint.findings if f.rule == "open_object")
+
+
+def test_a_strict_version_that_rejects_an_observed_shape_is_written_but_not_made_current(tmp_path: Path) -> None:
+    spec = tmp_path / "extra.yaml"
+    spec.write_text(SPEC_31.read_text().replace('"note": null}}', '"note": null, "escalated": true}}'))
+    imported = import_openapi(tmp_path / "p", spec, ["getTicketStatus"], strict=True)
+    strict = imported.written.tools[0].strict
+    assert strict is not None and not strict.current and strict.rejects == ("open",)
+    contract = load_contract(tmp_path / "p/contracts/getTicketStatus")
+    assert (contract.versions, contract.version) == ((1, 2), 1)
+    report = imported.reviews[0].compat
+    assert report is not None
+    row = next(r for r in report.replay if r.fixture.endswith("accepted::open"))
+    assert row.cells[0].reason == "accepted" and "additionalProperties" in row.cells[1].reason
+
+
+def test_the_cli_prints_lint_and_compat_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["import", "openapi", str(SPEC_30), "--operation", "tickets/get", "--strict", "--into", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "lint tickets.get: 8 findings (" in out and "open_object 2" in out
+    assert "compat tickets.get v1 -> v2: OK under policy writer" in out
+    assert "ok   tickets.get::historical::imported/drifted: v1 schema.enum at /state | v2 schema.enum at /state" in out

@@ -234,9 +234,9 @@ def test_strict_versions_of_every_real_tool_still_accept_every_observed_example(
     spec = tmp_path / "github.openapi.json"
     spec.write_text(json.dumps(github_openapi(root / "github-rest-api")))
     operations = [json.loads(p.read_text())["operationId"] for p in sorted((root / "github-rest-api").glob("*/tool.json"))]
-    imported = import_openapi(tmp_path / "github", spec, operations, strict=True)
+    imported = import_openapi(tmp_path / "github", spec, operations, strict=True, compat=False)
     for source in MCP_SOURCES:
-        assert main(["import", "mcp", "--strict", "--from", str(root / source / "tools-list.response.json"),
+        assert main(["import", "mcp", "--strict", "--no-compat", "--from", str(root / source / "tools-list.response.json"),
                      "--captures", str(root / source), "--into", str(tmp_path / source)]) == 0
     assert all(t.strict is not None and t.strict.current for t in imported.written.tools)
     for directory in [*(tmp_path / "github/contracts").iterdir(), *(tmp_path / s / "contracts" / t for s in MCP_SOURCES

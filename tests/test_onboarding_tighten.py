@@ -94,3 +94,13 @@ def test_the_id_is_dropped_so_two_versions_can_live_side_by_side() -> None:
     result = tighten({"$id": "urn:example:thing", "type": "string"}, ["x"])
     assert "$id" not in result.schema
     assert result.notes
+
+
+def test_in_2020_12_composed_nodes_are_closed_with_unevaluated_properties() -> None:
+    schema = {"allOf": [{"$ref": "#/$defs/base"}], "properties": {"name": {"type": "string"}},
+              "$defs": {"base": {"type": "object", "properties": {"id": {"type": "integer"}}}}}
+    result = tighten(schema, [])
+    assert result.schema["unevaluatedProperties"] is False
+    assert "additionalProperties" not in result.schema and "id" not in result.schema["properties"]
+    validator = validator_for(result.schema)
+    assert validator.is_valid({"id": 1, "name": "x"}) and not validator.is_valid({"id": 1, "other": 2})

@@ -77,6 +77,8 @@ def _common_options(p: argparse.ArgumentParser) -> None:
                    help="contract name for a source name (resolves clashes; repeatable)")
     p.add_argument("--strict", action="store_true",
                    help="also write a tightened copy as schema version 2 (closed objects, bounds from the examples)")
+    p.add_argument("--no-compat", dest="compat", action="store_false",
+                   help="with --strict, skip the compat report v1 -> v2 (slow on very large schemas)")
 
 
 def _renames(values: Sequence[str]) -> dict[str, str]:
@@ -108,7 +110,7 @@ def _samples(path: str | None) -> list[tuple[str, Mapping[str, Any]]]:
 
 def _print(imported: Imported, source: str) -> None:
     written = imported.written
-    for line in [*lines(written, source=source), *review_lines(imported.reviews), *next_steps(written)]:
+    for line in [*lines(written, source=source), *review_lines(imported.reviews, written.root), *next_steps(written)]:
         print(line)
 
 
@@ -129,6 +131,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         renames=_renames(args.renames),
         strict=args.strict,
         timeout_s=args.timeout,
+        compat=args.compat,
     )
     _print(imported, args.from_file or " ".join(command))
     return 0
@@ -141,6 +144,7 @@ def run_openapi(args: argparse.Namespace) -> int:
         args.operations,
         renames=_renames(args.renames),
         strict=args.strict,
+        compat=args.compat,
     )
     _print(imported, args.spec)
     return 0

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.onboarding import init_tool
-from harness.onboarding.summary import lines, next_steps
+from harness.onboarding import init_tool, review
+from harness.onboarding.summary import lines, next_steps, review_lines
 
 
 def register(sub: Any) -> None:
@@ -28,6 +28,8 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     written = init_tool(args.tool, Path(args.into))
-    for line in lines(written, source="the skeleton", verb="scaffolded") + next_steps(written):
+    reviews = [review(t, compat=False) for t in written.tools]
+    for line in [*lines(written, source="the skeleton", verb="scaffolded"),
+                 *review_lines(reviews, written.root), *next_steps(written)]:
         print(line)
     return 0

@@ -5,6 +5,7 @@ MCP server or an OpenAPI description, with fixtures judged by the real boundary.
     imported = import_openapi(Path("."), Path("openapi.yaml"), ["tickets/get"], strict=True)
     imported.written.tools[0].fixtures      # where each example was filed, and why
     imported.reviews[0].lint                # the lint report of the new contract
+    imported.reviews[0].compat              # with strict: the compat report v1 -> v2 (compat=False skips it)
 
 Everything is written atomically (a staging folder, then one rename per claimed folder);
 nothing existing is overwritten; on any error nothing is left behind and one
@@ -38,6 +39,7 @@ __all__ = [
     "import_mcp",
     "import_openapi",
     "init_tool",
+    "review",
     "tighten",
 ]
 
@@ -55,8 +57,8 @@ def _stamp(now: datetime | None) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-def _finish(written: Written) -> Imported:
-    return Imported(written, tuple(review(t) for t in written.tools))
+def _finish(written: Written, compat: bool) -> Imported:
+    return Imported(written, tuple(review(t, compat=compat) for t in written.tools))
 
 
 def import_mcp(
@@ -71,6 +73,7 @@ def import_mcp(
     strict: bool = False,
     timeout_s: float = 30.0,
     now: datetime | None = None,
+    compat: bool = True,
 ) -> Imported:
     """Contracts for the tools of an MCP server: listed live (``command``) or from a saved
     ``tools/list`` response (``from_file``); sampled live (``samples``) and/or from saved calls
@@ -97,7 +100,7 @@ def import_mcp(
         calls += mcp.read_captures(captures)
     drafts = mcp.drafts(listed, calls=calls, server=server, only=tools, renames=renames,
                         source=source, imported_at=stamp)
-    return _finish(write_drafts(into, drafts, strict=strict))
+    return _finish(write_drafts(into, drafts, strict=strict), compat)
 
 
 def import_openapi(
@@ -108,8 +111,9 @@ def import_openapi(
     renames: Mapping[str, str] | None = None,
     strict: bool = False,
     now: datetime | None = None,
+    compat: bool = True,
 ) -> Imported:
     """Contracts for named operations of an OpenAPI 3.0 / 3.1 description."""
     loaded = openapi.load_spec(spec)
     drafts = openapi.drafts(loaded, operations, renames=renames, imported_at=_stamp(now))
-    return _finish(write_drafts(into, drafts, strict=strict))
+    return _finish(write_drafts(into, drafts, strict=strict), compat)

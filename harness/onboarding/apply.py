@@ -24,6 +24,9 @@ from harness.onboarding.fixtures import Judged, fixture_files, judge
 from harness.onboarding.project import Staging, staged
 from harness.onboarding.tighten import Tightened, tighten
 
+#: The compat policy declared for the change v1 -> v2 that ``--strict`` writes.
+STRICT_POLICY = "writer"
+
 
 @dataclass(frozen=True, slots=True)
 class FixtureOutcome:
@@ -113,6 +116,10 @@ def _stage_one(staging: Staging, draft: ToolDraft, strict: bool) -> ToolOutcome:
         samples = [strict_loads(j.candidate.payload, max_depth=contract.limits.max_depth) for j in judged if j.accepted]
         tight = tighten(draft.schema, samples)
         staging.write(base / SCHEMAS_DIR / "v2.json", dump_json(tight.schema))
+        # v2 only adds constraints: every v2 document is a v1 document (writer-safe), while
+        # v1 documents v2 refuses are exactly what the compat report lists.
+        contract_data["compat"] = {"by_version": {"2": STRICT_POLICY}}
+        _write_contract(staging, draft, contract_data)
         contract = _load(staging, draft)
         judged = judge(contract, draft.candidates)
         rejects = tuple(j.name for j in judged if j.accepted and not j.accepted_by(2))

@@ -7,9 +7,13 @@ import shlex
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.onboarding.apply import ToolOutcome, Written
 from harness.onboarding.followups import Review
+
+if TYPE_CHECKING:
+    from harness.compat import CompatReport
 from harness.onboarding.tighten import Tightened
 
 
@@ -91,8 +95,39 @@ def next_steps(written: Written) -> list[str]:
     return steps
 
 
-def review_lines(reviews: Sequence[Review]) -> list[str]:
-    """Lint and compat results per contract (what the seam in :mod:`.followups` returned)."""
-    if reviews and all(r.lint is None for r in reviews):
-        return ["lint: not run (harness.lint is not part of this build yet)"]
-    return []
+def review_lines(reviews: Sequence[Review], root: Path) -> list[str]:
+    """Lint findings per contract (by rule) and the compat verdicts of strict versions."""
+    out = []
+    for item in reviews:
+        report = item.lint
+        if report.ok:
+            out.append(f"lint {item.tool}: clean")
+        else:
+            rules = ", ".join(f"{rule} {n}" for rule, n in report.counts().items())
+            out.append(f"lint {item.tool}: {len(report.findings)} findings ({rules})")
+        if item.compat is not None:
+            out.extend(_compat_lines(item.compat))
+    if any(not r.lint.ok for r in reviews):
+        out.append(f"      details: contract-harness lint {shlex.quote(_rel(root / 'contracts'))}")
+    return out
+
+
+def _compat_lines(report: CompatReport) -> list[str]:
+    from harness.compat import Direction
+    classes = Counter(a.change.rule.name for a in report.changes)
+    shown = ", ".join(f"{name} {n}" for name, n in classes.most_common(4))
+    more = f" and {len(classes) - 4} more kinds" if len(classes) > 4 else ""
+    out = [
+        f"compat {report.tool} v{report.old.version} -> v{report.new.version}: "
+        f"{'OK' if report.ok else 'FAILED'} under policy {report.policy.value}; "
+        f"reader {report.verdict(Direction.READER).value}, writer {report.verdict(Direction.WRITER).value}; "
+        f"{len(report.changes)} changes ({shown}{more})"
+    ]
+    for row in report.replay:
+        cells = " | ".join(f"v{c.version} {c.reason}" for c in row.cells)
+        out.append(f"      {'ok  ' if row.ok else 'FAIL'} {row.fixture}: {cells}")
+    for label, unsupported in report.unsupported[:3]:
+        out.append(f"      unsupported in {label} at {unsupported.pointer or '/'}: {unsupported.reason}")
+    out.append(f"      with witnesses: contract-harness compat {report.tool} --from {report.old.version} "
+               f"--to {report.new.version}")
+    return out

@@ -5,8 +5,9 @@ Real-world schemas leave objects open and strings unbounded. The tightened copy:
 - **closes objects**: ``additionalProperties: false`` where a node declares its members. A node
   composed with others (an ``allOf`` member, a ``$ref`` with sibling properties, a ``oneOf`` /
   ``anyOf`` / ``then`` / ``else`` branch of a node that declares members itself) is left to the
-  node composing it, which is closed with the union of every member's properties (listed as
-  ``true``), so composition keeps working in draft-07 as in 2020-12. Nodes that declare no
+  node composing it, which is closed with ``unevaluatedProperties: false`` in 2019-09 / 2020-12,
+  or in older dialects with ``additionalProperties: false`` and the union of every member's
+  property names (listed as ``true``), so composition keeps working. Nodes that declare no
   members, or allow others on purpose (``patternProperties``, an ``additionalProperties``
   schema), stay open and are listed;
 - **bounds strings and arrays from the examples**: ``maxLength`` / ``maxItems`` become the next
@@ -29,6 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.boundary.schema import dialect_of
 from harness.pointer import escape_token, resolve
 
 MIN_LENGTH = 256
@@ -233,8 +235,12 @@ class _Observations:
                 self.walk(f"{here}/additionalProperties", member, depth + 1)
 
 
-def _close(root: Any, pointer: str, node: dict[str, Any], types: set[str]) -> str | None:
-    """Close one node: ``"closed"``, the reason it stays open, or None when not an object."""
+def _close(root: Any, pointer: str, node: dict[str, Any], types: set[str], modern: bool) -> str | None:
+    """Close one node: ``"closed"``, the reason it stays open, or None when not an object.
+
+    A node composed of others is closed with ``unevaluatedProperties: false`` where the dialect
+    has it (2019-09, 2020-12), else with ``additionalProperties: false`` and every member's
+    property names listed (``true``), which draft-07 needs to see through composition."""
     if not (_declares(node) or "object" in types or "allOf" in node):
         return None
     names, reason = _union(root, pointer, {pointer})
@@ -244,6 +250,9 @@ def _close(root: Any, pointer: str, node: dict[str, Any], types: set[str]) -> st
         if "object" not in types or any(isinstance(node.get(k), list) for k in ("oneOf", "anyOf")):
             return None  # not an object of its own, or its alternatives are closed one by one
         return "it declares no members (a free-form object)"
+    if modern and _members(root, node, pointer):
+        node["unevaluatedProperties"] = False
+        return "closed"
     properties = node.setdefault("properties", {})
     for name in names:
         properties.setdefault(name, True)
@@ -274,6 +283,7 @@ def tighten(schema: Any, samples: Iterable[Any] = ()) -> Tightened:
     for sample in samples:
         seen.walk("", sample)
     nodes = dict(_nodes(tight))
+    modern = dialect_of(tight) in ("2019-09", "2020-12")
     composed: dict[str, str] = {}
     for pointer, node in nodes.items():
         for target in _members(tight, node, pointer):
@@ -287,7 +297,7 @@ def tighten(schema: Any, samples: Iterable[Any] = ()) -> Tightened:
         types = _types(node)
         # A composed node is closed, with its members, by the node composing it.
         if pointer not in composed and not any(k in node for k in _OPENERS):
-            outcome = _close(tight, pointer, node, types)
+            outcome = _close(tight, pointer, node, types, modern)
             if outcome == "closed":
                 closed.append(shown)
             elif outcome:
