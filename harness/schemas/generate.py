@@ -40,7 +40,18 @@ class OutOfTime(Exception):
 _DEADLINE: ContextVar[float | None] = ContextVar("generation_deadline", default=None)
 
 
+_FINALIZER_FILES = ("weakref.py", "_weakrefset.py")
+_FINALIZER_NAMES = frozenset({"__del__", "remove", "_remove", "_remove_dead_weakref"})
+
+
 def _alarm(signum: int, frame: Any) -> None:
+    # An exception raised inside a finalizer (a weakref callback, a __del__) is swallowed by
+    # the interpreter: the search would go on and a warning would be printed. Try again a
+    # moment later, once back in ordinary code.
+    code = frame.f_code if frame is not None else None
+    if code is None or code.co_name in _FINALIZER_NAMES or code.co_filename.endswith(_FINALIZER_FILES):
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return
     raise OutOfTime
 
 
