@@ -12,6 +12,7 @@ installed but unused.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ _SOURCE_MARKERS = {
     "accepted": "fixtures/accepted", "rejected": "fixtures/rejected",
     "historical": "fixtures/historical", "mutation": "near-miss mutations",
     "lint": "the lint rules on the contract's schemas",
+    "compat": "schema version compatibility (every consecutive pair)",
 }
 
 
@@ -97,6 +99,10 @@ class ContractFile(pytest.File):
         for source, cases in by_source.items():
             yield CaseGroup.from_parent(self, name=source, cases=cases)
         yield LintItem.from_parent(self, name="lint", contract=contract)
+        # Version pairs without importing harness.compat (heavy): it loads when a pair runs.
+        for old, new in itertools.pairwise(contract.versions):
+            yield CompatPair.from_parent(self, name=f"compat-v{old}-v{new}", contract=contract,
+                                         old=old, new=new)
 
 
 class CaseGroup(pytest.Collector):
@@ -189,6 +195,59 @@ class LintFailed(Exception):
     def __init__(self, report: Any) -> None:
         super().__init__(f"{len(report.findings)} lint findings")
         self.report = report
+
+
+class CompatPair(pytest.Collector):
+    """One consecutive version pair: the policy, the classifier, the replayed fixtures.
+
+    The comparison runs once, when the first of its items runs, and is shared by the others.
+    """
+
+    CHECKS = ("policy", "classifier", "replay")
+
+    def __init__(self, *, contract: Any, old: int, new: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.contract, self.old, self.new = contract, old, new
+        self._report: Any = None
+
+    def report(self) -> Any:
+        if self._report is None:
+            from harness.compat.api import compare
+
+            self._report = compare(self.contract, self.old, self.new)
+        return self._report
+
+    def collect(self) -> Any:
+        for check in self.CHECKS:
+            yield CompatItem.from_parent(self, name=check)
+
+
+class CompatItem(pytest.Item):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_marker("compat")
+
+    def runtest(self) -> None:
+        assert isinstance(self.parent, CompatPair)
+        report = self.parent.report()
+        checks = [c for c in report.checks
+                  if c.name == self.name or (self.name == "replay" and c.name.startswith("replay::"))]
+        failed = [c for c in checks if not c.ok]
+        if failed:
+            raise CompatFailed("\n".join(f"{c.name}: {c.detail}" for c in failed))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CompatFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        assert isinstance(self.parent, CompatPair)
+        return self.path, None, f"{self.parent.contract.tool}::{self.parent.name}::{self.name}"
+
+
+class CompatFailed(Exception):
+    pass
 
 
 class LayerTable:

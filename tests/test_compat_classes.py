@@ -16,7 +16,7 @@ from harness.compat import RULES, Budget, Direction, Verdict, compare_schemas
 S = "https://json-schema.org/draft/2020-12/schema"
 B, SF, UN = Verdict.BREAKING, Verdict.SAFE, Verdict.UNKNOWN
 R, W = Direction.READER, Direction.WRITER
-BUDGET = Budget(examples=20, samples=6)
+BUDGET = Budget(examples=20, samples=6, seconds=120)
 
 
 def obj(properties: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -130,7 +130,8 @@ def test_every_issue_class_is_covered_by_the_table() -> None:
 @pytest.mark.parametrize("rule", [r for r in RULES if r.name != "unclassified"], ids=lambda r: f"{r.id}-{r.name}")
 def test_every_rule_example_is_classified_as_its_rule(rule: Any) -> None:
     old, new = rule.example
-    report = compare_schemas(old, new, budget=Budget(examples=10, samples=0))
+    # Classification only: a short search budget keeps slow-to-generate examples quick.
+    report = compare_schemas(old, new, budget=Budget(examples=10, samples=0, seconds=2))
     names = [a.change.rule.name for a in report.changes]
     assert rule.name in names, names
 
@@ -166,3 +167,17 @@ def test_a_change_inside_overlapping_oneof_branches_is_unknown_until_a_witness_d
     report = compare_schemas(old, new, budget=BUDGET)
     (assessed,) = report.changes
     assert assessed.change.reader is Verdict.UNKNOWN and "not provably disjoint" in assessed.change.note
+
+
+def test_a_witness_search_on_a_slow_schema_stops_at_its_time_budget() -> None:
+    from harness.schemas.generate import GenerationStats, from_schema, sample
+
+    # ``not`` over an object generates slowly; a tiny budget must cut the sample short.
+    schema = {"$schema": S, "type": "object", "not": {"required": ["debug"]}}
+    stats = GenerationStats()
+    values = sample(from_schema(schema, stats=stats), 10_000, seconds=0.5)
+    # Stopped by the clock long before 10,000 values (how many depends on the machine's load).
+    assert len(values) < 10_000 and stats.generated < 10_000
+    report = compare_schemas({"$schema": S, "type": "object"}, schema,
+                             budget=Budget(examples=10_000, samples=10_000, seconds=0.5))
+    assert any(a.change.rule.name == "applicator_changed" for a in report.changes)

@@ -39,6 +39,8 @@ def register(sub: Any) -> None:
                    help="examples per targeted witness search (default: %(default)s)")
     p.add_argument("--samples", type=int, default=Budget().samples, metavar="N",
                    help="documents generated from each version (default: %(default)s)")
+    p.add_argument("--seconds", type=float, default=Budget().seconds, metavar="S",
+                   help="wall-clock cap per witness search (default: %(default)s)")
     p.set_defaults(run=run)
 
 
@@ -59,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
     tools = sorted(p.parent.name for p in base.glob("*/contract.yaml"))
     if args.tool not in tools:
         raise UsageError(f"no tool {args.tool!r} under {base} (tools: {', '.join(tools) or 'none'})")
-    if args.examples < 1 or args.samples < 0:
-        raise UsageError("--examples must be at least 1 and --samples at least 0")
+    if args.examples < 1 or args.samples < 0 or args.seconds <= 0:
+        raise UsageError("--examples must be at least 1, --samples at least 0, --seconds positive")
     contract = load_contract(base / args.tool)
     for option, version in (("--from", args.old), ("--to", args.new)):
         if version is not None and version not in contract.versions:
@@ -70,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.compat.render import markdown, text
 
     report = compare(contract, args.old, args.new, policy=args.policy,
-                     budget=Budget(examples=args.examples, samples=args.samples))
+                     budget=Budget(examples=args.examples, samples=args.samples, seconds=args.seconds))
     if args.json:
         body = json.dumps(report.to_dict(), ensure_ascii=False, indent=2, default=str) + "\n"
         write_atomic(Path(args.json), body.encode())

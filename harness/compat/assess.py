@@ -109,7 +109,7 @@ def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES) -> 
 
     ``registry``: the change classes to use (tests pass their own)."""
     changes = Comparison(old.tree, new.tree, old=old, new=new, registry=registry).changes()
-    sampled = {d: generated(d, *_sides(d, old, new), budget.samples) for d in Direction}
+    sampled = {d: generated(d, *_sides(d, old, new), budget.samples, budget.seconds) for d in Direction}
     results: list[Assessed] = []
     contradictions: list[Contradiction] = []
     for change in changes:

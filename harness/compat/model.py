@@ -116,3 +116,6 @@ class Budget:
 
     examples: int = 40
     samples: int = 25
+    #: Wall-clock cap per search (targeted or sampled): a safety net for schemas that generate
+    #: pathologically slowly (``not`` over objects). Normal searches finish far below it.
+    seconds: float = 20.0

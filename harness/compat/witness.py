@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +32,14 @@ from harness.compat.model import Budget, Direction
 from harness.compat.normalise import REF_TARGET, Side
 from harness.pointer import split
 from harness.schemas import keywords as kw
-from harness.schemas.generate import GenerationStats, from_lowered, quiet_settings, sample
+from harness.schemas.generate import (
+    GenerationStats,
+    OutOfTime,
+    from_lowered,
+    quiet_settings,
+    sample,
+    time_budget,
+)
 from harness.schemas.lower import lower
 
 
@@ -189,10 +195,13 @@ def search(
         strategy = from_lowered(lower(tree, expanded=True), source.validator)
     except Exception:
         return None
-    condition: Callable[[Any], bool] = lambda doc: _rejection(other.validator, doc, location) is not None  # noqa: E731
+    def condition(doc: Any) -> bool:
+        return _rejection(other.validator, doc, location) is not None
+
     try:
-        document = find(strategy, condition, settings=quiet_settings(budget.examples))
-    except (NoSuchExample, HypothesisException):
+        with time_budget(budget.seconds):
+            document = find(strategy, condition, settings=quiet_settings(budget.examples))
+    except (NoSuchExample, HypothesisException, OutOfTime):
         return None
     except Exception:
         return None
@@ -201,14 +210,14 @@ def search(
     return _make(direction, json.loads(json.dumps(document)), source, other, violation, "targeted")
 
 
-def generated(direction: Direction, source: Side, other: Side, n: int) -> Sampled:
+def generated(direction: Direction, source: Side, other: Side, n: int, seconds: float | None = None) -> Sampled:
     """``n`` documents generated from ``source`` (the whole schema) judged by ``other``."""
     result = Sampled(direction)
     if n <= 0:
         return result
     try:
         strategy = from_lowered(lower(_plain(source.tree), expanded=True), source.validator, stats=result.stats)
-        documents = sample(strategy, n)
+        documents = sample(strategy, n, seconds=seconds)
     except Exception:
         return result
     for document in documents:

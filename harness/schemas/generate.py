@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +31,55 @@ from hypothesis_jsonschema import from_schema as _hj_from_schema
 from harness.boundary.schema import SchemaValidator, validator_for
 from harness.schemas.lower import Lowered, lower
 from harness.schemas.resolve import as_schema
+
+
+class OutOfTime(Exception):
+    """Raised from inside a hypothesis run to stop it when its wall-clock budget is spent."""
+
+
+_DEADLINE: ContextVar[float | None] = ContextVar("generation_deadline", default=None)
+
+
+_FINALIZER_FILES = ("weakref.py", "_weakrefset.py")
+_FINALIZER_NAMES = frozenset({"__del__", "remove", "_remove", "_remove_dead_weakref"})
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    # An exception raised inside a finalizer (a weakref callback, a __del__) is swallowed by
+    # the interpreter: the search would go on and a warning would be printed. Try again a
+    # moment later, once back in ordinary code.
+    code = frame.f_code if frame is not None else None
+    if code is None or code.co_name in _FINALIZER_NAMES or code.co_filename.endswith(_FINALIZER_FILES):
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return
+    raise OutOfTime
+
+
+@contextmanager
+def time_budget(seconds: float | None) -> Iterator[None]:
+    """Within the block, generation raises :class:`OutOfTime` once ``seconds`` have passed.
+
+    In the main thread (the CLI, pytest and its xdist workers) a real-time interval timer
+    interrupts even a single slow draw — hypothesis-jsonschema retries internally on ``not``
+    and tight patterns — without changing what is drawn. Elsewhere the deadline is checked
+    whenever a generated value is validated.
+    """
+    if seconds is None:
+        yield
+        return
+    token = _DEADLINE.set(time.monotonic() + seconds)
+    use_timer = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    previous: Any = None
+    if use_timer:
+        previous = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        if use_timer:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        _DEADLINE.reset(token)
 
 
 @dataclass(slots=True)
@@ -58,6 +112,9 @@ class GenerationStats:
 
     def _keep(self, is_valid: Callable[[Any], bool]) -> Callable[[Any], bool]:
         def check(value: Any) -> bool:
+            limit = _DEADLINE.get()
+            if limit is not None and time.monotonic() > limit:
+                raise OutOfTime  # stops the surrounding hypothesis run
             self.generated += 1
             try:
                 ok = is_valid(value)
@@ -130,8 +187,11 @@ def quiet_settings(max_examples: int, *, shrink: bool = False) -> settings:
     )
 
 
-def sample(strategy: st.SearchStrategy[Any], n: int) -> list[Any]:
-    """Up to ``n`` values of ``strategy``, the same ones on every run."""
+
+
+def sample(strategy: st.SearchStrategy[Any], n: int, *, seconds: float | None = None) -> list[Any]:
+    """Up to ``n`` values of ``strategy``, the same ones on every run; at most about ``seconds``
+    of generation (some schemas, e.g. with ``not``, generate slowly)."""
     found: list[Any] = []
 
     @quiet_settings(n)
@@ -139,6 +199,7 @@ def sample(strategy: st.SearchStrategy[Any], n: int) -> list[Any]:
     def collect(value: Any) -> None:
         found.append(value)
 
-    with contextlib.suppress(HypothesisException):  # fewer values than asked (all discarded)
+    # Fewer values than asked: all discarded, or the time budget ran out.
+    with contextlib.suppress(HypothesisException, OutOfTime), time_budget(seconds):
         collect()
     return found
