@@ -51,6 +51,15 @@ class ToolDraft:
     notes: tuple[str, ...] = field(default=())
 
 
+def header(origin: str, what: str) -> str:
+    """The comment at the top of an imported ``contract.yaml``: where it came from, what to review."""
+    return (
+        f"{origin}\n"
+        f"The {what} is kept as published (lint says where it is open); review agent_view:\n"
+        "it lists every top-level property, and the model will see every one of them."
+    )
+
+
 def dump_yaml(data: Any, header: str = "") -> bytes:
     """YAML for people: keys in the order given, short leaf collections inline."""
     text = yaml.safe_dump(

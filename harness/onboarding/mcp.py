@@ -24,7 +24,7 @@ from typing import Any
 
 from harness.boundary.parse import strict_loads
 from harness.errors import RejectedInput
-from harness.onboarding.draft import Candidate, Skipped, ToolDraft, first_line
+from harness.onboarding.draft import Candidate, Skipped, ToolDraft, first_line, header
 from harness.onboarding.errors import OnboardingError
 from harness.onboarding.instances import example_of
 from harness.onboarding.names import plan_tool_names, upstream_name
@@ -337,17 +337,12 @@ def _draft(
         }
     contract["x-imported"] = {"from": "mcp", "source": source, "tool": tool.name, "at": imported_at}
     renamed = f" (MCP name {tool.name!r})" if tool.name != contract_tool else ""
-    header = (
-        f"Imported from {source} by `contract-harness import mcp`{renamed}.\n"
-        "The outputSchema is kept as published (lint says where it is open); review agent_view:\n"
-        "it lists every top-level property, and the model will see every one of them."
-    )
     return ToolDraft(
         tool=contract_tool,
         source_name=tool.name,
         contract=contract,
         schema=schema,
-        header=header,
+        header=header(f"Imported from {source} by `contract-harness import mcp`{renamed}.", "outputSchema"),
         candidates=candidates,
         skipped=skipped,
         notes=tuple(dict.fromkeys(extra_notes)),

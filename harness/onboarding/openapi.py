@@ -33,24 +33,25 @@ from harness.boundary.parse import strict_loads
 from harness.boundary.schema import DIALECTS, DRAFT_2020_12
 from harness.contract import load_yaml
 from harness.errors import ContractError, RejectedInput
-from harness.onboarding.draft import Candidate, Skipped, ToolDraft, dump_json, first_line
+from harness.onboarding.draft import Candidate, Skipped, ToolDraft, dump_json, first_line, header
 from harness.onboarding.errors import OnboardingError
 from harness.onboarding.instances import example_of
 from harness.onboarding.names import binding_name, plan_tool_names, upstream_name
-from harness.onboarding.view import deref, derive_agent_view, top_level_shapes
+from harness.onboarding.view import declared_types, deref, derive_agent_view, top_level_shapes
 from harness.pointer import MISSING, escape_token, resolve, split
+from harness.schemas import keywords as kw
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 OAS_31_DIALECT = "https://spec.openapis.org/oas/3.1/dialect/base"
 BASE_URL_VARIABLE = "${API_BASE_URL}"
 
-_SINGLE = ("additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems",
-           "additionalItems", "contains", "propertyNames", "not", "if", "then", "else",
-           "contentSchema")
-_LIST = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
-_MAP = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
-_ANNOTATIONS = frozenset({"title", "description", "examples", "example", "default", "deprecated",
-                          "readOnly", "writeOnly", "$comment", "externalDocs", "xml"})
+# The schema vocabulary (harness.schemas.keywords) plus the spellings a description may still
+# use as written: draft-07 ``items: [...]`` and ``additionalItems``, and ``contentSchema``.
+_SINGLE = kw.SINGLE | {"additionalItems", "contentSchema"}
+_LIST = kw.LIST | {"items"}
+_MAP = kw.MAP | kw.DEFS
+#: OpenAPI's own annotations, kept outside the ``anyOf`` a typeless ``nullable`` becomes.
+_OAS_ANNOTATIONS = frozenset({"example", "externalDocs", "xml"})
 _RESOURCE_SUFFIX = re.compile(r"^.+[_-](id|number|key|slug|name|sha)$")
 
 
@@ -240,7 +241,7 @@ class Bundle:
             if isinstance(node.get("enum"), list) and None not in node["enum"]:
                 node["enum"] = [*node["enum"], None]
             return node
-        outer = {k: v for k, v in node.items() if k in _ANNOTATIONS or k.startswith("x-")}
+        outer = {k: v for k, v in node.items() if k != "$schema" and (kw.is_annotation(k) or k in _OAS_ANNOTATIONS)}
         inner = {k: v for k, v in node.items() if k not in outer}
         return {**outer, "anyOf": [inner, {"type": "null"}]}
 
@@ -370,15 +371,7 @@ def parameters(spec: Spec, op: Operation) -> list[Parameter]:
 
 
 def _type_of(schema: Any, root: Any) -> set[str]:
-    node = deref(schema, root)
-    if not isinstance(node, Mapping):
-        return set()
-    declared = node.get("type")
-    if isinstance(declared, str):
-        return {declared}
-    if isinstance(declared, list):
-        return {t for t in declared if isinstance(t, str)}
-    return set()
+    return declared_types(deref(schema, root))
 
 
 def _echo(param: Parameter, param_schema: Any, request_root: Any, response: Any, last: bool) -> str | None:
@@ -535,11 +528,7 @@ def _draft(spec: Spec, op: Operation, tool: str, imported_at: str) -> ToolDraft:
         "method": op.method.upper(), "path": op.path, "status": status, "at": imported_at,
     }
     renamed = f" (operationId {op.operation_id!r})" if op.operation_id != tool else ""
-    header = (
-        f"Imported from {spec.source} ({op.method.upper()} {op.path}, {status}) by "
-        f"`contract-harness import openapi`{renamed}.\n"
-        "The response schema is kept as published (lint says where it is open); review agent_view:\n"
-        "it lists every top-level property, and the model will see every one of them."
-    )
-    return ToolDraft(tool, op.operation_id, contract, schema, header, tuple(candidates), tuple(skipped),
-                     tuple(dict.fromkeys(notes)))
+    origin = (f"Imported from {spec.source} ({op.method.upper()} {op.path}, {status}) by "
+              f"`contract-harness import openapi`{renamed}.")
+    return ToolDraft(tool, op.operation_id, contract, schema, header(origin, "response schema"),
+                     tuple(candidates), tuple(skipped), tuple(dict.fromkeys(notes)))

@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.boundary.schema import dialect_of
-from harness.pointer import escape_token, resolve
+from harness.onboarding.view import declared_types
+from harness.pointer import escape_token, join, resolve
+from harness.schemas import keywords as kw
 
 MIN_LENGTH = 256
 MIN_ITEMS = 32
@@ -39,10 +41,6 @@ UNSEEN_LENGTH = 4096
 UNSEEN_ITEMS = 1024
 MAX_SAFE_INTEGER = 2**53 - 1
 
-_SINGLE = ("additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems",
-           "additionalItems", "contains", "propertyNames", "not", "if", "then", "else")
-_LIST = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
-_MAP = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
 _ALTERNATIVES = ("oneOf", "anyOf", "then", "else")
 _OPENERS = ("additionalProperties", "unevaluatedProperties", "patternProperties")
 _IDENTIFIER = re.compile(r"(^|_)id$|[a-z0-9]Id$")
@@ -60,20 +58,20 @@ class Tightened:
 
 
 def _nodes(node: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every schema object in the document, with its pointer (``$defs`` included)."""
+    """Every schema object in the document, with its pointer (``$defs`` and the draft-07
+    spellings ``items: [...]`` / ``additionalItems`` included)."""
     if not isinstance(node, dict):
         return
     yield pointer, node
-    for key, value in node.items():
-        here = f"{pointer}/{escape_token(key)}"
-        if key in _MAP and isinstance(value, dict):
-            for name, sub in value.items():
-                yield from _nodes(sub, f"{here}/{escape_token(name)}")
-        elif key in _LIST and isinstance(value, list):
-            for index, sub in enumerate(value):
-                yield from _nodes(sub, f"{here}/{index}")
-        elif key in _SINGLE and isinstance(value, dict):
-            yield from _nodes(value, here)
+    children = kw.subschemas(node)
+    children += [((key, name), sub) for key in sorted(kw.DEFS) if isinstance(node.get(key), dict)
+                 for name, sub in node[key].items()]
+    if isinstance(node.get("items"), list):
+        children += [(("items", str(i)), sub) for i, sub in enumerate(node["items"])]
+    if isinstance(node.get("additionalItems"), dict):
+        children.append((("additionalItems",), node["additionalItems"]))
+    for path, sub in children:
+        yield from _nodes(sub, pointer + join(path))
 
 
 def _target(node: Any) -> str | None:
@@ -91,15 +89,6 @@ def _chain(root: Any, pointer: str) -> list[str]:
         seen.append(target)
         node = resolve(root, target)
     return seen
-
-
-def _types(node: Mapping[str, Any]) -> set[str]:
-    declared = node.get("type")
-    if isinstance(declared, str):
-        return {declared}
-    if isinstance(declared, list):
-        return {t for t in declared if isinstance(t, str)}
-    return set()
 
 
 def _declares(node: Mapping[str, Any]) -> bool:
@@ -151,7 +140,7 @@ def _matches(node: Any, value: Any) -> bool:
     """Cheap test whether an alternative may describe ``value`` (by JSON type)."""
     if not isinstance(node, dict):
         return node is not False
-    types = _types(node)
+    types = declared_types(node)
     if not types:
         return True
     kind = _json_type(value)
@@ -294,7 +283,7 @@ def tighten(schema: Any, samples: Iterable[Any] = ()) -> Tightened:
     notes: list[str] = []
     for pointer, node in nodes.items():
         shown = pointer or "/"
-        types = _types(node)
+        types = declared_types(node)
         # A composed node is closed, with its members, by the node composing it.
         if pointer not in composed and not any(k in node for k in _OPENERS):
             outcome = _close(tight, pointer, node, types, modern)

@@ -43,13 +43,14 @@ class ObjectShape:
     required: frozenset[str]
 
 
-def _types(node: Mapping[str, Any]) -> set[str] | None:
-    declared = node.get("type")
+def declared_types(node: Any) -> set[str]:
+    """The JSON types a schema node names in ``type`` (empty when it names none)."""
+    declared = node.get("type") if isinstance(node, Mapping) else None
     if isinstance(declared, str):
         return {declared}
     if isinstance(declared, list):
         return {t for t in declared if isinstance(t, str)}
-    return None
+    return set()
 
 
 def top_level_shapes(schema: Any, root: Any | None = None, depth: int = 0) -> list[ObjectShape] | None:
@@ -59,8 +60,8 @@ def top_level_shapes(schema: Any, root: Any | None = None, depth: int = 0) -> li
     node = deref(schema, root)
     if not isinstance(node, Mapping) or depth > _MAX_HOPS:
         return None
-    types = _types(node)
-    if types is not None and "object" not in types:
+    types = declared_types(node)
+    if types and "object" not in types:
         return None
     alternatives: list[ObjectShape] | None = None
     for key in ("oneOf", "anyOf"):
