@@ -272,3 +272,15 @@ def test_a_json_rpc_error_line_is_skipped() -> None:
     assert isinstance(found, Skipped) and "-32602" in found.reason
     ok = candidate_from_call(Call("t", "c", {}, b'{"jsonrpc":"2.0","id":3,"result":{"structuredContent":{}}}'), "mcp")
     assert isinstance(ok, Candidate) and ok.payload == b"{}"
+
+
+def test_a_clash_is_resolved_with_name_and_the_upstream_keeps_each_real_name(tmp_path: Path) -> None:
+    assert main(["import", "mcp", "--into", str(tmp_path), "--name", "a.b=a_b", "--", *SERVER, "--clash"]) == 0
+    assert load_contract(tmp_path / "contracts/a.b").upstreams[0].config["tool"] == "a/b"
+    assert load_contract(tmp_path / "contracts/a_b").upstreams[0].config["tool"] == "a.b"
+
+
+def test_only_the_tools_asked_for_are_imported(tmp_path: Path) -> None:
+    imported = import_mcp(tmp_path, command=SERVER, tools=["service_status"])
+    assert [t.tool for t in imported.written.tools] == ["service_status"]
+    assert sorted(p.name for p in (tmp_path / "contracts").iterdir()) == ["service_status"]

@@ -232,3 +232,14 @@ def test_the_cli_prints_lint_and_compat_results(tmp_path: Path, capsys: pytest.C
     assert "lint tickets.get: 8 findings (" in out and "open_object 2" in out
     assert "compat tickets.get v1 -> v2: OK under policy writer" in out
     assert "ok   tickets.get::historical::imported/drifted: v1 schema.enum at /state | v2 schema.enum at /state" in out
+
+
+def test_importing_over_an_existing_contract_is_refused_and_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["import", "openapi", str(SPEC_30), "--operation", "tickets/get", "--operation", "tickets/search", "--into", str(tmp_path)]
+    assert main(["import", "openapi", str(SPEC_30), "--operation", "tickets/search", "--into", str(tmp_path)]) == 0
+    before = sorted((p.relative_to(tmp_path), p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file())
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("contract-harness: error: import.exists: contracts/tickets.search, fixtures/accepted/tickets.search already exist")
+    assert sorted((p.relative_to(tmp_path), p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file()) == before
