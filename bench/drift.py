@@ -25,7 +25,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 import tracemalloc
 from pathlib import Path
@@ -179,11 +178,10 @@ def main() -> None:
     )
     extra_rss = (huge["rss_after_kib"] - base["rss_after_kib"]) / 1024
     extra_traced = (huge["tracemalloc_peak_bytes"] - base["tracemalloc_peak_bytes"]) / 2**20
-    print(
-        textwrap.dedent(f"""
-        the huge body cost {extra_rss:+.1f} MiB of peak RSS and {extra_traced:+.2f} MiB of traced Python
-        memory over the baseline (max_bytes + 1 = {(args.max_bytes + 1) / 2**20:.2f} MiB; the body: {args.size / 2**20:,.0f} MiB)""")
-    )
+    body_mib = args.size / 2**20
+    cap_mib = (args.max_bytes + 1) / 2**20
+    print(f"\nthe huge body cost {extra_rss:+.1f} MiB of peak RSS and {extra_traced:+.2f} MiB of traced Python memory")
+    print(f"over the baseline (max_bytes + 1 = {cap_mib:.2f} MiB; the body: {body_mib:,.0f} MiB)")
     path = save(
         "drift",
         {"size": args.size, "max_bytes": args.max_bytes, "repeat": args.repeat, "results": results},

@@ -327,7 +327,7 @@ class DriftItem(pytest.Item):
             from harness.reporting.drift import check_text
 
             return check_text(excinfo.value.check).strip()
-        return super().repr_failure(excinfo, style=style)  # type: ignore[arg-type]
+        return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.contract.tool}::drift::{self.name}"

@@ -165,12 +165,10 @@ def _frame_problem(message: Any, expected_id: Any) -> str | None:
 
 def _first_text(content: Any) -> str | None:
     for block in content if isinstance(content, list) else []:
-        if (
-            isinstance(block, dict)
-            and block.get("type") == "text"
-            and isinstance(block.get("text"), str)
-        ):
-            return block["text"]
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str):
+                return text
     return None
 
 

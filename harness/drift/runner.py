@@ -16,7 +16,7 @@ import os
 import secrets
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -407,28 +407,24 @@ class DriftRunner:
         self, target: Target, advertised: AdvertisedSchema, duration: float
     ) -> DriftCheck:
         contract = target.contract
-        base = dict(
+        base = DriftCheck(
             id=f"{target.id_prefix}[outputSchema]",
             tool=contract.tool,
             upstream=target.upstream.name,
             kind=target.source.kind,
             subject=OUTPUT_SCHEMA,
             target=advertised.target,
+            status=HELD,
             version=contract.version,
             contract_dir=str(contract.directory),
             duration_s=duration,
         )
         if not advertised.listed:
-            return DriftCheck(
-                status=UNAVAILABLE,
-                reason="not_found",
-                notes=(advertised.problem or "the tool is not listed",),
-                **base,
-            )  # type: ignore[arg-type]
+            return replace(base, status=UNAVAILABLE, reason="not_found",
+                           notes=(advertised.problem or "the tool is not listed",))
         if advertised.schema is None:
-            return DriftCheck(
-                status=DRIFTED, notes=(advertised.problem or "no outputSchema advertised",), **base
-            )  # type: ignore[arg-type]
+            return replace(base, status=DRIFTED,
+                           notes=(advertised.problem or "no outputSchema advertised",))
         expected = (
             contract.vendor_schema
             if contract.adapter and contract.vendor_schema is not None
@@ -436,13 +432,8 @@ class DriftRunner:
         )
         current = schema_shape(advertised.schema)
         changes = diff_shapes(schema_shape(expected), current)
-        return DriftCheck(
-            status=DRIFTED if changes else HELD,
-            changes=changes,
-            shape=current,
-            dialect=schema_dialect(advertised.schema),
-            **base,
-        )  # type: ignore[arg-type]
+        return replace(base, status=DRIFTED if changes else HELD, changes=changes, shape=current,
+                       dialect=schema_dialect(advertised.schema))
 
     def _schema_failure(self, target: Target, failure: Failure, stderr: str) -> DriftCheck:
         contract = target.contract

@@ -294,11 +294,11 @@ class _SchemaWalker:
                 children.append(
                     _union_all(self.walk(s, f"{path}/{WILDCARD}", depth + 1, refs) for s in group)
                 )
-        for child in children:
-            for p, t in child.types.items():
+        for part in children:
+            for p, t in part.types.items():
                 types[p] = types[p] & t if p in types and ANY not in types[p] else t
-            required |= child.required
-            enums.update(child.enums)
+            required |= part.required
+            enums.update(part.enums)
         return Shape(types, frozenset(required), enums)
 
 

@@ -42,6 +42,8 @@ _MARK = {HELD: "held", DRIFTED: "DRIFTED", REJECTED: "REJECTED", UNAVAILABLE: "F
 class _Checks:
     """Mixin: keep the drift checks of a run, in order."""
 
+    checks: list[DriftCheck]
+
     def _keep(self, event: Event) -> None:
         if isinstance(event, DriftChecked) and event.check is not None:
             self.checks.append(event.check)

@@ -9,7 +9,7 @@ others change one request at a time, so every scenario of a profile is reached b
 |---|---|---|---|
 | stable | approved / pending | failure / in_progress | healthy / deploying |
 | drifted | new enum value / - | new field / - | state object with a message and maintenance: true / - |
-| hostile | duplicate approved members / instruction in a text field | NaN / deep nesting | 200 with an HTML error page / huge body |
+| hostile | duplicate approved members / an instruction in a text field | NaN / deep nesting | HTML page / huge body |
 | flaky | slow past the timeout / reset | 500 / 503 | wrong content type / redirect to another host |
 
 Any other argument value is unknown to the sandbox: 404 (HTTP), an ``isError`` result (MCP).
