@@ -83,9 +83,7 @@ def child(root: str) -> None:
 def project(directory: Path, profile: str, max_bytes: int) -> Path:
     root = directory / profile
     (root / "contracts/bench_body/schemas").mkdir(parents=True)
-    (root / "contracts/bench_body/contract.yaml").write_text(
-        CONTRACT.format(max_bytes=max_bytes, profile=profile)
-    )
+    (root / "contracts/bench_body/contract.yaml").write_text(CONTRACT.format(max_bytes=max_bytes, profile=profile))
     (root / "contracts/bench_body/schemas/v1.json").write_text(json.dumps(SCHEMA))
     return root
 
@@ -105,15 +103,9 @@ def measure(root: Path, url: str) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--size", type=int, default=1 << 30, help="huge body size in bytes (default 1 GiB)"
-    )
-    parser.add_argument(
-        "--max-bytes", type=int, default=1 << 20, help="the contract's max_bytes (default 1 MiB)"
-    )
-    parser.add_argument(
-        "--repeat", type=int, default=3, help="fresh processes per case (median reported)"
-    )
+    parser.add_argument("--size", type=int, default=1 << 30, help="huge body size in bytes (default 1 GiB)")
+    parser.add_argument("--max-bytes", type=int, default=1 << 20, help="the contract's max_bytes (default 1 MiB)")
+    parser.add_argument("--repeat", type=int, default=3, help="fresh processes per case (median reported)")
     parser.add_argument("--child", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

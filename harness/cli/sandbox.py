@@ -28,12 +28,8 @@ def register(sub: Any) -> None:
         default=8765,
         help="TCP port on 127.0.0.1 (0: any free port; default 8765)",
     )
-    p.add_argument(
-        "--profile", default="stable", choices=tuple(PROFILES), help="how the upstreams behave"
-    )
-    p.add_argument(
-        "--mcp", action="store_true", help="serve the demo tools as an MCP server on stdio"
-    )
+    p.add_argument("--profile", default="stable", choices=tuple(PROFILES), help="how the upstreams behave")
+    p.add_argument("--mcp", action="store_true", help="serve the demo tools as an MCP server on stdio")
     p.add_argument(
         "--huge-bytes",
         type=int,

@@ -63,11 +63,7 @@ class Baseline:
 def hints_for(contract: Contract, enum_fields: tuple[str, ...] = ()) -> Hints:
     """Enum-like locations and free-form maps of what the upstream sends: from the vendor schema
     for a tool with an adapter, else from the contract's current schema."""
-    schema = (
-        contract.vendor_schema
-        if contract.adapter and contract.vendor_schema is not None
-        else contract.schema()
-    )
+    schema = contract.vendor_schema if contract.adapter and contract.vendor_schema is not None else contract.schema()
     return Hints.from_schema(schema, enum_fields)
 
 
@@ -119,9 +115,7 @@ class Recorder:
         self._entries: list[tuple[str, bytes, dict[str, Any]]] = []
         self._names: set[str] = set()
 
-    def add(
-        self, raw: bytes, request: Mapping[str, Any], verdict: Verdict, label: str, description: str
-    ) -> str:
+    def add(self, raw: bytes, request: Mapping[str, Any], verdict: Verdict, label: str, description: str) -> str:
         """Stage one response; returns the fixture id it will have."""
         name = _slug(label)
         while name in self._names:

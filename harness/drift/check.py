@@ -71,11 +71,7 @@ class DriftCheck:
         if self.status == UNAVAILABLE:
             head = f"no result ({self.reason}): {verdict.message if verdict else ''}".rstrip(": ")
         elif self.status == REJECTED and verdict is not None:
-            where = (
-                f" at {verdict.instance_pointer or '/'}"
-                if verdict.instance_pointer is not None
-                else ""
-            )
+            where = f" at {verdict.instance_pointer or '/'}" if verdict.instance_pointer is not None else ""
             head = f"rejected by {verdict.code}{where}"
         elif self.subject == OUTPUT_SCHEMA:
             head = (
@@ -88,9 +84,7 @@ class DriftCheck:
         elif self.changes:
             head = "accepted, but the shape changed"
         else:
-            head = "accepted" + (
-                f", shape as in {len(self.baseline)} historical sample(s)" if self.baseline else ""
-            )
+            head = "accepted" + (f", shape as in {len(self.baseline)} historical sample(s)" if self.baseline else "")
         parts = [head]
         if self.changes:
             shown = "; ".join(c.describe() for c in self.changes[:limit])
@@ -124,9 +118,7 @@ class DriftCheck:
             version=self.version,
             contract_dir=self.contract_dir,
             now=verdict.audit.at.isoformat() if verdict else None,
-            request=dict(self.request)
-            if self.request is not None and self.payload is not None
-            else None,
+            request=dict(self.request) if self.request is not None and self.payload is not None else None,
             duration_s=self.duration_s,
             payload=self.payload,
         )
@@ -158,9 +150,7 @@ class DriftCheck:
             "changes": [c.to_dict() for c in self.changes],
             "seen_before": self.seen_before,
             "baseline": list(self.baseline),
-            "fingerprint": None
-            if self.shape is None
-            else {"digest": self.shape.digest, **self.shape.to_dict()},
+            "fingerprint": None if self.shape is None else {"digest": self.shape.digest, **self.shape.to_dict()},
             "dialect": self.dialect,
             "recorded": self.recorded,
             "notes": list(self.notes),

@@ -52,20 +52,13 @@ class CommandKind:
                 "the program itself cannot be a request placeholder",
                 code="upstream.template",
             )
-        extra = tuple(
-            (name, cfg.template(f"env/{name}", text))
-            for name, text in cfg.data.get("env", {}).items()
-        )
+        extra = tuple((name, cfg.template(f"env/{name}", text)) for name, text in cfg.data.get("env", {}).items())
         source = CommandSource(
             name=upstream.name,
-            program=proc.resolve_program(
-                argv[0].render(env, {}), contract.root, cfg.where("argv/0")
-            ),
+            program=proc.resolve_program(argv[0].render(env, {}), contract.root, cfg.where("argv/0")),
             argv=argv,
             env_extra=extra,
-            cwd=(contract.root / cfg.data["cwd"]).resolve()
-            if "cwd" in cfg.data
-            else contract.root.resolve(),
+            cwd=(contract.root / cfg.data["cwd"]).resolve() if "cwd" in cfg.data else contract.root.resolve(),
             timeout_s=cfg.number("timeout_s", DEFAULT_TIMEOUT_S),
             not_found=frozenset(cfg.data.get("not_found_exit_codes", ())),
             max_bytes=contract.limits.max_bytes,
@@ -142,9 +135,7 @@ class CommandSession:
                     total = await _read_stdout(process, parts, limit)
                     if total < limit:
                         await proc.wait_exit(process, source.timeout_s)
-                        with anyio.move_on_after(
-                            0.5
-                        ):  # the last of stderr, unless a child holds it
+                        with anyio.move_on_after(0.5):  # the last of stderr, unless a child holds it
                             await stderr.done.wait()
                     group.cancel_scope.cancel()  # past the cap: enough to prove the output too long
         except TimeoutError:
@@ -171,11 +162,7 @@ class CommandSession:
                 info=info,
                 stderr=stderr.text(),
             )
-        what = (
-            f"killed by signal {-status}"
-            if status is not None and status < 0
-            else f"exit status {status}"
-        )
+        what = f"killed by signal {-status}" if status is not None and status < 0 else f"exit status {status}"
         return Fetched(
             failure=Failure(TRANSPORT_TOOL_ERROR, "exit_status", what),
             info=info,

@@ -84,14 +84,8 @@ def diff_shapes(baseline: Shape, current: Shape) -> tuple[Change, ...]:
             changes.append(Change("field_added", path, "absent", _types_text(current.types[path])))
     for path in removed_paths:
         parent = parent_of(path)
-        if (
-            path in baseline.required
-            and last_token(path) != WILDCARD
-            and "object" in current.types.get(parent, ())
-        ):
-            changes.append(
-                Change("field_removed", path, _types_text(baseline.types[path]), "absent")
-            )
+        if path in baseline.required and last_token(path) != WILDCARD and "object" in current.types.get(parent, ()):
+            changes.append(Change("field_removed", path, _types_text(baseline.types[path]), "absent"))
     for path in baseline.required & current.types.keys():
         if path not in current.required and "object" in current.types.get(parent_of(path), ()):
             changes.append(Change("field_now_optional", path, "always present", "optional"))
@@ -101,9 +95,7 @@ def diff_shapes(baseline: Shape, current: Shape) -> tuple[Change, ...]:
             changes.extend(_type_changes(path, baseline.types[path], frozenset(new_types)))
         elif section == "enums" and path in baseline.enums:
             values = ", ".join(sorted(new_types))
-            changes.append(
-                Change("enum_value_new", path, _values_text(baseline.enums[path]), values)
-            )
+            changes.append(Change("enum_value_new", path, _values_text(baseline.enums[path]), values))
     order = list(CHANGE_KINDS)
     return tuple(sorted(changes, key=lambda c: (c.path, order.index(c.kind), c.after)))
 
@@ -138,7 +130,5 @@ def _type_changes(path: str, before: frozenset[str], added: frozenset[str]) -> l
         changes.append(Change("object_where_string", path, _types_text(before), "object"))
         rest.discard("object")
     if rest:
-        changes.append(
-            Change("type_changed", path, _types_text(before), _types_text(frozenset(rest)))
-        )
+        changes.append(Change("type_changed", path, _types_text(before), _types_text(frozenset(rest))))
     return changes

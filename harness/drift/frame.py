@@ -47,9 +47,7 @@ def default_max_message_bytes(max_bytes: int) -> int:
 
 
 def _relative(pointer: str | None) -> str | None:
-    if pointer is not None and (
-        pointer == _STRUCTURED_POINTER or pointer.startswith(_STRUCTURED_POINTER + "/")
-    ):
+    if pointer is not None and (pointer == _STRUCTURED_POINTER or pointer.startswith(_STRUCTURED_POINTER + "/")):
         return pointer[len(_STRUCTURED_POINTER) :]
     return pointer
 
@@ -109,9 +107,7 @@ def read_call_line(
     body = message["result"]
     if body.get("isError") is True:
         return Fetched(
-            failure=Failure(
-                TRANSPORT_TOOL_ERROR, "is_error", "the tool answered with isError: true"
-            ),
+            failure=Failure(TRANSPORT_TOOL_ERROR, "is_error", "the tool answered with isError: true"),
             info=info,
         )
     if result == TEXT:
@@ -146,11 +142,7 @@ def _frame_problem(message: Any, expected_id: Any) -> str | None:
         return "a JSON-RPC answer needs exactly one of result and error"
     if has_error:
         error = message["error"]
-        if (
-            not isinstance(error, dict)
-            or not isinstance(error.get("code"), int)
-            or isinstance(error.get("code"), bool)
-        ):
+        if not isinstance(error, dict) or not isinstance(error.get("code"), int) or isinstance(error.get("code"), bool):
             return "error must be an object with an integer code"
         return None
     body = message["result"]

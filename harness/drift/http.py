@@ -55,12 +55,8 @@ DEFAULT_NOT_FOUND = (404, 410)
 DEFAULT_MAX_REDIRECTS = 5
 _REDIRECTS = (301, 302, 303, 307, 308)
 #: Header names whose values are credentials: they must come from ${ENV}.
-_SECRET_HEADER = re.compile(
-    r"(?i)^(authorization|proxy-authorization|cookie)$|token|secret|passw|api[-_]?key|auth"
-)
-_SECRET_QUERY = re.compile(
-    r"(?i)[?&](access_token|token|api_?key|apikey|key|secret|password|sig|signature)=([^&#]*)"
-)
+_SECRET_HEADER = re.compile(r"(?i)^(authorization|proxy-authorization|cookie)$|token|secret|passw|api[-_]?key|auth")
+_SECRET_QUERY = re.compile(r"(?i)[?&](access_token|token|api_?key|apikey|key|secret|password|sig|signature)=([^&#]*)")
 
 
 def _quote_segment(value: str) -> str:
@@ -76,8 +72,7 @@ class HttpKind:
         _check_url_secrets(cfg, url)
         method = str(cfg.data.get("method", "GET")).upper()
         headers = tuple(
-            (name, cfg.template(f"headers/{name}", text))
-            for name, text in cfg.data.get("headers", {}).items()
+            (name, cfg.template(f"headers/{name}", text)) for name, text in cfg.data.get("headers", {}).items()
         )
         for name, template in headers:
             if _SECRET_HEADER.search(name) and not template.uses_env:
@@ -118,17 +113,12 @@ class HttpKind:
 def _check_url_secrets(cfg: Config, url: Template) -> None:
     literal = "".join(text for kind, text, _ in url.parts if kind == "lit")
     if re.search(r"://[^/@]*:[^/@]*@", literal):
-        raise cfg.error(
-            "url", "a password in the URL must come from ${ENV}", code="upstream.literal_secret"
-        )
+        raise cfg.error("url", "a password in the URL must come from ${ENV}", code="upstream.literal_secret")
     for match in _SECRET_QUERY.finditer(url.text):
         if not match.group(2).startswith("${"):
             raise cfg.error(
                 "url",
-                (
-                    f"query parameter {match.group(1)!r} carries a credential, so its value must "
-                    "come from ${ENV}"
-                ),
+                (f"query parameter {match.group(1)!r} carries a credential, so its value must come from ${{ENV}}"),
                 code="upstream.literal_secret",
             )
 
@@ -239,11 +229,7 @@ class HttpSession:
         url = httpx.URL(source.url.render(source.env, values, _quote_segment))
         headers = {"Accept": source.content_type or "*/*", "Accept-Encoding": "identity"}
         headers.update({name: t.render(source.env, values) for name, t in source.headers})
-        body = (
-            _render_json(source.json_body, source.env, values)
-            if source.json_body is not None
-            else None
-        )
+        body = _render_json(source.json_body, source.env, values) if source.json_body is not None else None
         method = source.method
         try:
             with anyio.fail_after(source.timeout_s):
@@ -278,9 +264,7 @@ class HttpSession:
                 )
             )
 
-    async def _exchange(
-        self, method: str, url: httpx.URL, headers: dict[str, str], body: Any
-    ) -> Fetched | httpx.URL:
+    async def _exchange(self, method: str, url: httpx.URL, headers: dict[str, str], body: Any) -> Fetched | httpx.URL:
         source = self.source
         try:
             async with self.client.stream(method, url, headers=headers, json=body) as response:
@@ -291,9 +275,7 @@ class HttpSession:
                         return url.join(response.headers["location"])
                     except httpx.InvalidURL:
                         return Fetched(
-                            failure=Failure(
-                                TRANSPORT_UNAVAILABLE, "redirect", "a redirect to an invalid URL"
-                            ),
+                            failure=Failure(TRANSPORT_UNAVAILABLE, "redirect", "a redirect to an invalid URL"),
                             info=info,
                         )
                 if status in source.not_found:
@@ -360,9 +342,7 @@ def _refuse_media(response: httpx.Response, expected: str | None) -> Refusal | N
         return Refusal(TRANSPORT_CONTENT_TYPE, f"Content-Type {shown[:80]!r} is not {expected}")
     encoding = _media(response.headers.get("content-encoding"))
     if encoding not in ("", "identity", "gzip", "x-gzip", "deflate"):
-        return Refusal(
-            TRANSPORT_CONTENT_TYPE, f"Content-Encoding {encoding[:40]!r} is not supported"
-        )
+        return Refusal(TRANSPORT_CONTENT_TYPE, f"Content-Encoding {encoding[:40]!r} is not supported")
     return None
 
 
@@ -402,16 +382,12 @@ async def _read_body(response: httpx.Response, limit: int, info: dict[str, Any])
                 break
     except httpx.TimeoutException:
         return Fetched(
-            failure=Failure(
-                TRANSPORT_READ_ERROR, "timeout", "the body stopped arriving (read timeout)"
-            ),
+            failure=Failure(TRANSPORT_READ_ERROR, "timeout", "the body stopped arriving (read timeout)"),
             info=info,
         )
     except (httpx.TransportError, OSError) as exc:
         return Fetched(
-            failure=Failure(
-                TRANSPORT_READ_ERROR, "reset", f"the body broke off: {_describe_error(exc)}"
-            ),
+            failure=Failure(TRANSPORT_READ_ERROR, "reset", f"the body broke off: {_describe_error(exc)}"),
             info=info,
         )
     except zlib.error:

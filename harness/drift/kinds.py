@@ -14,7 +14,7 @@ costs nothing to runs that do not need it. Tests build fresh registries.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -125,6 +125,23 @@ class Source(Protocol):
         ...
 
     def session(self) -> AbstractAsyncContextManager[Session]: ...
+
+
+@runtime_checkable
+class SharedSource(Source, Protocol):
+    """A source whose connection other sources may share: the runner opens one connection per
+    ``connection_key`` (one MCP server process for all the tools it serves), big enough for the
+    largest ``capacity`` among them, and gives each source its own session on it."""
+
+    @property
+    def connection_key(self) -> Hashable: ...
+
+    @property
+    def capacity(self) -> int: ...
+
+    def connect(self, capacity: int) -> AbstractAsyncContextManager[Any]: ...
+
+    def session_on(self, connection: Any) -> Session: ...
 
 
 @runtime_checkable

@@ -19,8 +19,9 @@ The server is started in its own process group and spoken to with the ``mcp`` SD
 ``outputSchema`` is compared with the contract's schema: schema drift). Each ``tools/call``
 is sent by the harness itself, and its answer is taken **as the bytes on the wire**: the
 client owns the server's stdout, hands every other line to the SDK, and keeps the answer to
-its own call for :func:`harness.drift.frame.read_call_line`. Lines longer than
-``max_message_bytes`` are never buffered; the session is closed after one.
+its own call for :func:`harness.drift.frame.read_call_line`. A line longer than
+``max_message_bytes`` is never buffered: past the cap it is read and dropped. Upstreams that
+start the same server (command, args, env, directory) share one process, taking turns.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +54,9 @@ DEFAULT_TIMEOUT_S = 10.0
 _CALL_PREFIX = "contract-harness-"
 _SHUTDOWN_S = 6.0
 _MAX_PAGES = 50
+#: Nesting the stdout reader tolerates while it only looks for a message's id; the call that
+#: receives the message then holds it to its contract's own depth.
+_ROUTING_DEPTH = 256
 
 
 class McpKind:
@@ -62,10 +66,7 @@ class McpKind:
         cfg = Config(contract, upstream)
         command = cfg.template("command")
         args = [cfg.template(f"args/{i}", text) for i, text in enumerate(cfg.data.get("args", []))]
-        extra_env = {
-            name: cfg.template(f"env/{name}", text)
-            for name, text in cfg.data.get("env", {}).items()
-        }
+        extra_env = {name: cfg.template(f"env/{name}", text) for name, text in cfg.data.get("env", {}).items()}
         for key, template in [
             ("command", command),
             *((f"args/{i}", t) for i, t in enumerate(args)),
@@ -82,10 +83,7 @@ class McpKind:
                     code="upstream.template",
                 )
             env.require(template)
-        meta = tuple(
-            (name, cfg.template(f"meta/{name}", text))
-            for name, text in cfg.data.get("meta", {}).items()
-        )
+        meta = tuple((name, cfg.template(f"meta/{name}", text)) for name, text in cfg.data.get("meta", {}).items())
         for _, template in meta:
             env.require(template)
         result = cfg.data.get("result", STRUCTURED)
@@ -96,17 +94,13 @@ class McpKind:
             argv=(program, *(a.render(env, {}) for a in args)),
             display=" ".join([command.display({}), *(a.display({}) for a in args)]),
             env_extra=tuple((name, t.render(env, {})) for name, t in extra_env.items()),
-            cwd=(contract.root / cfg.data["cwd"]).resolve()
-            if "cwd" in cfg.data
-            else contract.root.resolve(),
+            cwd=(contract.root / cfg.data["cwd"]).resolve() if "cwd" in cfg.data else contract.root.resolve(),
             tool=str(cfg.data.get("tool", contract.tool)),
             result=TEXT if result == TEXT else STRUCTURED,
             meta=meta,
             startup_timeout_s=cfg.number("startup_timeout_s", DEFAULT_STARTUP_S),
             timeout_s=cfg.number("timeout_s", DEFAULT_TIMEOUT_S),
-            max_message_bytes=int(
-                cfg.data.get("max_message_bytes", default_max_message_bytes(max_bytes))
-            ),
+            max_message_bytes=int(cfg.data.get("max_message_bytes", default_max_message_bytes(max_bytes))),
             max_depth=contract.limits.max_depth,
             requests=max(1, len(upstream.requests)),
             env=env,
@@ -142,14 +136,33 @@ class McpSource:
         args = json.dumps(dict(request.get("args", {})), ensure_ascii=False, sort_keys=True)
         return f"tools/call {self.tool} {args}"
 
+    @property
+    def connection_key(self) -> tuple[Any, ...]:
+        """Sources with the same server command line, environment and directory share one server
+        process (one MCP server, many tools, one contract each)."""
+        return (self.argv, self.env_extra, str(self.cwd), self.startup_timeout_s)
+
+    @property
+    def capacity(self) -> int:
+        return self.max_message_bytes
+
     @asynccontextmanager
     async def session(self) -> AsyncIterator[McpSession]:
+        async with self.connect(self.capacity) as connection:
+            yield self.session_on(connection)
+
+    def session_on(self, connection: McpConnection) -> McpSession:
+        return McpSession(self, connection)
+
+    @asynccontextmanager
+    async def connect(self, capacity: int) -> AsyncIterator[McpConnection]:
+        """Start the server, hand it to the SDK session, initialize and list its tools. No line
+        longer than ``capacity`` bytes is ever buffered (the largest cap of the sources sharing
+        it; each call then holds its answer to its own cap)."""
         failed: SessionFailed | None = None
         async with AsyncExitStack() as stack:
             try:
-                process = await proc.start(
-                    list(self.argv), proc.child_environment(dict(self.env_extra)), self.cwd
-                )
+                process = await proc.start(list(self.argv), proc.child_environment(dict(self.env_extra)), self.cwd)
             except OSError as exc:
                 raise SessionFailed(
                     Failure(
@@ -159,7 +172,7 @@ class McpSource:
                     )
                 ) from None
             stack.push_async_callback(proc.stop, process)
-            pipe = _Pipe(process, self.max_message_bytes, self.max_depth)
+            pipe = _Pipe(process, capacity)
             stack.callback(pipe.close_streams)
             group = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(group.cancel_scope.cancel)
@@ -167,21 +180,18 @@ class McpSource:
             group.start_soon(pipe.stderr.drain, process)
             group.start_soon(pipe.write_stdin)
             group.start_soon(pipe.forward_session)
-            client = await stack.enter_async_context(
-                ClientSession(pipe.session_read, pipe.session_write)
-            )
+            client = await stack.enter_async_context(ClientSession(pipe.session_read, pipe.session_write))
             outcome = await self._handshake(client, pipe)
             if isinstance(outcome, Failure):
                 with anyio.move_on_after(1.0):  # what the server said on its way out
                     await pipe.stderr.done.wait()
                 failed = SessionFailed(outcome, pipe.stderr.text())
             else:
-                yield McpSession(self, pipe, outcome)
+                yield McpConnection(pipe, outcome, self.display)
         if failed is not None:
             raise failed  # outside the SDK session, so it is not wrapped in its task group's errors
 
-    async def _handshake(self, client: Any, pipe: _Pipe) -> AdvertisedSchema | Failure:
-        target = f"tools/list {self.tool} on `{self.display}`"
+    async def _handshake(self, client: Any, pipe: _Pipe) -> list[Any] | Failure:
         try:
             with anyio.fail_after(self.startup_timeout_s):
                 await client.initialize()
@@ -202,20 +212,30 @@ class McpSource:
             )
         except Exception as exc:
             reason = "closed" if pipe.closed else "handshake"
-            return Failure(
-                TRANSPORT_UNAVAILABLE, reason, f"the handshake failed: {type(exc).__name__}"
-            )
-        for tool in tools:
-            if tool.name == self.tool:
-                if tool.output_schema is None:
-                    return AdvertisedSchema(
-                        None, f"the tool {self.tool!r} advertises no outputSchema", target=target
-                    )
-                return AdvertisedSchema(json.loads(json.dumps(tool.output_schema)), target=target)
-        names = ", ".join(sorted(t.name for t in tools)[:20])
+            return Failure(TRANSPORT_UNAVAILABLE, reason, f"the handshake failed: {type(exc).__name__}")
+        return tools
+
+
+@dataclass
+class McpConnection:
+    """One running server: its pipe, the tools it listed, and a lock (one raw call at a time)."""
+
+    pipe: _Pipe
+    tools: list[Any]
+    display: str
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    def advertised(self, tool: str) -> AdvertisedSchema:
+        target = f"tools/list {tool} on `{self.display}`"
+        for listed in self.tools:
+            if listed.name == tool:
+                if listed.output_schema is None:
+                    return AdvertisedSchema(None, f"the tool {tool!r} advertises no outputSchema", target=target)
+                return AdvertisedSchema(json.loads(json.dumps(listed.output_schema)), target=target)
+        names = ", ".join(sorted(t.name for t in self.tools)[:20])
         return AdvertisedSchema(
             None,
-            f"the server lists no tool {self.tool!r} (it lists: {names or 'none'})",
+            f"the server lists no tool {tool!r} (it lists: {names or 'none'})",
             listed=False,
             target=target,
         )
@@ -233,20 +253,20 @@ class _Pipe:
     """Owns the server's stdin and stdout: lines for the SDK go to it, the answer to a raw call
     is kept as bytes."""
 
-    def __init__(self, process: Process, cap: int, max_depth: int) -> None:
+    def __init__(self, process: Process, cap: int) -> None:
         self.process = process
         self.cap = cap
-        self.max_depth = max_depth
         self.stderr = proc.StderrTail()
         self.pending: _Pending | None = None
         self.closed: str | None = None
-        self._to_session, self.session_read = anyio.create_memory_object_stream[
-            SessionMessage | Exception
-        ](64)
-        self.session_write, self._from_session = anyio.create_memory_object_stream[SessionMessage](
-            64
-        )
+        self._calls = 0
+        self._to_session, self.session_read = anyio.create_memory_object_stream[SessionMessage | Exception](64)
+        self.session_write, self._from_session = anyio.create_memory_object_stream[SessionMessage](64)
         self._out, self._out_reader = anyio.create_memory_object_stream[bytes](64)
+
+    def next_call(self) -> int:
+        self._calls += 1
+        return self._calls
 
     def close_streams(self) -> None:
         for stream in (
@@ -283,6 +303,7 @@ class _Pipe:
         stdout = self.process.stdout
         assert stdout is not None
         buffer = bytearray()
+        discarding = False  # inside a message past the cap: dropped up to its newline, never kept
         try:
             while True:
                 try:
@@ -294,6 +315,11 @@ class _Pipe:
                     OSError,
                 ):
                     break
+                if discarding:
+                    end = chunk.find(b"\n")
+                    if end < 0:
+                        continue
+                    discarding, chunk = False, chunk[end + 1 :]
                 buffer += chunk
                 while True:
                     end = buffer.find(b"\n")
@@ -304,21 +330,20 @@ class _Pipe:
                     await self._route(line.rstrip(b"\r"))
                 if len(buffer) > self.cap:
                     await self._oversized(bytes(buffer[: self.cap + 1]))
-                    return
+                    buffer.clear()
+                    discarding = True
         finally:
             self._close("the server closed its output")
 
     async def _oversized(self, head: bytes) -> None:
-        """A message past the cap: the call gets its head; nothing more is read from this server."""
+        """A message past the cap: the call waiting for an answer gets its first ``cap + 1``
+        bytes (enough to prove it too long); the rest is read and dropped."""
         pending = self.pending
         if pending is not None and not pending.event.is_set():
             pending.line, pending.oversized = head, True
             pending.event.set()
         else:
             await self._deliver(ValueError(f"a message from the server exceeds {self.cap} bytes"))
-        self._close(
-            f"the server sent a message longer than max_message_bytes={self.cap}; the session was closed"
-        )
 
     async def _route(self, line: bytes) -> None:
         if not line.strip():
@@ -337,7 +362,7 @@ class _Pipe:
 
     def _classify(self, line: bytes) -> tuple[str, Any]:
         try:
-            check_depth(line, self.max_depth + 16)
+            check_depth(line, _ROUTING_DEPTH)
             message = json.loads(line)
         except (RejectedInput, ValueError):
             return "unknown", None
@@ -371,21 +396,25 @@ def _for_session(line: bytes) -> Any:
 
 
 class McpSession:
-    def __init__(self, source: McpSource, pipe: _Pipe, advertised: AdvertisedSchema) -> None:
+    """One source's view of a (possibly shared) server: its tool, its caps, its timeouts."""
+
+    def __init__(self, source: McpSource, connection: McpConnection) -> None:
         self.source = source
-        self.pipe = pipe
-        self.advertised = advertised
-        self._calls = 0
+        self.connection = connection
+        self.pipe = connection.pipe
 
     async def advertised_schema(self) -> AdvertisedSchema:
-        return self.advertised
+        return self.connection.advertised(self.source.tool)
 
     async def fetch(self, request: Mapping[str, Any]) -> Fetched:
+        async with self.connection.lock:  # one raw call at a time on a server
+            return await self._call(request)
+
+    async def _call(self, request: Mapping[str, Any]) -> Fetched:
         source, pipe = self.source, self.pipe
         if pipe.closed:
             return self._closed()
-        self._calls += 1
-        call_id = f"{_CALL_PREFIX}{self._calls}"
+        call_id = f"{_CALL_PREFIX}{pipe.next_call()}"
         params: dict[str, Any] = {"name": source.tool, "arguments": dict(request.get("args", {}))}
         values = template_values(request)
         if source.meta:
@@ -419,7 +448,7 @@ class McpSession:
                 refusal=Refusal(
                     TRANSPORT_MAX_BYTES,
                     f"JSON-RPC message exceeds max_message_bytes={source.max_message_bytes}",
-                    raw=pending.line or b"",
+                    raw=(pending.line or b"")[: source.max_message_bytes + 1],
                 )
             )
         if pending.line is None:
@@ -437,8 +466,6 @@ class McpSession:
 
     def _closed(self) -> Fetched:
         return Fetched(
-            failure=Failure(
-                TRANSPORT_UNAVAILABLE, "closed", self.pipe.closed or "the session is closed"
-            ),
+            failure=Failure(TRANSPORT_UNAVAILABLE, "closed", self.pipe.closed or "the session is closed"),
             stderr=self.pipe.stderr.text(),
         )

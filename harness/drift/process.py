@@ -41,8 +41,7 @@ def resolve_program(name: str, root: Path, where: str) -> str:
         if beside.is_file() and os.access(beside, os.X_OK):
             return str(beside)
     raise ContractError(
-        f"program {name!r} not found (looked on PATH, beside {sys.executable}, "
-        f"and relative to {root} for paths)",
+        f"program {name!r} not found (looked on PATH, beside {sys.executable}, and relative to {root} for paths)",
         file=where,
         code="upstream.program_not_found",
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -42,7 +42,9 @@ from harness.drift.kinds import (
     Failure,
     Fetched,
     KindRegistry,
+    Session,
     SessionFailed,
+    SharedSource,
     Source,
 )
 from harness.drift.shape import Hints, document_shape, schema_dialect, schema_shape
@@ -94,19 +96,19 @@ def request_id() -> str:
 
 
 def _label(args: Mapping[str, Any], index: int) -> str:
-    """The argument values (``CR-1042``, ``bluebird/run_8f3K``), or ``request-<n>`` when they are
-    not short scalars."""
+    """The argument values (``CR-1042``, ``bluebird/run_8f3K``); ``default`` for no arguments;
+    ``request-<n>`` when they are not short scalars."""
     values = list(args.values())
-    if values and all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in values):
+    if not values:
+        return "default"
+    if all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in values):
         label = "/".join(str(v) for v in values)
         if len(label) <= 60 and "[" not in label and "]" not in label:
             return label
     return f"request-{index + 1}"
 
 
-def _requests(
-    contract: Contract, upstream: Upstream
-) -> tuple[tuple[Mapping[str, Any], ...], tuple[str, ...]]:
+def _requests(contract: Contract, upstream: Upstream) -> tuple[tuple[Mapping[str, Any], ...], tuple[str, ...]]:
     samples = list(upstream.requests) or [dict(contract.request_example)]
     requests, labels = [], []
     for index, args in enumerate(samples):
@@ -157,9 +159,7 @@ def plan(
                 available = set(request["args"]) | set(RESERVED_FIELDS)
                 for template in source.request_templates():
                     template.check_fields(available, label)
-            enum_fields = tuple(
-                str(p) for p in upstream_extra(contract, upstream).get("enum_fields", ())
-            )
+            enum_fields = tuple(str(p) for p in upstream_extra(contract, upstream).get("enum_fields", ()))
             hints = hints_for(contract, enum_fields)
             targets.append(
                 Target(
@@ -174,13 +174,9 @@ def plan(
             )
     unknown = sorted(wanted - seen_names)
     if unknown:
-        raise UsageError(
-            f"unknown upstream {', '.join(unknown)} (known: {', '.join(sorted(seen_names)) or 'none'})"
-        )
+        raise UsageError(f"unknown upstream {', '.join(unknown)} (known: {', '.join(sorted(seen_names)) or 'none'})")
     if not targets:
-        raise UsageError(
-            "no upstreams to check: no selected contract declares upstreams:", code="upstream.none"
-        )
+        raise UsageError("no upstreams to check: no selected contract declares upstreams:", code="upstream.none")
     return Plan(tuple(targets), env, tuple(notes))
 
 
@@ -254,57 +250,68 @@ class DriftRunner:
     async def _run_all(self) -> _Outcome:
         outcome = _Outcome()
         limiter = anyio.CapacityLimiter(self.concurrency)
+        groups: dict[Hashable, list[tuple[int, Target]]] = {}
+        for index, target in enumerate(self.plan.targets):
+            source = target.source
+            key = ("shared", source.connection_key) if isinstance(source, SharedSource) else ("own", index)
+            groups.setdefault(key, []).append((index, target))
         with anyio.move_on_after(self.plan.budget_s):
             async with anyio.create_task_group() as group:
-                for index, target in enumerate(self.plan.targets):
-                    group.start_soon(self._run_target, index, target, limiter, outcome)
+                for members in groups.values():
+                    group.start_soon(self._run_group, members, limiter, outcome)
         return outcome
 
-    async def _run_target(
-        self, t_index: int, target: Target, limiter: anyio.CapacityLimiter, outcome: _Outcome
+    async def _run_group(
+        self, members: list[tuple[int, Target]], limiter: anyio.CapacityLimiter, outcome: _Outcome
     ) -> None:
+        """Sources sharing a connection (one MCP server for several tools) take turns on it, in
+        plan order; any other source has a session of its own."""
         async with limiter:
-            boundary = Boundary(target.contract, clock=self.clock, upstream=target.upstream.name)
-            recorder = Recorder(target.contract, target.upstream.name) if self.record else None
-            seen: set[str] = set()
+            source = members[0][1].source
             try:
-                async with target.source.session() as session:
-                    started = time.perf_counter()
-                    advertised = await session.advertised_schema()
-                    if advertised is not None:
-                        outcome.checks[(t_index, -1)] = self._schema_check(
-                            target, advertised, time.perf_counter() - started
-                        )
-                    for r_index, request in enumerate(target.requests):
-                        started = time.perf_counter()
-                        fetched = await session.fetch(request)
-                        outcome.checks[(t_index, r_index)] = self._judge(
-                            target,
-                            r_index,
-                            fetched,
-                            boundary,
-                            recorder,
-                            seen,
-                            time.perf_counter() - started,
-                        )
+                if isinstance(source, SharedSource):
+                    capacity = max(t.source.capacity for _, t in members if isinstance(t.source, SharedSource))
+                    async with source.connect(capacity) as connection:
+                        for t_index, target in members:
+                            assert isinstance(target.source, SharedSource)
+                            await self._run_session(t_index, target, target.source.session_on(connection), outcome)
+                else:
+                    async with source.session() as session:
+                        await self._run_session(*members[0], session, outcome)
             except SessionFailed as exc:
-                for r_index in range(-1, len(target.requests)):
-                    if (t_index, r_index) in outcome.checks or (
-                        r_index < 0 and target.upstream.kind != "mcp"
-                    ):
-                        continue
-                    fetched = Fetched(failure=exc.failure, stderr=exc.stderr)
-                    if r_index < 0:
-                        outcome.checks[(t_index, r_index)] = self._schema_failure(
-                            target, exc.failure, exc.stderr
-                        )
-                    else:
-                        outcome.checks[(t_index, r_index)] = self._judge(
-                            target, r_index, fetched, boundary, None, seen, 0.0
-                        )
-            finally:
-                if recorder is not None:
-                    self._commit(recorder)
+                for t_index, target in members:
+                    self._fail_rest(t_index, target, exc, outcome)
+
+    async def _run_session(self, t_index: int, target: Target, session: Session, outcome: _Outcome) -> None:
+        boundary = Boundary(target.contract, clock=self.clock, upstream=target.upstream.name)
+        recorder = Recorder(target.contract, target.upstream.name) if self.record else None
+        seen: set[str] = set()
+        try:
+            started = time.perf_counter()
+            advertised = await session.advertised_schema()
+            if advertised is not None:
+                outcome.checks[(t_index, -1)] = self._schema_check(target, advertised, time.perf_counter() - started)
+            for r_index, request in enumerate(target.requests):
+                started = time.perf_counter()
+                fetched = await session.fetch(request)
+                outcome.checks[(t_index, r_index)] = self._judge(
+                    target, r_index, fetched, boundary, recorder, seen, time.perf_counter() - started
+                )
+        finally:
+            if recorder is not None:
+                self._commit(recorder)
+
+    def _fail_rest(self, t_index: int, target: Target, exc: SessionFailed, outcome: _Outcome) -> None:
+        """Every check of a source whose session could not be opened fails with that reason."""
+        boundary = Boundary(target.contract, clock=self.clock, upstream=target.upstream.name)
+        for r_index in range(-1, len(target.requests)):
+            if (t_index, r_index) in outcome.checks or (r_index < 0 and target.upstream.kind != "mcp"):
+                continue
+            if r_index < 0:
+                outcome.checks[(t_index, r_index)] = self._schema_failure(target, exc.failure, exc.stderr)
+            else:
+                fetched = Fetched(failure=exc.failure, stderr=exc.stderr)
+                outcome.checks[(t_index, r_index)] = self._judge(target, r_index, fetched, boundary, None, set(), 0.0)
 
     def _commit(self, recorder: Recorder) -> None:
         try:
@@ -403,9 +410,7 @@ class DriftRunner:
             payload=fetched.body if status == REJECTED and fetched.body is not None else None,
         )
 
-    def _schema_check(
-        self, target: Target, advertised: AdvertisedSchema, duration: float
-    ) -> DriftCheck:
+    def _schema_check(self, target: Target, advertised: AdvertisedSchema, duration: float) -> DriftCheck:
         contract = target.contract
         base = DriftCheck(
             id=f"{target.id_prefix}[outputSchema]",
@@ -420,20 +425,23 @@ class DriftRunner:
             duration_s=duration,
         )
         if not advertised.listed:
-            return replace(base, status=UNAVAILABLE, reason="not_found",
-                           notes=(advertised.problem or "the tool is not listed",))
+            return replace(
+                base, status=UNAVAILABLE, reason="not_found", notes=(advertised.problem or "the tool is not listed",)
+            )
         if advertised.schema is None:
-            return replace(base, status=DRIFTED,
-                           notes=(advertised.problem or "no outputSchema advertised",))
+            return replace(base, status=DRIFTED, notes=(advertised.problem or "no outputSchema advertised",))
         expected = (
-            contract.vendor_schema
-            if contract.adapter and contract.vendor_schema is not None
-            else contract.schema()
+            contract.vendor_schema if contract.adapter and contract.vendor_schema is not None else contract.schema()
         )
         current = schema_shape(advertised.schema)
         changes = diff_shapes(schema_shape(expected), current)
-        return replace(base, status=DRIFTED if changes else HELD, changes=changes, shape=current,
-                       dialect=schema_dialect(advertised.schema))
+        return replace(
+            base,
+            status=DRIFTED if changes else HELD,
+            changes=changes,
+            shape=current,
+            dialect=schema_dialect(advertised.schema),
+        )
 
     def _schema_failure(self, target: Target, failure: Failure, stderr: str) -> DriftCheck:
         contract = target.contract

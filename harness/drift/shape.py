@@ -114,12 +114,7 @@ def _union(a: Shape, b: Shape, *, observed: bool) -> Shape:
     required = frozenset(p for p in types if p and _ok_in(a, p) and _ok_in(b, p))
     enums: dict[str, frozenset[str]] = {}
     for path in a.enums.keys() | b.enums.keys():
-        if (
-            not observed
-            and path in a.types
-            and path in b.types
-            and (path not in a.enums or path not in b.enums)
-        ):
+        if not observed and path in a.types and path in b.types and (path not in a.enums or path not in b.enums):
             continue  # a schema branch without the enum allows any value there
         values = a.enums.get(path, frozenset()) | b.enums.get(path, frozenset())
         enums[path] = frozenset(sorted(values)[:MAX_ENUM_VALUES])
@@ -168,14 +163,11 @@ def document_shape(document: Any, hints: Hints = Hints()) -> Shape:
             objects[path] += 1
             collapse = path in hints.map_paths
             stack.extend(
-                (f"{path}/{WILDCARD if collapse else escape_token(key)}", value)
-                for key, value in node.items()
+                (f"{path}/{WILDCARD if collapse else escape_token(key)}", value) for key, value in node.items()
             )
         elif kind == "array":
             stack.extend((f"{path}/{WILDCARD}", item) for item in node)
-    required = frozenset(
-        p for p in types if p and last_token(p) != WILDCARD and counts[p] == objects[parent_of(p)]
-    )
+    required = frozenset(p for p in types if p and last_token(p) != WILDCARD and counts[p] == objects[parent_of(p)])
     return Shape(
         {p: frozenset(t) for p, t in types.items()},
         required,
@@ -291,9 +283,7 @@ class _SchemaWalker:
                 items.append(value)
         for group in (maps, items):
             if group:
-                children.append(
-                    _union_all(self.walk(s, f"{path}/{WILDCARD}", depth + 1, refs) for s in group)
-                )
+                children.append(_union_all(self.walk(s, f"{path}/{WILDCARD}", depth + 1, refs) for s in group))
         for part in children:
             for p, t in part.types.items():
                 types[p] = types[p] & t if p in types and ANY not in types[p] else t
@@ -347,9 +337,7 @@ def _intersect(a: Shape, b: Shape) -> Shape:
         elif ANY in tb:
             types[path] = ta
         else:
-            types[path] = frozenset(
-                {t for t in ta if _covers(tb, t)} | {t for t in tb if _covers(ta, t)}
-            )
+            types[path] = frozenset({t for t in ta if _covers(tb, t)} | {t for t in tb if _covers(ta, t)})
     enums: dict[str, frozenset[str]] = {}
     for path in a.enums.keys() | b.enums.keys():
         if path in a.enums and path in b.enums:

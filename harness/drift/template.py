@@ -102,9 +102,7 @@ class Template:
                     code="upstream.template",
                 )
 
-    def render(
-        self, env: Environment, values: Mapping[str, Any], encode: Encode = _identity
-    ) -> str:
+    def render(self, env: Environment, values: Mapping[str, Any], encode: Encode = _identity) -> str:
         """The text with environment values and (encoded) request values filled in."""
         out = []
         for kind, name, default in self.parts:
@@ -193,9 +191,7 @@ class Environment:
 
     def found_in(self, data: bytes) -> list[str]:
         """Names of secrets whose value occurs in ``data`` (e.g. an upstream echoing a token)."""
-        return sorted(
-            name for name, value in self.secrets.items() if value.encode("utf-8", "replace") in data
-        )
+        return sorted(name for name, value in self.secrets.items() if value.encode("utf-8", "replace") in data)
 
 
 @contextmanager

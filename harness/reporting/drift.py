@@ -49,9 +49,7 @@ class _Checks:
             self.checks.append(event.check)
 
 
-def drift_section(
-    checks: list[DriftCheck], summary: Summary, budget_s: float | None
-) -> dict[str, Any]:
+def drift_section(checks: list[DriftCheck], summary: Summary, budget_s: float | None) -> dict[str, Any]:
     counts = {status: sum(1 for c in checks if c.status == status) for status in STATUSES}
     return {
         "budget_s": budget_s,
@@ -115,9 +113,7 @@ class DriftJUnitReporter(JUnitReporter, _Checks):
     def finish(self) -> None:
         assert self.summary is not None
         by_id = {c.id: c for c in self.checks}
-        text = junit_xml(
-            self.results, self.summary, "contract-harness-drift", junit_properties(by_id)
-        )
+        text = junit_xml(self.results, self.summary, "contract-harness-drift", junit_properties(by_id))
         write_atomic(self.path, text.encode("utf-8"))
 
 
@@ -134,8 +130,7 @@ def drift_markdown(checks: list[DriftCheck], results: list[CaseResult], summary:
     ]
     for check in checks:
         lines.append(
-            f"| `{_cell(check.id)}` | {check.status} | `{_cell(check.target)}` | "
-            f"{_cell(check.detail(limit=1))} |"
+            f"| `{_cell(check.id)}` | {check.status} | `{_cell(check.target)}` | {_cell(check.detail(limit=1))} |"
         )
     changed = [c for c in checks if c.changes]
     if changed:
@@ -166,9 +161,7 @@ class DriftMarkdownReporter(MarkdownReporter, _Checks):
 
     def finish(self) -> None:
         assert self.summary is not None
-        write_atomic(
-            self.path, drift_markdown(self.checks, self.results, self.summary).encode("utf-8")
-        )
+        write_atomic(self.path, drift_markdown(self.checks, self.results, self.summary).encode("utf-8"))
 
 
 class DriftTerminalReporter(TerminalReporter, _Checks):
@@ -217,17 +210,14 @@ def check_text(check: DriftCheck) -> str:
     if check.status == UNAVAILABLE:
         lines.append(f"  reason:   {check.reason}")
     if verdict is not None and not verdict.accepted:
-        where = (
-            f" at {verdict.instance_pointer or '/'}" if verdict.instance_pointer is not None else ""
-        )
+        where = f" at {verdict.instance_pointer or '/'}" if verdict.instance_pointer is not None else ""
         lines.append(f"  verdict:  {verdict.code}{where}")
         if verdict.message:
             lines.append(f"  message:  {verdict.message}")
         lines.append(f"  agent:    {verdict.agent_json}")
     for change in check.changes:
         lines.append(
-            f"  change:   {change.kind.replace('_', ' ')} at {change.path or '/'}: "
-            f"{change.before} -> {change.after}"
+            f"  change:   {change.kind.replace('_', ' ')} at {change.path or '/'}: {change.before} -> {change.after}"
         )
     if check.seen_before:
         lines.append(f"  seen before as {check.seen_before}")
@@ -252,8 +242,7 @@ def drift_sections(checks: list[DriftCheck]) -> list[Section]:
     changes = Section(
         "Shape changes",
         ["check", "change", "location", "before", "after"],
-        [[c.id, ch.kind.replace("_", " "), ch.path or "/", ch.before, ch.after]
-         for c in checks for ch in c.changes],
+        [[c.id, ch.kind.replace("_", " "), ch.path or "/", ch.before, ch.after] for c in checks for ch in c.changes],
         note="Against fixtures/historical/ (responses) or the contract's schema (outputSchema).",
     )
     return [upstreams, changes]

@@ -69,9 +69,7 @@ class SandboxServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(
-        self, port: int = 0, profile: str = "stable", huge_bytes: int = DEFAULT_HUGE_BYTES
-    ) -> None:
+    def __init__(self, port: int = 0, profile: str = "stable", huge_bytes: int = DEFAULT_HUGE_BYTES) -> None:
         if profile not in PROFILES:
             raise ValueError(f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
         super().__init__((LOOPBACK, port), _Handler)
@@ -152,14 +150,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serving(
-    port: int = 0, profile: str = "stable", huge_bytes: int = DEFAULT_HUGE_BYTES
-) -> Iterator[SandboxServer]:
+def serving(port: int = 0, profile: str = "stable", huge_bytes: int = DEFAULT_HUGE_BYTES) -> Iterator[SandboxServer]:
     """Run a sandbox in a background thread for the duration of the block."""
     server = SandboxServer(port, profile, huge_bytes)
-    thread = threading.Thread(
-        target=server.serve_forever, name="contract-harness-sandbox", daemon=True
-    )
+    thread = threading.Thread(target=server.serve_forever, name="contract-harness-sandbox", daemon=True)
     thread.start()
     try:
         yield server

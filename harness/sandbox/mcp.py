@@ -60,9 +60,7 @@ def output_schema(tool: str, profile: str) -> dict[str, Any]:
     drifted = profile == "drifted"
     if tool == "review_status":
         if drifted:
-            schema["$defs"]["reviewStatus"]["properties"]["decision"]["enum"].append(
-                "approved_with_conditions"
-            )
+            schema["$defs"]["reviewStatus"]["properties"]["decision"]["enum"].append("approved_with_conditions")
         schema = _to_draft07(schema)
         schema["$schema"] = "http://json-schema.org/draft-07/schema#"
         schema["type"] = "object"  # MCP: an outputSchema's root is an object
@@ -169,24 +167,18 @@ def build_server(profile: str, huge_bytes: int, stdout: SplicingStdout) -> Any:
         if answer.status == 503:
             raise MCPError(code=types.INTERNAL_ERROR, message="service unavailable")
         if answer.status >= 400:
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=answer.scenario)], is_error=True
-            )
+            return types.CallToolResult(content=[types.TextContent(type="text", text=answer.scenario)], is_error=True)
         if answer.redirect:
             answer = reply("stable", context)
             return _result(stdout.register(answer, wrong_id=True), "(answered for another request)")
         if answer.content_type != "application/json":
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=answer.body().decode())]
-            )
+            return types.CallToolResult(content=[types.TextContent(type="text", text=answer.body().decode())])
         if answer.raw is not None or answer.huge:
             return _result(stdout.register(answer), "(raw result)")
         return _result(answer.document, json.dumps(answer.document))
 
     def _result(structured: Any, text: str) -> Any:
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)], structured_content=structured
-        )
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured)
 
     return Server(
         "contract-harness-sandbox",

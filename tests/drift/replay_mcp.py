@@ -1,6 +1,6 @@
 """A test helper: replays a recorded MCP server of the real-tools corpus over stdio.
 
-    python replay_mcp.py <corpus>/mcp-server-memory
+    python replay_mcp.py <corpus>/mcp-server-memory [START_LOG]
 
 It answers initialize and tools/list with the recorded response lines, and each tools/call
 whose name and arguments match a recorded request with that request's raw answer line — the
@@ -62,4 +62,7 @@ def main(source: Path) -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2:  # one line per server start, for the tests that count them
+        with open(sys.argv[2], "a") as log:
+            log.write("started\n")
     main(Path(sys.argv[1]))

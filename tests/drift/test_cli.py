@@ -59,9 +59,7 @@ def test_no_drift_is_exit_0_and_the_json_report_follows_its_published_schema(
     assert report["drift"]["counts"] == {"held": 6, "drifted": 0, "rejected": 0, "failed": 0}
     out = capsys.readouterr().out
     assert "no drift: 6 held, 0 drifted, 0 rejected, 0 failed of 6 checks" in out
-    assert (
-        sandbox.url not in out + (tmp_path / "r.json").read_text()
-    )  # ${HARNESS_SANDBOX_URL}, not its value
+    assert sandbox.url not in out + (tmp_path / "r.json").read_text()  # ${HARNESS_SANDBOX_URL}, not its value
 
 
 def test_drift_is_exit_1_and_every_report_names_the_changes(
@@ -71,9 +69,7 @@ def test_drift_is_exit_1_and_every_report_names_the_changes(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv(
-        "HARNESS_SANDBOX_URL", sandbox_env(sandbox, "drifted")["HARNESS_SANDBOX_URL"]
-    )
+    monkeypatch.setenv("HARNESS_SANDBOX_URL", sandbox_env(sandbox, "drifted")["HARNESS_SANDBOX_URL"])
     assert (
         main(
             [
@@ -107,24 +103,16 @@ def test_drift_is_exit_1_and_every_report_names_the_changes(
         "after": "object",
     } in check["changes"]
     assert check["verdict"]["agent_result"]["error"]["code"] == "INVALID_RESPONSE"
-    props = {
-        p.get("name"): p.get("value")
-        for p in ET.parse(tmp_path / "r.xml").getroot().iter("property")
-    }
+    props = {p.get("name"): p.get("value") for p in ET.parse(tmp_path / "r.xml").getroot().iter("property")}
     assert props["upstream"] == "sandbox" and "change_1" in props
     markdown = (tmp_path / "r.md").read_text()
-    assert (
-        "### Shape changes" in markdown
-        and "| object where string | `/state` | string | object |" in markdown
-    )
+    assert "### Shape changes" in markdown and "| object where string | `/state` | string | object |" in markdown
 
 
 def test_a_rejected_response_comes_with_a_command_that_reproduces_its_verdict(
     project: Path, sandbox: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(
-        "HARNESS_SANDBOX_URL", sandbox_env(sandbox, "hostile")["HARNESS_SANDBOX_URL"]
-    )
+    monkeypatch.setenv("HARNESS_SANDBOX_URL", sandbox_env(sandbox, "hostile")["HARNESS_SANDBOX_URL"])
     main(
         [
             "drift",
@@ -136,11 +124,7 @@ def test_a_rejected_response_comes_with_a_command_that_reproduces_its_verdict(
             *reports(tmp_path),
         ]
     )
-    case = next(
-        c
-        for c in json.loads((tmp_path / "r.json").read_text())["cases"]
-        if c["id"].endswith("[CR-1042]")
-    )
+    case = next(c for c in json.loads((tmp_path / "r.json").read_text())["cases"] if c["id"].endswith("[CR-1042]"))
     argv = shlex.split(case["reproduce"])
     assert argv[:2] == ["contract-harness", "verify"]
     done = subprocess.run([exe(), *argv[1:], "--json"], capture_output=True, text=True, timeout=60)
@@ -149,19 +133,12 @@ def test_a_rejected_response_comes_with_a_command_that_reproduces_its_verdict(
 
 def test_an_unset_variable_is_one_line_and_exit_2_before_anything_is_sent(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_SANDBOX")}
-    done = subprocess.run(
-        [exe(), "drift"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60
-    )
+    done = subprocess.run([exe(), "drift"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
     assert done.returncode == 2
-    lines = [
-        line
-        for line in done.stderr.splitlines()
-        if not line.startswith("contract-harness: no ./contracts")
-    ]
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("contract-harness: no ./contracts")]
     assert len(lines) == 1 and "Traceback" not in done.stderr
     assert lines[0].startswith(
-        "contract-harness: error: upstream.env_unset: environment variable "
-        "HARNESS_SANDBOX_URL is not set (needed by "
+        "contract-harness: error: upstream.env_unset: environment variable HARNESS_SANDBOX_URL is not set (needed by "
     )
 
 
@@ -210,9 +187,7 @@ def test_the_sandbox_command_prints_the_export_line_and_serves_until_interrupted
             assert process.wait(timeout=10) == 0
 
 
-def test_a_taken_port_is_one_line_and_exit_2(
-    sandbox: Any, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_taken_port_is_one_line_and_exit_2(sandbox: Any, capsys: pytest.CaptureFixture[str]) -> None:
     port = sandbox.server_address[1]
     assert main(["sandbox", "--port", str(port)]) == 2
     assert f"sandbox.port: cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err

@@ -68,10 +68,7 @@ def root(make_contract: Any, tmp_path: Path) -> Path:
 
 def test_each_outcome_of_a_command_is_classified(root: Path, drift: Any) -> None:
     checks, summary, drift_plan = drift(root, {"ITEM_TOKEN": "tkn-cmd-secret-42"})
-    got = {
-        cid.split("[")[1].rstrip("]"): (c.status, c.verdict.code, c.reason)
-        for cid, c in checks.items()
-    }
+    got = {cid.split("[")[1].rstrip("]"): (c.status, c.verdict.code, c.reason) for cid, c in checks.items()}
     assert got == {
         "it-7": ("held", None, None),
         "it-8": ("failed", "transport.tool_error", "exit_status"),
@@ -84,14 +81,10 @@ def test_each_outcome_of_a_command_is_classified(root: Path, drift: Any) -> None
     assert summary.duration_s < drift_plan.budget_s
 
 
-def test_stderr_is_kept_for_the_operator_redacted_and_never_shown_to_the_agent(
-    root: Path, drift: Any
-) -> None:
+def test_stderr_is_kept_for_the_operator_redacted_and_never_shown_to_the_agent(root: Path, drift: Any) -> None:
     checks, _, _ = drift(root, {"ITEM_TOKEN": "tkn-cmd-secret-42"})
     failed = checks["item_status::drift::cli[it-8]"]
-    assert (
-        failed.stderr == "upstream said 502 for ${ITEM_TOKEN}\n"
-    )  # the program got the secret; the report does not
+    assert failed.stderr == "upstream said 502 for ${ITEM_TOKEN}\n"  # the program got the secret; the report does not
     assert "502" not in failed.verdict.agent_json and failed.verdict.message == "exit status 4"
 
 
@@ -99,9 +92,7 @@ def test_the_command_gets_a_small_environment_not_the_harness_s(
     root: Path, drift: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     script = root / "tool.py"
-    script.write_text(
-        "import json, os, pathlib\npathlib.Path('env.json').write_text(json.dumps(sorted(os.environ)))\n"
-    )
+    script.write_text("import json, os, pathlib\npathlib.Path('env.json').write_text(json.dumps(sorted(os.environ)))\n")
     monkeypatch.setenv("OTHER_UPSTREAM_TOKEN", "never-passed-on")
     drift(root, {"ITEM_TOKEN": "x"})
     names = set(json.loads((root / "env.json").read_text()))  # it runs in the project root

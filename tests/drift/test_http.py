@@ -28,15 +28,9 @@ def test_the_stable_sandbox_shows_no_drift(project: Path, sandbox: Any, drift: A
     assert all(c.baseline and not c.changes and c.verdict.accepted for c in checks.values())
 
 
-def test_the_drifted_sandbox_names_each_change_with_its_path_and_kind(
-    project: Path, sandbox: Any, drift: Any
-) -> None:
+def test_the_drifted_sandbox_names_each_change_with_its_path_and_kind(project: Path, sandbox: Any, drift: Any) -> None:
     checks, summary, _ = drift(project, sandbox_env(sandbox, "drifted"), upstreams=HTTP)
-    found = {
-        cid: [(c.kind, c.path) for c in check.changes]
-        for cid, check in checks.items()
-        if check.changes
-    }
+    found = {cid: [(c.kind, c.path) for c in check.changes] for cid, check in checks.items() if check.changes}
     assert found == {
         "deployment_status::drift::sandbox[staging]": [
             ("field_added", "/maintenance"),
@@ -51,14 +45,9 @@ def test_the_drifted_sandbox_names_each_change_with_its_path_and_kind(
     assert (staging.status, staging.verdict.code) == ("rejected", "schema.enum")
     assert staging.seen_before == "deployment_status::historical::maintenance-banner/state_object"
     review = checks["review_status::drift::sandbox[CR-1042]"]
-    assert (
-        review.changes[0].after == '"approved_with_conditions"'
-        and review.verdict.code == "schema.enum"
-    )
+    assert review.changes[0].after == '"approved_with_conditions"' and review.verdict.code == "schema.enum"
     job = checks["job_status::drift::sandbox[bluebird/run_8f3K2j5H1g9d]"]
-    assert (
-        job.status == "drifted" and job.verdict.accepted
-    )  # the adapter absorbs it; the shape still changed
+    assert job.status == "drifted" and job.verdict.accepted  # the adapter absorbs it; the shape still changed
     assert not summary.ok
 
 
@@ -103,12 +92,8 @@ def test_hostile_responses_are_rejected_at_their_layer_and_nothing_of_them_reach
         assert payload_text not in check.verdict.agent_json
 
 
-def test_a_huge_body_costs_at_most_max_bytes_plus_one(
-    project: Path, sandbox: Any, drift: Any
-) -> None:
-    checks, _, drift_plan = drift(
-        project, sandbox_env(sandbox, "hostile"), tools=["deployment_status"], upstreams=HTTP
-    )
+def test_a_huge_body_costs_at_most_max_bytes_plus_one(project: Path, sandbox: Any, drift: Any) -> None:
+    checks, _, drift_plan = drift(project, sandbox_env(sandbox, "hostile"), tools=["deployment_status"], upstreams=HTTP)
     huge = checks["deployment_status::drift::sandbox[production]"]
     max_bytes = drift_plan.targets[0].contract.limits.max_bytes
     assert huge.info["bytes_read"] == max_bytes + 1  # of a 1 GiB body
@@ -163,23 +148,16 @@ def test_flaky_upstreams_are_classified_and_the_run_ends_within_its_budget(
         check = checks[cid]
         assert (check.status, check.verdict.code, check.reason) == (status, code, reason), cid
         assert check.verdict.agent_result["error"]["code"] == agent_code
-    assert (
-        "HTTP 500"
-        in checks["job_status::drift::sandbox[bluebird/run_8f3K2j5H1g9d]"].verdict.message
-    )
+    assert "HTTP 500" in checks["job_status::drift::sandbox[bluebird/run_8f3K2j5H1g9d]"].verdict.message
     assert "127.0.0.2" in checks["deployment_status::drift::sandbox[production]"].verdict.message
     # The slow answer comes after 30 s; the run is bounded by the timeouts (1 s each here).
     assert summary.duration_s < drift_plan.budget_s < 30
 
 
-def test_a_request_the_upstream_does_not_know_is_not_found(
-    project: Path, sandbox: Any, drift: Any
-) -> None:
+def test_a_request_the_upstream_does_not_know_is_not_found(project: Path, sandbox: Any, drift: Any) -> None:
     contract = project / "contracts/review_status/contract.yaml"
     contract.write_text(contract.read_text().replace("CR-1043", "CR-404"))
-    checks, _, _ = drift(
-        project, sandbox_env(sandbox, "stable"), tools=["review_status"], upstreams=HTTP
-    )
+    checks, _, _ = drift(project, sandbox_env(sandbox, "stable"), tools=["review_status"], upstreams=HTTP)
     check = checks["review_status::drift::sandbox[CR-404]"]
     assert (check.status, check.verdict.code, check.reason) == (
         "failed",
@@ -247,9 +225,7 @@ def upstream() -> Iterator[str]:
     server.server_close()
 
 
-def item_contract(
-    make_contract: Any, http: str, *, requests: str = "[{item_id: it-7}]", extra: str = ""
-) -> Path:
+def item_contract(make_contract: Any, http: str, *, requests: str = "[{item_id: it-7}]", extra: str = "") -> Path:
     directory = make_contract(
         yaml_text=f"""\
         tool: item_status
@@ -318,9 +294,7 @@ def test_secrets_reach_the_upstream_and_never_a_report_or_a_log(
     check = checks["item_status::drift::api[it-7]"]
     report = json.dumps(check.to_dict()) + check.detail() + check.verdict.audit.to_json()
     assert secret not in report and "${TOKEN}" in check.target
-    assert (
-        secret not in caplog.text and "access_token=${TOKEN}" in caplog.text
-    )  # httpx logged the URL
+    assert secret not in caplog.text and "access_token=${TOKEN}" in caplog.text  # httpx logged the URL
 
 
 @pytest.mark.parametrize(

@@ -26,9 +26,7 @@ def test_the_demo_mcp_server_advertises_the_contracts_schemas_and_answers_within
     project: Path, drift: Any
 ) -> None:
     checks, summary, _ = drift(project, profile("stable"), upstreams=MCP)
-    assert len(checks) == 9 and summary.ok, [
-        c.detail() for c in checks.values() if c.status != "held"
-    ]
+    assert len(checks) == 9 and summary.ok, [c.detail() for c in checks.values() if c.status != "held"]
     schemas = {cid: c for cid, c in checks.items() if cid.endswith("[outputSchema]")}
     assert {c.status for c in schemas.values()} == {"held"}
     assert schemas["review_status::drift::sandbox-mcp[outputSchema]"].dialect == "draft-07"
@@ -36,9 +34,7 @@ def test_the_demo_mcp_server_advertises_the_contracts_schemas_and_answers_within
     assert output_schema("review_status", "stable")["definitions"]  # really draft-07 on the wire
 
 
-def test_the_drifted_mcp_server_shows_schema_drift_and_result_drift(
-    project: Path, drift: Any
-) -> None:
+def test_the_drifted_mcp_server_shows_schema_drift_and_result_drift(project: Path, drift: Any) -> None:
     checks, _, _ = drift(project, profile("drifted"), upstreams=MCP)
     schema_changes = {
         cid: [(c.kind, c.path) for c in check.changes]
@@ -60,10 +56,9 @@ def test_the_drifted_mcp_server_shows_schema_drift_and_result_drift(
     assert staging.verdict.code == "schema.enum" and ("object_where_string", "/state") in [
         (c.kind, c.path) for c in staging.changes
     ]
-    assert [
-        (c.kind, c.path)
-        for c in checks["job_status::drift::sandbox-mcp[bluebird/run_8f3K2j5H1g9d]"].changes
-    ] == [("field_added", "/run/queue")]
+    assert [(c.kind, c.path) for c in checks["job_status::drift::sandbox-mcp[bluebird/run_8f3K2j5H1g9d]"].changes] == [
+        ("field_added", "/run/queue")
+    ]
 
 
 HOSTILE = {
@@ -88,9 +83,7 @@ HOSTILE = {
 }
 
 
-def test_hostile_mcp_results_are_rejected_on_the_raw_json_rpc_bytes(
-    project: Path, drift: Any
-) -> None:
+def test_hostile_mcp_results_are_rejected_on_the_raw_json_rpc_bytes(project: Path, drift: Any) -> None:
     checks, _, _ = drift(project, profile("hostile"), upstreams=MCP)
     for cid, (code, pointer, text) in HOSTILE.items():
         check = checks[cid]
@@ -103,9 +96,7 @@ def test_hostile_mcp_results_are_rejected_on_the_raw_json_rpc_bytes(
         }
         assert text not in check.verdict.agent_json
     huge = checks["deployment_status::drift::sandbox-mcp[production]"]
-    assert (
-        huge.verdict.audit.raw_size == 4 * 4096 + 65536 + 1
-    )  # the cap on one message, plus one byte
+    assert huge.verdict.audit.raw_size == 4 * 4096 + 65536 + 1  # the cap on one message, plus one byte
 
 
 FLAKY = {
@@ -126,25 +117,19 @@ FLAKY = {
 }
 
 
-def test_a_flaky_mcp_server_is_classified_and_the_run_ends_within_its_budget(
-    project: Path, drift: Any
-) -> None:
+def test_a_flaky_mcp_server_is_classified_and_the_run_ends_within_its_budget(project: Path, drift: Any) -> None:
     checks, summary, drift_plan = drift(project, profile("flaky"), upstreams=MCP)
     for cid, expected in FLAKY.items():
         check = checks[cid]
         assert (check.status, check.verdict.code, check.reason) == expected, cid
     assert (
-        checks["job_status::drift::sandbox-mcp[bluebird/run_8f3K2j5H1g9d]"].verdict.agent_result[
-            "error"
-        ]["code"]
+        checks["job_status::drift::sandbox-mcp[bluebird/run_8f3K2j5H1g9d]"].verdict.agent_result["error"]["code"]
         == "UPSTREAM_UNAVAILABLE"
     )
     assert summary.duration_s < drift_plan.budget_s
 
 
-def test_a_server_that_does_not_start_fails_every_check_with_its_stderr(
-    project: Path, drift: Any
-) -> None:
+def test_a_server_that_does_not_start_fails_every_check_with_its_stderr(project: Path, drift: Any) -> None:
     contract = project / "contracts/review_status/contract.yaml"
     data = yaml.safe_load(contract.read_text())
     data["upstreams"]["sandbox-mcp"]["mcp"]["args"] = [
@@ -163,15 +148,14 @@ def test_a_server_that_does_not_start_fails_every_check_with_its_stderr(
 
 
 def replay_project(
-    tmp_path: Path, source: Path, tool: str, agent_view: dict[str, str], **contract: Any
+    tmp_path: Path, source: Path, tool: str, agent_view: dict[str, str], *extra_args: str, **contract: Any
 ) -> Path:
     """A contract for one recorded tool whose upstream replays the recorded server over stdio."""
     directory = tmp_path / "contracts" / tool
     (directory / "schemas").mkdir(parents=True)
     (directory / "schemas" / "v1.json").write_bytes((source / tool / "schema.json").read_bytes())
     requests = [
-        json.loads(p.read_text())["params"]["arguments"]
-        for p in sorted((source / tool / "requests").glob("*.json"))
+        json.loads(p.read_text())["params"]["arguments"] for p in sorted((source / tool / "requests").glob("*.json"))
     ]
     (directory / "contract.yaml").write_text(
         yaml.safe_dump(
@@ -185,7 +169,7 @@ def replay_project(
                     "recorded": {
                         "mcp": {
                             "command": sys.executable,
-                            "args": [str(REPLAY), str(source)],
+                            "args": [str(REPLAY), str(source), *extra_args],
                             "timeout_s": 10,
                             "startup_timeout_s": 30,
                         },
@@ -200,16 +184,11 @@ def replay_project(
 
 
 @pytest.mark.corpus
-def test_recorded_memory_server_lines_are_checked_through_the_mcp_path(
-    tmp_path: Path, drift: Any
-) -> None:
+def test_recorded_memory_server_lines_are_checked_through_the_mcp_path(tmp_path: Path, drift: Any) -> None:
     source = corpus("real-tools") / "mcp-server-memory"
     root = replay_project(tmp_path, source, "add_observations", {"results": "/results"})
     checks, _, _ = drift(root, {})
-    got = {
-        cid: (c.status, c.verdict.code if c.verdict else None, c.reason)
-        for cid, c in checks.items()
-    }
+    got = {cid: (c.status, c.verdict.code if c.verdict else None, c.reason) for cid, c in checks.items()}
     assert got == {
         "add_observations::drift::recorded[outputSchema]": (
             "held",
@@ -224,10 +203,7 @@ def test_recorded_memory_server_lines_are_checked_through_the_mcp_path(
         ),  # unknown_entity
     }
     error = checks["add_observations::drift::recorded[request-2]"].verdict
-    assert (
-        "Nobody" not in error.agent_json
-        and error.agent_result["error"]["code"] == "UPSTREAM_UNAVAILABLE"
-    )
+    assert "Nobody" not in error.agent_json and error.agent_result["error"]["code"] == "UPSTREAM_UNAVAILABLE"
 
 
 @pytest.mark.corpus
@@ -250,13 +226,9 @@ def test_recorded_everything_server_results_and_a_contract_that_drifted_from_its
     schema_file.write_text(json.dumps(schema))
     checks, _, _ = drift(root, {})
     by_case = {cid.split("[")[1].rstrip("]"): c for cid, c in checks.items()}
-    assert (
-        by_case["Chicago"].status == "rejected" and by_case["Chicago"].verdict.code == "schema.enum"
-    )
+    assert by_case["Chicago"].status == "rejected" and by_case["Chicago"].verdict.code == "schema.enum"
     assert by_case["New York"].status == "held" and by_case["Los Angeles"].status == "held"
-    assert [
-        (c.kind, c.path) for c in by_case["outputSchema"].changes
-    ] == []  # the server promised less: no drift
+    assert [(c.kind, c.path) for c in by_case["outputSchema"].changes] == []  # the server promised less: no drift
     raw = (source / "get-structured-content/raw/new_york.json").read_bytes()
     assert (
         by_case["New York"].verdict.audit.raw_sha256
@@ -264,3 +236,16 @@ def test_recorded_everything_server_results_and_a_contract_that_drifted_from_its
         .sha256(raw[raw.index(b'"structuredContent":') + 20 : raw.index(b'},"jsonrpc"')])
         .hexdigest()
     )
+
+
+@pytest.mark.corpus
+def test_upstreams_that_start_the_same_server_share_one_process(tmp_path: Path, drift: Any) -> None:
+    source = corpus("real-tools") / "mcp-server-memory"
+    log = tmp_path / "starts.log"
+    replay_project(tmp_path, source, "add_observations", {"results": "/results"}, str(log))
+    replay_project(tmp_path, source, "read_graph", {"entities": "/entities"}, str(log))
+    checks, _, _ = drift(tmp_path, {})
+    assert log.read_text() == "started\n"
+    assert checks["read_graph::drift::recorded[outputSchema]"].status == "held"
+    assert checks["read_graph::drift::recorded[default]"].status == "held"
+    assert checks["add_observations::drift::recorded[request-1]"].status == "held"

@@ -18,9 +18,7 @@ pytestmark = pytest.mark.drift
 def drift_project(pytester: pytest.Pytester, demo_root: Any) -> pytest.Pytester:
     """The deployment tool only, with its HTTP upstream only (no MCP server to start)."""
     for part in ("contracts", "fixtures/historical"):
-        shutil.copytree(
-            demo_root / part / "deployment_status", pytester.path / part / "deployment_status"
-        )
+        shutil.copytree(demo_root / part / "deployment_status", pytester.path / part / "deployment_status")
     contract = pytester.path / "contracts/deployment_status/contract.yaml"
     data = yaml.safe_load(contract.read_text())
     del data["upstreams"]["sandbox-mcp"]
@@ -49,9 +47,7 @@ def test_with_drift_each_sample_request_is_an_item_marked_drift(
 def test_a_drifted_item_fails_with_its_changes(
     drift_project: pytest.Pytester, sandbox: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(
-        "HARNESS_SANDBOX_URL", sandbox_env(sandbox, "drifted")["HARNESS_SANDBOX_URL"]
-    )
+    monkeypatch.setenv("HARNESS_SANDBOX_URL", sandbox_env(sandbox, "drifted")["HARNESS_SANDBOX_URL"])
     result = drift_project.runpytest("--drift", "-q", "-m", "drift", "--junitxml=out.xml")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
@@ -69,7 +65,5 @@ def test_an_unset_variable_is_a_one_line_collection_error(
 ) -> None:
     monkeypatch.delenv("HARNESS_SANDBOX_URL", raising=False)
     result = drift_project.runpytest("--drift", "-q", "-m", "drift")
-    result.stdout.fnmatch_lines(
-        ["*upstream.env_unset: environment variable HARNESS_SANDBOX_URL is not set*"]
-    )
+    result.stdout.fnmatch_lines(["*upstream.env_unset: environment variable HARNESS_SANDBOX_URL is not set*"])
     assert result.ret != 0

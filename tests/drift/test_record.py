@@ -23,43 +23,28 @@ CR_1042 = "review_status::drift::sandbox[CR-1042]"
 
 
 def historical_files(project: Path) -> set[Path]:
-    return {
-        p.relative_to(project) for p in (project / "fixtures/historical").rglob("*") if p.is_file()
-    }
+    return {p.relative_to(project) for p in (project / "fixtures/historical").rglob("*") if p.is_file()}
 
 
-def test_new_shapes_are_recorded_with_sidecars_and_check_replays_them(
-    project: Path, sandbox: Any, drift: Any
-) -> None:
+def test_new_shapes_are_recorded_with_sidecars_and_check_replays_them(project: Path, sandbox: Any, drift: Any) -> None:
     before = historical_files(project)
-    checks, summary, _ = drift(
-        project, sandbox_env(sandbox, "drifted"), upstreams=HTTP, record=True
-    )
+    checks, summary, _ = drift(project, sandbox_env(sandbox, "drifted"), upstreams=HTTP, record=True)
     recorded = {cid: c.recorded for cid, c in checks.items() if c.recorded}
     assert set(recorded) == {RUN_1, CR_1042}
     # The staging state object is a shape the historical fixtures already hold: named, not recorded.
-    assert (
-        checks[STAGING].seen_before
-        == "deployment_status::historical::maintenance-banner/state_object"
-    )
+    assert checks[STAGING].seen_before == "deployment_status::historical::maintenance-banner/state_object"
     new = historical_files(project) - before
     assert len(new) == 4 and all(p.suffix in (".json", ".yaml") for p in new)
-    side_path = next(
-        p for p in new if p.parts[2] == "review_status" and p.name.endswith(".case.yaml")
-    )
+    side_path = next(p for p in new if p.parts[2] == "review_status" and p.name.endswith(".case.yaml"))
     sidecar = yaml.safe_load((project / side_path).read_text())
-    assert sidecar["upstream"] == "sandbox" and sidecar["request"]["args"] == {
-        "change_id": "CR-1042"
-    }
+    assert sidecar["upstream"] == "sandbox" and sidecar["request"]["args"] == {"change_id": "CR-1042"}
     assert sidecar["expect"] == {"layer": "schema", "code": "schema.enum"}
     assert sidecar["verdict"]["code"] == "schema.enum" and sidecar["recorded_at"].endswith("Z")
     assert any("recorded new shapes into" in note for note in summary.notes)
     for tool in ("deployment_status", "job_status", "review_status"):
         contract = load_contract(project / "contracts" / tool)
         results = [Engine().evaluate(c) for c in cases_for(contract, sources=["historical"]).cases]
-        assert {r.status for r in results} == {"passed"}, [
-            r.detail for r in results if r.status != "passed"
-        ]
+        assert {r.status for r in results} == {"passed"}, [r.detail for r in results if r.status != "passed"]
 
 
 def test_a_recorded_accepted_shape_is_baseline_on_the_next_run_and_nothing_is_recorded_twice(
@@ -71,9 +56,7 @@ def test_a_recorded_accepted_shape_is_baseline_on_the_next_run_and_nothing_is_re
     assert historical_files(project) == files
     assert checks[RUN_1].status == "held"  # the new field is now a shape seen before
     staging = checks[STAGING]
-    assert (
-        staging.status == "rejected" and staging.seen_before is not None
-    )  # still refused, and named
+    assert staging.status == "rejected" and staging.seen_before is not None  # still refused, and named
 
 
 def test_a_recording_that_fails_leaves_nothing_behind(
@@ -100,15 +83,10 @@ def test_a_recording_that_fails_leaves_nothing_behind(
     )
     assert historical_files(project) == before
     assert not [p for p in (project / "fixtures/historical").iterdir() if p.name.startswith(".")]
-    assert any(
-        "recording failed, nothing written (OSError: No space left on device)" in n
-        for n in summary.notes
-    )
+    assert any("recording failed, nothing written (OSError: No space left on device)" in n for n in summary.notes)
 
 
-def test_a_response_that_carries_a_secret_is_never_recorded(
-    make_contract: Any, tmp_path: Path, drift: Any
-) -> None:
+def test_a_response_that_carries_a_secret_is_never_recorded(make_contract: Any, tmp_path: Path, drift: Any) -> None:
     (tmp_path / "tool.py").write_text(
         "import json, os, sys\n"
         "print(json.dumps({'tool': 'item_status', 'request_id': sys.argv[1], 'outcome': 'success',"
@@ -128,8 +106,5 @@ def test_a_response_that_carries_a_secret_is_never_recorded(
     )
     checks, _, _ = drift(tmp_path, {"ITEM_TOKEN": "s3cr3t-echo"}, record=True)
     check = checks["item_status::drift::cli[it-7]"]
-    assert (
-        check.recorded is None
-        and "not recorded: the body contains the value of ${ITEM_TOKEN}" in check.notes
-    )
+    assert check.recorded is None and "not recorded: the body contains the value of ${ITEM_TOKEN}" in check.notes
     assert not (tmp_path / "fixtures").exists()

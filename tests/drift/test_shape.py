@@ -91,12 +91,8 @@ def test_each_change_is_named_with_its_kind_and_location(
 
 def test_the_baseline_is_every_sample_merged() -> None:
     deploying = {**HEALTHY, "environment": "production", "state": "deploying", "note": "x"}
-    assert (
-        changes([HEALTHY, deploying], {**HEALTHY, "state": "deploying"}) == []
-    )  # seen before; note optional
-    assert changes([HEALTHY, deploying], {**HEALTHY, "state": "failed"}) == [
-        ("enum_value_new", "/state")
-    ]
+    assert changes([HEALTHY, deploying], {**HEALTHY, "state": "deploying"}) == []  # seen before; note optional
+    assert changes([HEALTHY, deploying], {**HEALTHY, "state": "failed"}) == [("enum_value_new", "/state")]
 
 
 def test_an_integer_where_numbers_were_seen_is_no_type_change_but_the_reverse_is() -> None:
@@ -168,10 +164,7 @@ def test_a_schema_that_stops_promising_a_member_or_widens_an_enum_is_named(demo)
     advertised = copy.deepcopy(contract)
     advertised["required"] = ["environment", "state"]
     advertised["properties"]["state"]["enum"].append("paused")
-    found = [
-        (c.kind, c.path, c.after)
-        for c in diff_shapes(schema_shape(contract), schema_shape(advertised))
-    ]
+    found = [(c.kind, c.path, c.after) for c in diff_shapes(schema_shape(contract), schema_shape(advertised))]
     assert found == [
         ("field_now_optional", "/revision", "optional"),
         ("enum_value_new", "/state", '"paused"'),
@@ -193,6 +186,4 @@ def test_recursive_and_remote_refs_promise_nothing_more_and_end() -> None:
     }
     shape = schema_shape(schema)
     assert shape.types[""] == {"object"}
-    assert shape.types["/child"] == {"any"} and shape.types["/other"] == {
-        "any"
-    }  # not unrolled, not fetched
+    assert shape.types["/child"] == {"any"} and shape.types["/other"] == {"any"}  # not unrolled, not fetched

@@ -27,21 +27,16 @@ def test_a_stray_brace_is_one_line_naming_the_place(text: str) -> None:
     with pytest.raises(ContractError) as info:
         Template.parse(text, "contracts/x/contract.yaml: /upstreams/s/http/url")
     message = str(info.value)
-    assert "\n" not in message and message.startswith(
-        "contracts/x/contract.yaml: /upstreams/s/http/url"
-    )
+    assert "\n" not in message and message.startswith("contracts/x/contract.yaml: /upstreams/s/http/url")
     assert info.value.code == "upstream.template"
 
 
 def test_an_unset_variable_names_itself_and_where_it_is_needed() -> None:
     with pytest.raises(UsageError) as info:
-        Environment({}).require(
-            Template.parse("${REVIEW_API}/x", "contracts/r/contract.yaml: /upstreams/s/http/url")
-        )
+        Environment({}).require(Template.parse("${REVIEW_API}/x", "contracts/r/contract.yaml: /upstreams/s/http/url"))
     assert info.value.code == "upstream.env_unset"
     assert str(info.value) == (
-        "environment variable REVIEW_API is not set "
-        "(needed by contracts/r/contract.yaml: /upstreams/s/http/url)"
+        "environment variable REVIEW_API is not set (needed by contracts/r/contract.yaml: /upstreams/s/http/url)"
     )
 
 
@@ -64,10 +59,7 @@ def test_secrets_are_redacted_longest_first_and_short_values_are_left_alone() ->
     env = Environment({"TOKEN": "abcd1234", "PREFIX": "abcd", "FLAG": "on"})
     for name in ("TOKEN", "PREFIX", "FLAG"):
         env.get(name, None, "w")
-    assert (
-        env.redact("token abcd1234, prefix abcd, flag on")
-        == "token ${TOKEN}, prefix ${PREFIX}, flag on"
-    )
+    assert env.redact("token abcd1234, prefix abcd, flag on") == "token ${TOKEN}, prefix ${PREFIX}, flag on"
     assert env.found_in(b"echo abcd1234") == ["PREFIX", "TOKEN"]
 
 

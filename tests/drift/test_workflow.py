@@ -27,9 +27,7 @@ def test_it_runs_nightly_and_on_demand_uploads_the_reports_and_writes_the_job_su
 
 def test_its_contract_harness_commands_parse() -> None:
     text = WORKFLOW.read_text().replace("\\\n", " ")
-    commands = [
-        line.strip() for line in text.splitlines() if line.strip().startswith("contract-harness ")
-    ]
+    commands = [line.strip() for line in text.splitlines() if line.strip().startswith("contract-harness ")]
     assert {c.split()[1] for c in commands} == {"sandbox", "drift"}
     parser = build_parser()
     env = {"$HARNESS_SANDBOX_PROFILE": "stable", "$REPORTS": "reports"}
