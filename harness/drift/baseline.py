@@ -32,6 +32,7 @@ from harness.boundary.parse import strict_loads
 from harness.boundary.pipeline import Verdict
 from harness.contract import Contract
 from harness.corpus import PAYLOAD_SUFFIX, SIDECAR_SUFFIX, fixtures_for
+from harness.drift.check import verdict_summary
 from harness.drift.shape import Hints, Shape, document_shape, merge_all
 from harness.errors import RejectedInput
 from harness.timeutil import format_rfc3339
@@ -131,7 +132,7 @@ class Recorder:
             "request": json.loads(json.dumps(dict(request))),
             "expect": expect,
             "expect_by_version": {self.contract.version: expect},
-            "verdict": _verdict_record(verdict),
+            "verdict": {**verdict_summary(verdict), "raw_sha256": verdict.audit.raw_sha256},
         }
         self._entries.append((name, raw, sidecar))
         return f"{self.contract.tool}::historical::{self.label}/{name}"
@@ -161,16 +162,3 @@ class Recorder:
             raise
         self._entries.clear()
         return target
-
-
-def _verdict_record(verdict: Verdict) -> dict[str, Any]:
-    return {
-        "accepted": verdict.accepted,
-        "outcome": verdict.outcome,
-        "layer": verdict.layer.value if verdict.layer else None,
-        "code": verdict.code,
-        "instance_pointer": verdict.instance_pointer,
-        "schema_pointer": verdict.schema_pointer,
-        "message": verdict.message,
-        "raw_sha256": verdict.audit.raw_sha256,
-    }

@@ -135,18 +135,7 @@ class DriftCheck:
             "status": self.status,
             "reason": self.reason,
             "request": dict(self.request) if self.request is not None else None,
-            "verdict": None
-            if verdict is None
-            else {
-                "accepted": verdict.accepted,
-                "outcome": verdict.outcome,
-                "layer": verdict.layer.value if verdict.layer else None,
-                "code": verdict.code,
-                "instance_pointer": verdict.instance_pointer,
-                "schema_pointer": verdict.schema_pointer,
-                "message": verdict.message,
-                "agent_result": verdict.agent_result,
-            },
+            "verdict": None if verdict is None else verdict_summary(verdict, "agent_result"),
             "changes": [c.to_dict() for c in self.changes],
             "seen_before": self.seen_before,
             "baseline": list(self.baseline),
@@ -158,6 +147,16 @@ class DriftCheck:
             "stderr": self.stderr,
             "duration_s": round(self.duration_s, 6),
         }
+
+
+_VERDICT_KEYS = ("accepted", "outcome", "layer", "code", "instance_pointer", "schema_pointer", "message")
+
+
+def verdict_summary(verdict: Verdict, *extra: str) -> dict[str, Any]:
+    """What a drift report (and a recorded sidecar) says of a verdict: its main keys, plus
+    ``extra`` keys of :meth:`Verdict.to_dict` (e.g. ``agent_result``)."""
+    data = verdict.to_dict()
+    return {key: data[key] for key in (*_VERDICT_KEYS, *extra)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from harness.drift.check import (
     DriftCheck,
     DriftChecked,
 )
-from harness.engine import CaseResult, Event, RunFinished, Summary
+from harness.engine import CaseResult, Event, Summary
 from harness.reporting.files import (
     JsonReporter,
     JUnitReporter,
@@ -40,13 +40,17 @@ _MARK = {HELD: "held", DRIFTED: "DRIFTED", REJECTED: "REJECTED", UNAVAILABLE: "F
 
 
 class _Checks:
-    """Mixin: keep the drift checks of a run, in order."""
+    """Mixin, first in the bases: keep the drift checks of a run, in order, then let the report
+    it extends handle the event as a case."""
 
-    checks: list[DriftCheck]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.checks: list[DriftCheck] = []
+        super().__init__(*args, **kwargs)
 
-    def _keep(self, event: Event) -> None:
+    def handle(self, event: Event) -> None:
         if isinstance(event, DriftChecked) and event.check is not None:
             self.checks.append(event.check)
+        super().handle(event)  # type: ignore[misc]
 
 
 def drift_section(checks: list[DriftCheck], summary: Summary, budget_s: float | None) -> dict[str, Any]:
@@ -59,15 +63,10 @@ def drift_section(checks: list[DriftCheck], summary: Summary, budget_s: float | 
     }
 
 
-class DriftJsonReporter(JsonReporter, _Checks):
+class DriftJsonReporter(_Checks, JsonReporter):
     def __init__(self, path: str | Path, budget_s: float | None = None) -> None:
         super().__init__(path, command="drift")
-        self.checks: list[DriftCheck] = []
         self.budget_s = budget_s
-
-    def handle(self, event: Event) -> None:
-        self._keep(event)
-        super().handle(event)
 
     def finish(self) -> None:
         assert self.summary is not None
@@ -101,15 +100,7 @@ def junit_properties(checks: dict[str, DriftCheck]) -> Any:
     return properties
 
 
-class DriftJUnitReporter(JUnitReporter, _Checks):
-    def __init__(self, path: str | Path) -> None:
-        super().__init__(path)
-        self.checks: list[DriftCheck] = []
-
-    def handle(self, event: Event) -> None:
-        self._keep(event)
-        super().handle(event)
-
+class DriftJUnitReporter(_Checks, JUnitReporter):
     def finish(self) -> None:
         assert self.summary is not None
         by_id = {c.id: c for c in self.checks}
@@ -150,21 +141,13 @@ def drift_markdown(checks: list[DriftCheck], results: list[CaseResult], summary:
     return "\n".join(lines) + "\n"
 
 
-class DriftMarkdownReporter(MarkdownReporter, _Checks):
-    def __init__(self, path: str | Path) -> None:
-        super().__init__(path)
-        self.checks: list[DriftCheck] = []
-
-    def handle(self, event: Event) -> None:
-        self._keep(event)
-        super().handle(event)
-
+class DriftMarkdownReporter(_Checks, MarkdownReporter):
     def finish(self) -> None:
         assert self.summary is not None
         write_atomic(self.path, drift_markdown(self.checks, self.results, self.summary).encode("utf-8"))
 
 
-class DriftTerminalReporter(TerminalReporter, _Checks):
+class DriftTerminalReporter(_Checks, TerminalReporter):
     """One line per check, then the detail of every check that did not hold."""
 
     def __init__(
@@ -175,13 +158,7 @@ class DriftTerminalReporter(TerminalReporter, _Checks):
         width: int | None = None,
     ) -> None:
         super().__init__(stream=stream, progress=False, width=width)
-        self.checks: list[DriftCheck] = []
         self.budget_s = budget_s
-
-    def handle(self, event: Event) -> None:
-        self._keep(event)
-        if isinstance(event, RunFinished):
-            self.render(event.summary)
 
     def render(self, summary: Summary) -> None:
         console = self.console
@@ -248,14 +225,9 @@ def drift_sections(checks: list[DriftCheck]) -> list[Section]:
     return [upstreams, changes]
 
 
-class DriftHtmlReporter(HtmlReporter, _Checks):
+class DriftHtmlReporter(_Checks, HtmlReporter):
     def __init__(self, path: str | Path) -> None:
         super().__init__(path, title="Drift report")
-        self.checks: list[DriftCheck] = []
-
-    def handle(self, event: Event) -> None:
-        self._keep(event)
-        super().handle(event)
 
     def finish(self) -> None:
         self.sections = drift_sections(self.checks)

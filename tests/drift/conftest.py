@@ -82,3 +82,14 @@ def drift() -> DriftRun:
         return {c.id: c for c in checks}, summary, drift_plan
 
     return run
+
+
+def item_contract(make_contract: Callable[..., Path], upstreams: Mapping[str, Any], *, max_bytes: int = 4096) -> Path:
+    """The item_status contract of tests/conftest.py with a byte cap and these upstreams; the
+    project root."""
+    from tests.conftest import DEFAULT_YAML, envelope_schema
+
+    text = DEFAULT_YAML.format(tool="item_status") + yaml.safe_dump(
+        {"limits": {"max_bytes": max_bytes}, "upstreams": dict(upstreams)}, sort_keys=False
+    )
+    return make_contract(yaml_text=text, schemas={1: envelope_schema("item_status")}).parent.parent

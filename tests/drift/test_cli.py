@@ -42,6 +42,19 @@ def reports(tmp_path: Path) -> list[str]:
     ]
 
 
+def drift_cli(project: Path, tmp_path: Path, *argv: str) -> int:
+    """contract-harness drift on the sandbox upstreams of ``project``, writing every report."""
+    return main(["drift", str(project), "--upstream", "sandbox", *argv, *reports(tmp_path)])
+
+
+def valid_report(path: Path) -> dict[str, Any]:
+    """The JSON report, checked against the schema the package publishes."""
+    report: dict[str, Any] = json.loads(path.read_text())
+    schema = json.loads(resources.files("harness").joinpath("report.schema.json").read_text())
+    assert not validator_for(schema).violations(report)
+    return report
+
+
 def test_no_drift_is_exit_0_and_the_json_report_follows_its_published_schema(
     project: Path,
     sandbox: Any,
@@ -51,10 +64,8 @@ def test_no_drift_is_exit_0_and_the_json_report_follows_its_published_schema(
 ) -> None:
     for name, value in sandbox_env(sandbox, "stable").items():
         monkeypatch.setenv(name, value)
-    assert main(["drift", str(project), "--upstream", "sandbox", *reports(tmp_path)]) == 0
-    report = json.loads((tmp_path / "r.json").read_text())
-    schema = json.loads(resources.files("harness").joinpath("report.schema.json").read_text())
-    assert not validator_for(schema).violations(report)
+    assert drift_cli(project, tmp_path) == 0
+    report = valid_report(tmp_path / "r.json")
     assert report["report"] == "contract-harness/drift" and report["summary"]["ok"] is True
     assert report["drift"]["counts"] == {"held": 6, "drifted": 0, "rejected": 0, "failed": 0}
     out = capsys.readouterr().out
@@ -70,28 +81,11 @@ def test_drift_is_exit_1_and_every_report_names_the_changes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("HARNESS_SANDBOX_URL", sandbox_env(sandbox, "drifted")["HARNESS_SANDBOX_URL"])
-    assert (
-        main(
-            [
-                "drift",
-                str(project),
-                "--upstream",
-                "sandbox",
-                "--tool",
-                "deployment_status",
-                "--tool",
-                "job_status",
-                *reports(tmp_path),
-            ]
-        )
-        == 1
-    )
+    assert drift_cli(project, tmp_path, "--tool", "deployment_status", "--tool", "job_status") == 1
     out = capsys.readouterr().out
     assert "  change:   object where string at /state: string -> object" in out
     assert "  seen before as deployment_status::historical::maintenance-banner/state_object" in out
-    report = json.loads((tmp_path / "r.json").read_text())
-    schema = json.loads(resources.files("harness").joinpath("report.schema.json").read_text())
-    assert not validator_for(schema).violations(report)
+    report = valid_report(tmp_path / "r.json")
     cases = {c["id"]: c for c in report["cases"]}
     assert cases["deployment_status::drift::sandbox[staging]"]["problem"] == "unexpected_rejection"
     assert cases["job_status::drift::sandbox[bluebird/run_8f3K2j5H1g9d]"]["problem"] == "drift"
@@ -113,18 +107,8 @@ def test_a_rejected_response_comes_with_a_command_that_reproduces_its_verdict(
     project: Path, sandbox: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HARNESS_SANDBOX_URL", sandbox_env(sandbox, "hostile")["HARNESS_SANDBOX_URL"])
-    main(
-        [
-            "drift",
-            str(project),
-            "--upstream",
-            "sandbox",
-            "--tool",
-            "review_status",
-            *reports(tmp_path),
-        ]
-    )
-    case = next(c for c in json.loads((tmp_path / "r.json").read_text())["cases"] if c["id"].endswith("[CR-1042]"))
+    drift_cli(project, tmp_path, "--tool", "review_status")
+    case = next(c for c in valid_report(tmp_path / "r.json")["cases"] if c["id"].endswith("[CR-1042]"))
     argv = shlex.split(case["reproduce"])
     assert argv[:2] == ["contract-harness", "verify"]
     done = subprocess.run([exe(), *argv[1:], "--json"], capture_output=True, text=True, timeout=60)

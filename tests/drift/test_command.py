@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from harness.errors import ContractError
-from tests.conftest import envelope_schema
+from tests.drift.conftest import item_contract
 
 pytestmark = pytest.mark.drift
 
@@ -39,30 +39,14 @@ TOOL = textwrap.dedent("""\
 @pytest.fixture
 def root(make_contract: Any, tmp_path: Path) -> Path:
     (tmp_path / "tool.py").write_text(TOOL)
-    make_contract(
-        yaml_text=f"""\
-        tool: item_status
-        version: 1
-        limits: {{max_bytes: 4096}}
-        request:
-          schema: {{type: object, properties: {{item_id: {{type: string}}}}}}
-          example: {{item_id: it-7}}
-        bindings:
-          - {{name: item_id, result: /data/item_id, request: /args/item_id}}
-        agent_view:
-          item_id: /data/item_id
-          status: /data/status
-        upstreams:
-          cli:
-            command:
-              argv: [{sys.executable}, tool.py, "{{item_id}}", "{{request_id}}"]
-              env: {{ITEM_TOKEN: "${{ITEM_TOKEN}}"}}
-              timeout_s: 2
-              not_found_exit_codes: [3]
-            requests: [{{item_id: it-7}}, {{item_id: it-8}}, {{item_id: it-9}}, {{item_id: it-10}}, {{item_id: it-11}}, {{item_id: it-12}}]
-        """,
-        schemas={1: envelope_schema("item_status")},
-    )
+    command = {
+        "argv": [sys.executable, "tool.py", "{item_id}", "{request_id}"],
+        "env": {"ITEM_TOKEN": "${ITEM_TOKEN}"},
+        "timeout_s": 2,
+        "not_found_exit_codes": [3],
+    }
+    requests = [{"item_id": f"it-{n}"} for n in range(7, 13)]
+    item_contract(make_contract, {"cli": {"command": command, "requests": requests}})
     return tmp_path
 
 

@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+import yaml
 
 from harness.errors import ContractError, UsageError
-from tests.conftest import envelope_schema, item
-from tests.drift.conftest import sandbox_env
+from tests.conftest import item
+from tests.drift.conftest import item_contract, sandbox_env
 
 pytestmark = pytest.mark.drift
 HTTP = ["sandbox"]
@@ -225,28 +226,11 @@ def upstream() -> Iterator[str]:
     server.server_close()
 
 
-def item_contract(make_contract: Any, http: str, *, requests: str = "[{item_id: it-7}]", extra: str = "") -> Path:
-    directory = make_contract(
-        yaml_text=f"""\
-        tool: item_status
-        version: 1
-        limits: {{max_bytes: 2048}}
-        request:
-          schema: {{type: object, properties: {{item_id: {{type: string}}}}}}
-          example: {{item_id: it-7}}
-        bindings:
-          - {{name: item_id, result: /data/item_id, request: /args/item_id}}
-        agent_view:
-          item_id: /data/item_id
-          status: /data/status
-        upstreams:
-          api:
-            http: {http}
-            requests: {requests}
-        {extra}""",
-        schemas={1: envelope_schema("item_status")},
+def http_contract(make_contract: Any, http: str) -> Path:
+    """item_status with one http upstream ``api`` (its config written as inline YAML)."""
+    return item_contract(
+        make_contract, {"api": {"http": yaml.safe_load(http), "requests": [{"item_id": "it-7"}]}}, max_bytes=2048
     )
-    return directory.parent.parent
 
 
 @pytest.mark.parametrize(
@@ -269,7 +253,7 @@ def item_contract(make_contract: Any, http: str, *, requests: str = "[{item_id: 
 def test_redirects_and_encodings(
     make_contract: Any, upstream: str, drift: Any, path: str, status: str, code: str | None
 ) -> None:
-    root = item_contract(
+    root = http_contract(
         make_contract,
         f'{{url: "${{API}}{path}", headers: {{X-Request-Id: "{{request_id}}"}}, timeout_s: 2}}',
     )
@@ -284,7 +268,7 @@ def test_secrets_reach_the_upstream_and_never_a_report_or_a_log(
     make_contract: Any, upstream: str, drift: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     secret = "tok-5ecr3t-0f-the-n1ght"
-    root = item_contract(
+    root = http_contract(
         make_contract,
         '{url: "${API}/brotli/{item_id}?access_token=${TOKEN}", headers: {Authorization: "Bearer ${TOKEN}"}, timeout_s: 2}',
     )
@@ -339,7 +323,7 @@ def test_secrets_reach_the_upstream_and_never_a_report_or_a_log(
 def test_bad_upstream_configuration_is_one_line_before_anything_is_sent(
     make_contract: Any, drift: Any, http: str, needle: str, code: str
 ) -> None:
-    root = item_contract(make_contract, http)
+    root = http_contract(make_contract, http)
     with pytest.raises((ContractError, UsageError)) as info:
         drift(root, {"API": "http://127.0.0.1:9"})
     assert needle in str(info.value) and "\n" not in str(info.value)
@@ -349,7 +333,7 @@ def test_bad_upstream_configuration_is_one_line_before_anything_is_sent(
 def test_the_meta_schema_refuses_unknown_upstream_keys(make_contract: Any) -> None:
     from harness import load_contract
 
-    root = item_contract(make_contract, '{url: "${API}/x", timout_s: 2}')
+    root = http_contract(make_contract, '{url: "${API}/x", timout_s: 2}')
     with pytest.raises(
         ContractError,
         match=r"/upstreams/api/http: unknown key \('timout_s' was unexpected\).*allowed: connect_timeout_s",

@@ -12,8 +12,7 @@ import yaml
 from harness import load_contract
 from harness.cases import cases_for
 from harness.engine import Engine
-from tests.conftest import envelope_schema
-from tests.drift.conftest import sandbox_env
+from tests.drift.conftest import item_contract, sandbox_env
 
 pytestmark = pytest.mark.drift
 HTTP = ["sandbox"]
@@ -92,18 +91,8 @@ def test_a_response_that_carries_a_secret_is_never_recorded(make_contract: Any, 
         "print(json.dumps({'tool': 'item_status', 'request_id': sys.argv[1], 'outcome': 'success',"
         " 'data': {'item_id': 'it-7', 'status': 'open', 'note': os.environ['ITEM_TOKEN']}}))\n"
     )
-    make_contract(
-        yaml_text=f"""\
-        tool: item_status
-        version: 1
-        request: {{example: {{item_id: it-7}}}}
-        agent_view: {{item_id: /data/item_id, status: /data/status}}
-        upstreams:
-          cli:
-            command: {{argv: [{sys.executable}, tool.py, "{{request_id}}"], env: {{ITEM_TOKEN: "${{ITEM_TOKEN}}"}}}}
-        """,
-        schemas={1: envelope_schema("item_status")},
-    )
+    command = {"argv": [sys.executable, "tool.py", "{request_id}"], "env": {"ITEM_TOKEN": "${ITEM_TOKEN}"}}
+    item_contract(make_contract, {"cli": {"command": command}})
     checks, _, _ = drift(tmp_path, {"ITEM_TOKEN": "s3cr3t-echo"}, record=True)
     check = checks["item_status::drift::cli[it-7]"]
     assert check.recorded is None and "not recorded: the body contains the value of ${ITEM_TOKEN}" in check.notes
