@@ -69,6 +69,13 @@ def register(sub: Any) -> None:
         metavar="N",
         help=f"upstreams checked at once (default {DEFAULT_CONCURRENCY})",
     )
+    p.add_argument(
+        "--budget",
+        type=float,
+        metavar="S",
+        help="stop the whole run after S seconds (default: the sum of the upstreams' timeouts); "
+        "requests still unanswered are reported with reason run_budget",
+    )
     p.set_defaults(run=run)
 
 
@@ -77,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"concurrency must be at least 1, not {args.concurrency}")
     contracts = load_contracts(args.contracts, args.tool)
     drift_plan = plan(contracts, upstreams=args.upstream)
-    runner = DriftRunner(drift_plan, record=args.record, concurrency=args.concurrency)
-    budget = drift_plan.budget_s
+    runner = DriftRunner(drift_plan, record=args.record, concurrency=args.concurrency, budget_s=args.budget)
+    budget = runner.budget_s
     reporters: list[Reporter] = [DriftTerminalReporter(budget_s=budget)]
     if args.json:
         reporters.append(DriftJsonReporter(args.json, budget_s=budget))

@@ -202,10 +202,15 @@ class DriftRunner:
         record: bool = False,
         clock: Clock | None = None,
         concurrency: int = DEFAULT_CONCURRENCY,
+        budget_s: float | None = None,
     ) -> None:
         if concurrency < 1:
             raise UsageError(f"concurrency must be at least 1, not {concurrency}")
+        if budget_s is not None and budget_s <= 0:
+            raise UsageError(f"the run budget must be positive, not {budget_s:g}")
         self.plan = plan
+        #: The run's time bound: the plan's (from its timeouts), or a tighter one given here.
+        self.budget_s = plan.budget_s if budget_s is None else min(budget_s, plan.budget_s)
         self.record = record
         self.clock = clock
         self.concurrency = concurrency
@@ -255,7 +260,7 @@ class DriftRunner:
             source = target.source
             key = ("shared", source.connection_key) if isinstance(source, SharedSource) else ("own", index)
             groups.setdefault(key, []).append((index, target))
-        with anyio.move_on_after(self.plan.budget_s):
+        with anyio.move_on_after(self.budget_s):
             async with anyio.create_task_group() as group:
                 for members in groups.values():
                     group.start_soon(self._run_group, members, limiter, outcome)
@@ -464,7 +469,7 @@ class DriftRunner:
         failure = Failure(
             TRANSPORT_UNAVAILABLE,
             "run_budget",
-            f"the run reached its budget of {self.plan.budget_s:g} s first",
+            f"the run reached its budget of {self.budget_s:g} s first",
         )
         if r_index < 0:
             return self._schema_failure(target, failure, "")

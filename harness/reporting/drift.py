@@ -164,12 +164,12 @@ class DriftTerminalReporter(_Checks, TerminalReporter):
         console = self.console
         console.print(summary_table(summary, title="drift checks by rejecting layer"))
         for note in summary.notes:
-            console.print(f"note: {note}", markup=False)
+            console.print(f"note: {note}", markup=False, soft_wrap=True)
         for check in self.checks:
-            console.print(f"{_MARK[check.status]:<8} {check.id}  {check.target}", markup=False)
+            console.print(f"{_MARK[check.status]:<8} {check.id}  {check.target}", markup=False, soft_wrap=True)
         for check in self.checks:
             if check.status != HELD:
-                console.print(check_text(check), markup=False)
+                console.print(check_text(check), markup=False, soft_wrap=True)
         counts = {s: sum(1 for c in self.checks if c.status == s) for s in STATUSES}
         budget = f", budget {self.budget_s:g}s" if self.budget_s is not None else ""
         verdict = "no drift" if counts[HELD] == len(self.checks) else "drift"

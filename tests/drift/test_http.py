@@ -339,3 +339,18 @@ def test_the_meta_schema_refuses_unknown_upstream_keys(make_contract: Any) -> No
         match=r"/upstreams/api/http: unknown key \('timout_s' was unexpected\).*allowed: connect_timeout_s",
     ):
         load_contract(root / "contracts/item_status")
+
+
+def test_a_run_budget_stops_what_is_still_unanswered(project: Path, sandbox: Any) -> None:
+    from harness.contract import load_contract
+    from harness.drift.runner import DriftRunner, plan
+
+    drift_plan = plan(
+        [load_contract(project / "contracts/review_status")], upstreams=HTTP, environ=sandbox_env(sandbox, "flaky")
+    )
+    runner = DriftRunner(drift_plan, budget_s=0.3)  # the slow answer has a 1 s timeout here
+    checks, summary = runner.run()
+    assert runner.budget_s == 0.3 < drift_plan.budget_s
+    assert [(c.status, c.reason) for c in checks] == [("failed", "run_budget")] * 2
+    assert "the run reached its budget of 0.3 s first" in checks[0].verdict.message
+    assert summary.duration_s < 1.0

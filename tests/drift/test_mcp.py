@@ -249,3 +249,19 @@ def test_upstreams_that_start_the_same_server_share_one_process(tmp_path: Path, 
     assert checks["read_graph::drift::recorded[outputSchema]"].status == "held"
     assert checks["read_graph::drift::recorded[default]"].status == "held"
     assert checks["add_observations::drift::recorded[request-1]"].status == "held"
+
+
+@pytest.mark.corpus
+def test_a_tool_the_server_does_not_list_fails_its_schema_check_and_its_calls(tmp_path: Path, drift: Any) -> None:
+    source = corpus("real-tools") / "mcp-server-memory"
+    root = replay_project(tmp_path, source, "read_graph", {"entities": "/entities"})
+    contract = root / "contracts/read_graph/contract.yaml"
+    data = yaml.safe_load(contract.read_text())
+    data["upstreams"]["recorded"]["mcp"]["tool"] = "read_the_graph"
+    contract.write_text(yaml.safe_dump(data))
+    checks, _, _ = drift(root, {})
+    schema = checks["read_graph::drift::recorded[outputSchema]"]
+    assert (schema.status, schema.reason) == ("failed", "not_found")
+    assert schema.notes[0].startswith("the server lists no tool 'read_the_graph' (it lists: add_observations,")
+    call = checks["read_graph::drift::recorded[default]"]
+    assert (call.status, call.verdict.code, call.reason) == ("failed", "transport.tool_error", "jsonrpc_error")
