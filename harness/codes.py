@@ -65,6 +65,18 @@ TRANSPORT_UNAVAILABLE = _code(
     "transport.unavailable", "no body: connection refused or reset, timeout, or a 5xx status"
 )
 TRANSPORT_NOT_FOUND = _code("transport.not_found", "the upstream answered that the resource does not exist")
+TRANSPORT_CONTENT_TYPE = _code(
+    "transport.content_type",
+    "the upstream labelled the body with another media type (or encoding) than the contract expects",
+)
+TRANSPORT_TOOL_ERROR = _code(
+    "transport.tool_error",
+    "no result: the tool reported a failure (MCP isError, a JSON-RPC error, a non-zero exit)",
+)
+TRANSPORT_FRAME = _code(
+    "transport.frame",
+    "the message around the result is malformed (JSON-RPC: wrong id, no result, bad members)",
+)
 
 PARSE_SYNTAX = _code("parse.syntax", "not RFC 8259 JSON")
 PARSE_TRAILING_DATA = _code("parse.trailing_data", "a complete JSON value followed by more data")

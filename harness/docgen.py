@@ -50,12 +50,17 @@ def _schema_rows(schema: dict[str, Any], prefix: str = "") -> list[str]:
         kind = sub.get("type") or sub.get("$ref", "").rsplit("/", 1)[-1].replace("_", " ")
         if isinstance(kind, list):
             kind = " or ".join(kind)
+        if not kind and "enum" in sub:
+            kind = "one of " + ", ".join(str(v) for v in sub["enum"])
         if not kind and "oneOf" in sub:
             kind = " or ".join(str(b.get("type", "string")) for b in sub["oneOf"])
         description = sub.get("description", "")
         rows.append(f"| `{name}` | {kind} | {'yes' if key in required else ''} | {description} |")
         if sub.get("type") == "object" and "properties" in sub:
             rows += _schema_rows(sub, prefix=name + ".")
+        entries = sub.get("additionalProperties")
+        if isinstance(entries, dict) and "properties" in entries:  # a map: upstreams.<name>.http ...
+            rows += _schema_rows(entries, prefix=f"{name}.<name>.")
         items = sub.get("items")
         if isinstance(items, dict) and items.get("type") == "object":
             rows += _schema_rows(items, prefix=name + "[].")
@@ -143,12 +148,36 @@ def compat_rules_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+def drift_page() -> str:
+    from harness.drift.diff import CHANGE_KINDS
+    from harness.drift.kinds import KINDS, REASONS
+    from harness.sandbox.scenarios import PROFILES, SAMPLES
+
+    lines = ["# Drift: upstream kinds, failure reasons, change kinds, sandbox profiles", "",
+             "Generated from the registries in `harness/drift/` and `harness/sandbox/`; "
+             "[../drift.md](../drift.md) explains them.", "",
+             "## Upstream kinds", "", ", ".join(f"`{name}`" for name in KINDS), "",
+             "## Why there was no response (`reason`)", "", "| reason | meaning |", "|---|---|"]
+    lines += [f"| `{reason}` | {meaning} |" for reason, meaning in REASONS.items()]
+    lines += ["", "## Shape changes (`kind`)", "", "| kind | meaning |", "|---|---|"]
+    lines += [f"| `{kind}` | {meaning} |" for kind, meaning in CHANGE_KINDS.items()]
+    lines += ["", "## Sandbox profiles", "", "| profile | what it does | scenarios (tool, sample request) |",
+              "|---|---|---|"]
+    for name, (summary, overrides) in PROFILES.items():
+        scenarios = ", ".join(
+            f"{tool} {'/'.join(SAMPLES[tool][slot].values())}" for tool, slot in overrides
+        ) or "none: every answer conforms"
+        lines.append(f"| `{name}` | {summary} | {scenarios} |")
+    return "\n".join(lines) + "\n"
+
+
 PAGES: dict[str, Callable[[], str]] = {
     "operators.md": operators_page,
     "codes.md": codes_page,
     "contract.md": contract_page,
     "lint-rules.md": lint_rules_page,
     "compat-rules.md": compat_rules_page,
+    "drift.md": drift_page,
 }
 
 

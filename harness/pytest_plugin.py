@@ -5,6 +5,9 @@ contracts``) collects, per contract, one item per case — fixtures and near-mis
 with ids like ``contracts/review_status/contract.yaml::mutation::add_extra_property@/data[approved]``.
 It is a thin adapter over the same engine as ``contract-harness check``; it works with ``-k``,
 ``-n`` (pytest-xdist) and ``--junitxml``, and adds a tools x layers table to the summary.
+With ``--drift`` (opt-in: it talks to live upstreams) each contract also gets drift items,
+one per upstream sample request (and per advertised MCP schema), marked ``drift``, with ids
+like ``contracts/review_status/contract.yaml::drift::sandbox[CR-1042]``.
 
 This module imports almost nothing at the top, so ``pytest`` stays fast where the plugin is
 installed but unused.
@@ -20,10 +23,13 @@ import pytest
 
 if TYPE_CHECKING:
     from harness.cases import Case
+    from harness.contract import Contract
+    from harness.drift.check import DriftCheck
     from harness.engine import CaseResult, Engine
 
 CONTRACT_FILE = "contract.yaml"
 _ENGINE = pytest.StashKey[dict[str, Any]]()
+_DRIFT = pytest.StashKey[dict[tuple[str, str], dict[str, Any]]]()
 _SOURCE_MARKERS = {
     "accepted": "fixtures/accepted", "rejected": "fixtures/rejected",
     "historical": "fixtures/historical", "mutation": "near-miss mutations",
@@ -40,6 +46,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="cap near-miss mutants per fixture (default 64)")
     group.addoption("--no-contracts", action="store_true",
                     help="do not collect contract cases even where contracts/ exists")
+    group.addoption("--drift", action="store_true",
+                    help="also collect drift items: send each contract's upstream sample requests "
+                         "(opt-in, it talks to live upstreams; marker: drift)")
     parser.addini("contract_harness_contracts", type="paths", default=[],
                   help="contract folders to collect, like --contracts")
     parser.addini("contract_harness_max_mutants", type="string", default="",
@@ -50,6 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "contract_case: a case of the tool-result contract harness")
     for source, what in _SOURCE_MARKERS.items():
         config.addinivalue_line("markers", f"{source}: contract cases from {what}")
+    config.addinivalue_line("markers", "drift: drift checks against live upstreams (collected with --drift)")
     extra = [Path(p) for p in (config.getoption("--contracts") or [])]
     extra += [Path(p) for p in config.getini("contract_harness_contracts")]
     for path in extra:
@@ -58,6 +68,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if str(path) not in config.args:
             config.args.append(str(path))
     config.stash[_ENGINE] = {}
+    config.stash[_DRIFT] = {}
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(LayerTable(), "contract-harness-layer-table")
 
@@ -103,6 +114,8 @@ class ContractFile(pytest.File):
         for old, new in itertools.pairwise(contract.versions):
             yield CompatPair.from_parent(self, name=f"compat-v{old}-v{new}", contract=contract,
                                          old=old, new=new)
+        if self.config.getoption("--drift") and contract.upstreams:
+            yield DriftGroup.from_parent(self, name="drift", contract=contract)
 
 
 class CaseGroup(pytest.Collector):
@@ -248,6 +261,76 @@ class CompatItem(pytest.Item):
 
 class CompatFailed(Exception):
     pass
+
+
+class DriftGroup(pytest.Collector):
+    """The drift items of one contract: each upstream's advertised schema and sample requests."""
+
+    def __init__(self, *, contract: Contract, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.contract = contract
+
+    def collect(self) -> Any:
+        from harness.drift.runner import plan
+        from harness.errors import HarnessError
+
+        try:
+            drift_plan = plan([self.contract])
+        except HarnessError as exc:
+            raise self.CollectError(f"{exc.code}: {exc}") from None
+        for target in drift_plan.targets:
+            names = (["outputSchema"] if target.upstream.kind == "mcp" else []) + list(target.labels)
+            for label in names:
+                yield DriftItem.from_parent(self, name=f"{target.upstream.name}[{label}]",
+                                            contract=self.contract, upstream=target.upstream.name)
+
+
+class DriftNotHeld(Exception):
+    def __init__(self, check: DriftCheck) -> None:
+        super().__init__(check.detail())
+        self.check = check
+
+
+class DriftItem(pytest.Item):
+    """One drift check. The first item of an upstream runs the whole upstream (one session, one
+    server process) and the rest read its results."""
+
+    def __init__(self, *, contract: Contract, upstream: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.contract = contract
+        self.upstream = upstream
+        self.add_marker("drift")
+        self.extra_keyword_matches.update({contract.tool, upstream})
+
+    def _checks(self) -> dict[str, Any]:
+        from harness.drift.runner import DriftRunner, plan
+
+        store = self.config.stash[_DRIFT]
+        key = (str(self.contract.path), self.upstream)
+        if key not in store:
+            checks, _ = DriftRunner(plan([self.contract], upstreams=[self.upstream])).run()
+            store[key] = {c.id: c for c in checks}
+        return store[key]
+
+    def runtest(self) -> None:
+        check = self._checks()[f"{self.contract.tool}::drift::{self.name}"]
+        self.user_properties.extend([
+            ("tool", check.tool), ("upstream", check.upstream), ("source", "drift"),
+            ("drift_status", check.status), ("code", check.verdict.code or "" if check.verdict else ""),
+            ("changes", str(len(check.changes))),
+        ])
+        if check.status != "held":
+            raise DriftNotHeld(check)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, DriftNotHeld):
+            from harness.reporting.drift import check_text
+
+            return check_text(excinfo.value.check).strip()
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"{self.contract.tool}::drift::{self.name}"
 
 
 class LayerTable:

@@ -28,7 +28,7 @@ def test_plain_pytest_collects_one_item_per_case_with_readable_ids(demo_project)
     assert "contracts/deployment_status/contract.yaml::historical::maintenance-banner/state_object" in lines
     assert "contracts/deployment_status/contract.yaml::lint" in lines
     assert "contracts/deployment_status/contract.yaml::compat-v1-v2::policy" in lines
-    assert any("60 tests collected" in line for line in lines)
+    assert any("62 tests collected" in line for line in lines)
 
 
 def test_lint_item_fails_with_the_rule_pointer_and_fix(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -50,10 +50,10 @@ def test_compat_items_fail_when_the_declared_policy_is_violated(demo_project) ->
 
 def test_cases_pass_and_the_summary_shows_the_layer_table(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("-q")
-    result.assert_outcomes(passed=60)
+    result.assert_outcomes(passed=62)
     result.stdout.fnmatch_lines(["*contract cases by rejecting layer*",
                                  "tool*cases*transport*parse*schema*adapter*binding*freshness*projection*accepted*",
-                                 "deployment_status*56*"])
+                                 "deployment_status*58*"])
 
 
 def test_k_selects_by_operator_and_tool(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -88,7 +88,7 @@ def test_works_under_xdist(demo_project) -> None:  # type: ignore[no-untyped-def
 
 def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root) -> None:  # type: ignore[no-untyped-def]
     result = pytester.runpytest("-q", "--co", "--contracts", str(demo_root / "contracts" / "deployment_status"))
-    assert any("60 tests collected" in line for line in result.stdout.lines)
+    assert any("62 tests collected" in line for line in result.stdout.lines)
 
 
 def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -101,4 +101,4 @@ def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:
 
 def test_max_mutants_option_caps_the_items(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("--co", "-q", "--max-mutants", "5")
-    assert any("22 tests collected" in line for line in result.stdout.lines)  # 8 fixtures + 2 x 5 mutants + lint + 3 compat
+    assert any("24 tests collected" in line for line in result.stdout.lines)  # 10 fixtures + 2 x 5 mutants + lint + 3 compat

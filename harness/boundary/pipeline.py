@@ -233,6 +233,26 @@ class Boundary:
         )
         return self._rejected(ev, layer_of(code), Rejection(code, message), upstream, agent_code)
 
+    def reject(
+        self,
+        code: str,
+        message: str,
+        request: Mapping[str, Any] | None = None,
+        *,
+        instance_pointer: str | None = None,
+        offset: int | None = None,
+        raw: bytes = b"",
+        upstream: str | None = None,
+    ) -> Verdict:
+        """The verdict for bytes refused before the layers ran: around the result rather than
+        in it (a wrong Content-Type, a malformed or oversized JSON-RPC message). The agent sees
+        ``INVALID_RESPONSE``; ``raw`` (what was read of the message) is hashed for the audit."""
+        full_request = self.contract.normalise_request(request)
+        ev = Evaluation(self.contract, self.version, full_request, self.clock(), b"")
+        ev.raw = raw
+        rejection = Rejection(code, message, instance_pointer=instance_pointer, offset=offset)
+        return self._rejected(ev, layer_of(code), rejection, upstream)
+
     # ------------------------------------------------------------------ verdicts
     def _accepted(self, ev: Evaluation, upstream: str | None) -> Verdict:
         contract, request = self.contract, ev.request

@@ -7,6 +7,7 @@ import json
 import re
 import shlex
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -92,9 +93,10 @@ def _properties(result: CaseResult) -> dict[str, str]:
     return props
 
 
-def junit_xml(results: list[CaseResult], summary: Summary, suite_name: str = "contract-harness") -> str:
+def junit_xml(results: list[CaseResult], summary: Summary, suite_name: str = "contract-harness",
+              case_properties: Callable[[CaseResult], dict[str, str]] | None = None) -> str:
     """One testsuite per tool, one testcase per case (classname = tool); layer properties on
-    each testcase and per-layer counts on each suite."""
+    each testcase (``case_properties`` adds a command's own) and per-layer counts on each suite."""
     suites = []
     for tool in sorted({r.tool for r in results}):
         cases = []
@@ -122,7 +124,8 @@ def junit_xml(results: list[CaseResult], summary: Summary, suite_name: str = "co
             if result is None:
                 continue
             props = ET.Element("properties")
-            for name, value in _properties(result).items():
+            extra = case_properties(result) if case_properties is not None else {}
+            for name, value in {**_properties(result), **extra}.items():
                 ET.SubElement(props, "property", name=name, value=value)
             testcase.insert(0, props)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode")

@@ -64,13 +64,16 @@ def _case(r: CaseResult) -> dict[str, Any]:
 
 
 def matrix(results: Sequence[CaseResult]) -> dict[str, Any]:
-    """Rows (tools), columns (fixture kinds, then operators in first-seen order), cells."""
+    """Rows (tools), columns (fixture kinds, other sources such as drift, then operators in
+    first-seen order), cells."""
     tools = sorted({r.tool for r in results})
     operators: list[str] = []
     for r in results:
         if r.operator and r.operator not in operators:
             operators.append(r.operator)
-    columns = [c for c in FIXTURE_COLUMNS if any(r.source == c for r in results)] + operators
+    sources = [c for c in FIXTURE_COLUMNS if any(r.source == c for r in results)]
+    sources += [s for s in dict.fromkeys(r.source for r in results if not r.operator) if s not in sources]
+    columns = sources + operators
     cells: dict[str, dict[str, list[dict[str, Any]]]] = {t: {} for t in tools}
     for r in results:
         column = r.operator or r.source

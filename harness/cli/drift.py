@@ -1,0 +1,117 @@
+"""``contract-harness drift``: send each upstream's sample requests and report what changed."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from harness.cli.check import DEFAULT_CASES_DIR, load_contracts
+from harness.drift.runner import DEFAULT_CONCURRENCY, DriftRunner, plan
+from harness.engine import CaseFinished, RunFinished
+from harness.errors import UsageError
+from harness.reporting import Reporter, dispatch
+from harness.reporting.drift import (
+    DriftHtmlReporter,
+    DriftJsonReporter,
+    DriftJUnitReporter,
+    DriftMarkdownReporter,
+    DriftTerminalReporter,
+)
+from harness.reporting.files import write_reproduction
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "drift",
+        help="check live upstreams against their contracts and against what they sent before",
+        description=(
+            "Send each upstream's sample requests (upstreams: in contract.yaml), run every "
+            "response through the boundary, fingerprint its shape and compare it with "
+            "fixtures/historical/<tool>/. Without CONTRACTS: ./contracts if present, else the "
+            "embedded demo (whose upstreams need `contract-harness sandbox`). Exit 0 no drift, "
+            "1 drift, a rejection or an upstream failure, 2 configuration error."
+        ),
+    )
+    p.add_argument(
+        "contracts",
+        nargs="*",
+        metavar="CONTRACTS",
+        help="contract dirs, contracts/ folders or project roots",
+    )
+    p.add_argument("--tool", action="append", metavar="T", help="only this tool (repeatable)")
+    p.add_argument(
+        "--upstream",
+        action="append",
+        metavar="NAME",
+        help="only the upstream of this name (repeatable)",
+    )
+    p.add_argument(
+        "--record",
+        action="store_true",
+        help="write each new shape into fixtures/historical/<tool>/ with a sidecar",
+    )
+    p.add_argument("--json", metavar="FILE", help="write the JSON report")
+    p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    p.add_argument("--markdown", metavar="FILE", help="write a Markdown report (CI job summary)")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    p.add_argument(
+        "--cases-dir",
+        metavar="DIR",
+        default=DEFAULT_CASES_DIR,
+        help=f"where rejected responses are written for 'verify' (default {DEFAULT_CASES_DIR})",
+    )
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"upstreams checked at once (default {DEFAULT_CONCURRENCY})",
+    )
+    p.add_argument(
+        "--budget",
+        type=float,
+        metavar="S",
+        help="stop the whole run after S seconds (default: the sum of the upstreams' timeouts); "
+        "requests still unanswered are reported with reason run_budget",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.concurrency < 1:
+        raise UsageError(f"concurrency must be at least 1, not {args.concurrency}")
+    contracts = load_contracts(args.contracts, args.tool)
+    drift_plan = plan(contracts, upstreams=args.upstream)
+    runner = DriftRunner(drift_plan, record=args.record, concurrency=args.concurrency, budget_s=args.budget)
+    budget = runner.budget_s
+    reporters: list[Reporter] = [DriftTerminalReporter(budget_s=budget)]
+    if args.json:
+        reporters.append(DriftJsonReporter(args.json, budget_s=budget))
+    if args.junit:
+        reporters.append(DriftJUnitReporter(args.junit))
+    if args.markdown:
+        reporters.append(DriftMarkdownReporter(args.markdown))
+    if args.html:
+        reporters.append(DriftHtmlReporter(args.html))
+    summary = None
+
+    def watch(events: Any) -> Any:
+        nonlocal summary
+        for event in events:
+            if isinstance(event, RunFinished):
+                summary = event.summary
+            yield event
+
+    dispatch(watch(_with_reproductions(runner.events(), Path(args.cases_dir))), reporters)
+    assert summary is not None
+    return 0 if summary.ok else 1
+
+
+def _with_reproductions(events: Any, directory: Path) -> Any:
+    """Rejected responses are written out with a ``contract-harness verify`` command."""
+    for event in events:
+        if isinstance(event, CaseFinished) and event.result.payload is not None:
+            event = replace(event, result=write_reproduction(event.result, directory))
+        yield event

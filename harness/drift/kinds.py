@@ -1,0 +1,225 @@
+"""Upstream kinds: the extension point through which drift reaches a live upstream.
+
+A kind (:class:`UpstreamKind`) turns one ``upstreams.<name>`` entry of a contract into a
+configured :class:`Source`, checking its configuration (and every ``${ENV}`` it needs) before
+anything is sent. A source opens a :class:`Session` — one HTTP client, one MCP server process —
+and fetches one response per sample request as a :class:`Fetched`: the body (never more than
+``max_bytes + 1`` bytes of it), or why there is none. The runner does the rest (boundary,
+fingerprint, diff), the same way for every kind.
+
+Kinds live in a registry (:data:`KINDS`), loaded on first use so that ``mcp`` (a heavy import)
+costs nothing to runs that do not need it. Tests build fresh registries.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from harness.errors import ContractError, UsageError
+
+if TYPE_CHECKING:
+    from harness.contract import Contract, Upstream
+    from harness.drift.template import Environment, Template
+
+#: Why an upstream gave no body. Stable: reports and dashboards group by them.
+REASONS: dict[str, str] = {
+    "refused": "the connection was refused (nothing listens there)",
+    "timeout": "no complete answer within the configured timeout",
+    "reset": "the connection was reset or closed before the answer was complete",
+    "http_status": "an HTTP status that carries no result (5xx, 429, 401, ...)",
+    "not_found": "the upstream says the resource does not exist (HTTP 404/410, a configured exit code)",
+    "redirect": "a redirect to another host, refused",
+    "exit_status": "the command exited with a non-zero status (or was killed)",
+    "is_error": "the MCP tool answered with isError: true",
+    "jsonrpc_error": "the MCP server answered the call with a JSON-RPC error",
+    "closed": "the MCP server exited or closed its output during the session",
+    "handshake": "the MCP server did not complete initialize and tools/list",
+    "spawn": "the command or server could not be started",
+    "corrupt": "the body could not be decoded (a broken gzip or deflate stream)",
+    "run_budget": "the whole run reached its time budget before this request was answered",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """No body to check: ``code`` is a transport code (``transport.unavailable``,
+    ``transport.not_found``, ``transport.tool_error``), ``reason`` a key of :data:`REASONS`."""
+
+    code: str
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Bytes refused before the boundary's layers ran, because what surrounds the result is
+    wrong: a Content-Type, a malformed or oversized JSON-RPC message. ``raw`` is what was read."""
+
+    code: str
+    message: str
+    pointer: str | None = None
+    raw: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """What one sample request brought back: exactly one of ``body``, ``failure``, ``refusal``.
+
+    ``info`` holds operator facts (HTTP status, media type, exit status, JSON-RPC id);
+    ``stderr`` the tail of a command's or server's standard error. Neither reaches an agent.
+    """
+
+    body: bytes | None = None
+    failure: Failure | None = None
+    refusal: Refusal | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+    stderr: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AdvertisedSchema:
+    """What an upstream says its result looks like (MCP ``tools/list``), or why it says nothing."""
+
+    schema: Any = None
+    problem: str | None = None
+    listed: bool = True
+    target: str = "tools/list"
+
+
+class SessionFailed(Exception):
+    """Opening a session failed (a server that does not start or answer the handshake): every
+    sample request of the source gets ``failure``."""
+
+    def __init__(self, failure: Failure, stderr: str = "") -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+        self.stderr = stderr
+
+
+class Session(Protocol):
+    async def fetch(self, request: Mapping[str, Any]) -> Fetched: ...
+
+    async def advertised_schema(self) -> AdvertisedSchema | None:
+        """The output schema the upstream advertises; None for kinds that advertise nothing."""
+        ...
+
+
+class Source(Protocol):
+    """A configured upstream. ``budget_s`` bounds the time of a whole session with every
+    sample request; the run's budget is the sum over its sources."""
+
+    kind: str
+    name: str
+    budget_s: float
+
+    def describe(self, request: Mapping[str, Any]) -> str:
+        """Where a request goes, for reports: ``${ENV}`` references shown, never their values."""
+        ...
+
+    def request_templates(self) -> list[Template]:
+        """The templates filled from each request (their placeholders are checked up front)."""
+        ...
+
+    def session(self) -> AbstractAsyncContextManager[Session]: ...
+
+
+@runtime_checkable
+class SharedSource(Source, Protocol):
+    """A source whose connection other sources may share: the runner opens one connection per
+    ``connection_key`` (one MCP server process for all the tools it serves), big enough for the
+    largest ``capacity`` among them, and gives each source its own session on it."""
+
+    @property
+    def connection_key(self) -> Hashable: ...
+
+    @property
+    def capacity(self) -> int: ...
+
+    def connect(self, capacity: int) -> AbstractAsyncContextManager[Any]: ...
+
+    def session_on(self, connection: Any) -> Session: ...
+
+
+@runtime_checkable
+class UpstreamKind(Protocol):
+    """One way of reaching an upstream; ``name`` is the key under ``upstreams.<name>``."""
+
+    name: str
+
+    def configure(self, contract: Contract, upstream: Upstream, env: Environment) -> Source: ...
+
+
+class KindRegistry:
+    """Upstream kinds by name, imported on first use."""
+
+    def __init__(self) -> None:
+        self._loaders: dict[str, Callable[[], UpstreamKind]] = {}
+        self._loaded: dict[str, UpstreamKind] = {}
+
+    def add(self, name: str, loader: Callable[[], UpstreamKind] | str) -> None:
+        if name in self._loaders:
+            raise ValueError(f"upstream kind {name!r} is already registered")
+        if isinstance(loader, str):
+            module, _, attr = loader.partition(":")
+
+            def load() -> UpstreamKind:
+                return getattr(importlib.import_module(module), attr)()  # type: ignore[no-any-return]
+
+            self._loaders[name] = load
+        else:
+            self._loaders[name] = loader
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._loaders)
+
+    def __getitem__(self, name: str) -> UpstreamKind:
+        if name not in self._loaders:
+            raise UsageError(f"unknown upstream kind {name!r} (known: {', '.join(self._loaders)})")
+        if name not in self._loaded:
+            kind = self._loaders[name]()
+            if kind.name != name:
+                raise ValueError(f"upstream kind registered as {name!r} calls itself {kind.name!r}")
+            self._loaded[name] = kind
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaders)
+
+
+KINDS = KindRegistry()
+KINDS.add("http", "harness.drift.http:HttpKind")
+KINDS.add("command", "harness.drift.command:CommandKind")
+KINDS.add("mcp", "harness.drift.mcp:McpKind")
+
+
+# --------------------------------------------------------------------------- config helpers
+
+
+class Config:
+    """Reads one upstream's configuration mapping; errors name the file and pointer."""
+
+    def __init__(self, contract: Contract, upstream: Upstream) -> None:
+        self.file = str(contract.path)
+        self.base = f"/upstreams/{upstream.name}/{upstream.kind}"
+        self.data = upstream.config
+        self.contract = contract
+        self.upstream = upstream
+
+    def where(self, key: str) -> str:
+        return f"{self.file}: {self.base}/{key}"
+
+    def error(self, key: str, message: str, code: str = "upstream.invalid") -> ContractError:
+        return ContractError(message, file=self.file, pointer=f"{self.base}/{key}", code=code)
+
+    def number(self, key: str, default: float) -> float:
+        value = self.data.get(key, default)
+        return float(value)
+
+    def template(self, key: str, text: str | None = None) -> Any:
+        from harness.drift.template import Template
+
+        return Template.parse(self.data[key] if text is None else text, self.where(key))

@@ -1,0 +1,471 @@
+"""The ``mcp`` upstream kind: an MCP server over stdio, its advertised schema and raw results.
+
+```yaml
+upstreams:
+  server:
+    mcp:
+      command: npx
+      args: [-y, "@modelcontextprotocol/server-memory"]
+      tool: read_graph            # default: the contract's tool
+      result: structured          # structuredContent (default) or text
+      meta: {request_id: "{request_id}"}
+      startup_timeout_s: 20
+      timeout_s: 5
+    requests: [{}]
+```
+
+The server is started in its own process group and spoken to with the ``mcp`` SDK's
+:class:`~mcp.ClientSession` for the handshake and ``tools/list`` (the advertised
+``outputSchema`` is compared with the contract's schema: schema drift). Each ``tools/call``
+is sent by the harness itself, and its answer is taken **as the bytes on the wire**: the
+client owns the server's stdout, hands every other line to the SDK, and keeps the answer to
+its own call for :func:`harness.drift.frame.read_call_line`. A line longer than
+``max_message_bytes`` is never buffered: past the cap it is read and dropped. Upstreams that
+start the same server (command, args, env, directory) share one process, taking turns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio.abc import Process
+from mcp import ClientSession, types
+from mcp.shared.message import SessionMessage
+
+from harness.boundary.transport import check_depth
+from harness.codes import TRANSPORT_MAX_BYTES, TRANSPORT_UNAVAILABLE
+from harness.drift import process as proc
+from harness.drift.frame import STRUCTURED, TEXT, default_max_message_bytes, read_call_line
+from harness.drift.kinds import AdvertisedSchema, Config, Failure, Fetched, Refusal, SessionFailed
+from harness.drift.template import Environment, Template, template_values
+from harness.errors import RejectedInput
+
+if TYPE_CHECKING:
+    from harness.contract import Contract, Upstream
+
+DEFAULT_STARTUP_S = 10.0
+DEFAULT_TIMEOUT_S = 10.0
+_CALL_PREFIX = "contract-harness-"
+_SHUTDOWN_S = 6.0
+_MAX_PAGES = 50
+#: Nesting the stdout reader tolerates while it only looks for a message's id; the call that
+#: receives the message then holds it to its contract's own depth.
+_ROUTING_DEPTH = 256
+
+
+class McpKind:
+    name = "mcp"
+
+    def configure(self, contract: Contract, upstream: Upstream, env: Environment) -> McpSource:
+        cfg = Config(contract, upstream)
+        command = cfg.template("command")
+        args = [cfg.template(f"args/{i}", text) for i, text in enumerate(cfg.data.get("args", []))]
+        extra_env = {name: cfg.template(f"env/{name}", text) for name, text in cfg.data.get("env", {}).items()}
+        for key, template in [
+            ("command", command),
+            *((f"args/{i}", t) for i, t in enumerate(args)),
+            *((f"env/{n}", t) for n, t in extra_env.items()),
+        ]:
+            if template.fields:
+                raise cfg.error(
+                    key,
+                    (
+                        f"{{{template.fields[0]}}}: the server is started once for every sample request, "
+                        "so its command, args and env take ${ENV} only (send per-request values as "
+                        "arguments or in meta:)"
+                    ),
+                    code="upstream.template",
+                )
+            env.require(template)
+        meta = tuple((name, cfg.template(f"meta/{name}", text)) for name, text in cfg.data.get("meta", {}).items())
+        for _, template in meta:
+            env.require(template)
+        result = cfg.data.get("result", STRUCTURED)
+        program = proc.resolve_program(command.render(env, {}), contract.root, cfg.where("command"))
+        max_bytes = contract.limits.max_bytes
+        return McpSource(
+            name=upstream.name,
+            argv=(program, *(a.render(env, {}) for a in args)),
+            display=" ".join([command.display({}), *(a.display({}) for a in args)]),
+            env_extra=tuple((name, t.render(env, {})) for name, t in extra_env.items()),
+            cwd=(contract.root / cfg.data["cwd"]).resolve() if "cwd" in cfg.data else contract.root.resolve(),
+            tool=str(cfg.data.get("tool", contract.tool)),
+            result=TEXT if result == TEXT else STRUCTURED,
+            meta=meta,
+            startup_timeout_s=cfg.number("startup_timeout_s", DEFAULT_STARTUP_S),
+            timeout_s=cfg.number("timeout_s", DEFAULT_TIMEOUT_S),
+            max_message_bytes=int(cfg.data.get("max_message_bytes", default_max_message_bytes(max_bytes))),
+            max_depth=contract.limits.max_depth,
+            requests=max(1, len(upstream.requests)),
+            env=env,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class McpSource:
+    name: str
+    argv: tuple[str, ...]
+    display: str
+    env_extra: tuple[tuple[str, str], ...]
+    cwd: Path
+    tool: str
+    result: str
+    meta: tuple[tuple[str, Template], ...]
+    startup_timeout_s: float
+    timeout_s: float
+    max_message_bytes: int
+    max_depth: int
+    requests: int
+    env: Environment
+    kind: str = "mcp"
+
+    @property
+    def budget_s(self) -> float:
+        return self.startup_timeout_s + self.requests * self.timeout_s + _SHUTDOWN_S
+
+    def request_templates(self) -> list[Template]:
+        return [t for _, t in self.meta]
+
+    def describe(self, request: Mapping[str, Any]) -> str:
+        args = json.dumps(dict(request.get("args", {})), ensure_ascii=False, sort_keys=True)
+        return f"tools/call {self.tool} {args}"
+
+    @property
+    def connection_key(self) -> tuple[Any, ...]:
+        """Sources with the same server command line, environment and directory share one server
+        process (one MCP server, many tools, one contract each)."""
+        return (self.argv, self.env_extra, str(self.cwd), self.startup_timeout_s)
+
+    @property
+    def capacity(self) -> int:
+        return self.max_message_bytes
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[McpSession]:
+        async with self.connect(self.capacity) as connection:
+            yield self.session_on(connection)
+
+    def session_on(self, connection: McpConnection) -> McpSession:
+        return McpSession(self, connection)
+
+    @asynccontextmanager
+    async def connect(self, capacity: int) -> AsyncIterator[McpConnection]:
+        """Start the server, hand it to the SDK session, initialize and list its tools. No line
+        longer than ``capacity`` bytes is ever buffered (the largest cap of the sources sharing
+        it; each call then holds its answer to its own cap)."""
+        failed: SessionFailed | None = None
+        async with AsyncExitStack() as stack:
+            try:
+                process = await proc.start(list(self.argv), proc.child_environment(dict(self.env_extra)), self.cwd)
+            except OSError as exc:
+                raise SessionFailed(
+                    Failure(
+                        TRANSPORT_UNAVAILABLE,
+                        "spawn",
+                        f"cannot start the server: {exc.strerror or exc}",
+                    )
+                ) from None
+            stack.push_async_callback(proc.stop, process)
+            pipe = _Pipe(process, capacity)
+            stack.callback(pipe.close_streams)
+            group = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(group.cancel_scope.cancel)
+            group.start_soon(pipe.read_stdout)
+            group.start_soon(pipe.stderr.drain, process)
+            group.start_soon(pipe.write_stdin)
+            group.start_soon(pipe.forward_session)
+            client = await stack.enter_async_context(ClientSession(pipe.session_read, pipe.session_write))
+            outcome = await self._handshake(client, pipe)
+            if isinstance(outcome, Failure):
+                with anyio.move_on_after(1.0):  # what the server said on its way out
+                    await pipe.stderr.done.wait()
+                failed = SessionFailed(outcome, pipe.stderr.text())
+            else:
+                yield McpConnection(pipe, outcome, self.display)
+        if failed is not None:
+            raise failed  # outside the SDK session, so it is not wrapped in its task group's errors
+
+    async def _handshake(self, client: Any, pipe: _Pipe) -> list[Any] | Failure:
+        try:
+            with anyio.fail_after(self.startup_timeout_s):
+                await client.initialize()
+                tools: list[Any] = []
+                cursor = None
+                for _ in range(_MAX_PAGES):
+                    params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                    page = await client.list_tools(params=params)
+                    tools.extend(page.tools)
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+        except TimeoutError:
+            return Failure(
+                TRANSPORT_UNAVAILABLE,
+                "timeout",
+                f"no initialize and tools/list within startup_timeout_s={self.startup_timeout_s:g}",
+            )
+        except Exception as exc:
+            reason = "closed" if pipe.closed else "handshake"
+            return Failure(TRANSPORT_UNAVAILABLE, reason, f"the handshake failed: {type(exc).__name__}")
+        return tools
+
+
+@dataclass
+class McpConnection:
+    """One running server: its pipe, the tools it listed, and a lock (one raw call at a time)."""
+
+    pipe: _Pipe
+    tools: list[Any]
+    display: str
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    def advertised(self, tool: str) -> AdvertisedSchema:
+        target = f"tools/list {tool} on `{self.display}`"
+        for listed in self.tools:
+            if listed.name == tool:
+                if listed.output_schema is None:
+                    return AdvertisedSchema(None, f"the tool {tool!r} advertises no outputSchema", target=target)
+                return AdvertisedSchema(json.loads(json.dumps(listed.output_schema)), target=target)
+        names = ", ".join(sorted(t.name for t in self.tools)[:20])
+        return AdvertisedSchema(
+            None,
+            f"the server lists no tool {tool!r} (it lists: {names or 'none'})",
+            listed=False,
+            target=target,
+        )
+
+
+class _Pending:
+    def __init__(self, call_id: str) -> None:
+        self.call_id = call_id
+        self.event = anyio.Event()
+        self.line: bytes | None = None
+        self.oversized = False
+
+
+class _Pipe:
+    """Owns the server's stdin and stdout: lines for the SDK go to it, the answer to a raw call
+    is kept as bytes."""
+
+    def __init__(self, process: Process, cap: int) -> None:
+        self.process = process
+        self.cap = cap
+        self.stderr = proc.StderrTail()
+        self.pending: _Pending | None = None
+        self.closed: str | None = None
+        self._calls = 0
+        self._to_session, self.session_read = anyio.create_memory_object_stream[SessionMessage | Exception](64)
+        self.session_write, self._from_session = anyio.create_memory_object_stream[SessionMessage](64)
+        self._out, self._out_reader = anyio.create_memory_object_stream[bytes](64)
+
+    def next_call(self) -> int:
+        self._calls += 1
+        return self._calls
+
+    def close_streams(self) -> None:
+        for stream in (
+            self._to_session,
+            self.session_read,
+            self.session_write,
+            self._from_session,
+            self._out,
+            self._out_reader,
+        ):
+            stream.close()
+
+    async def send_line(self, line: bytes) -> None:
+        await self._out.send(line)
+
+    async def forward_session(self) -> None:
+        async with self._from_session:
+            async for message in self._from_session:
+                text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await self._out.send(text.encode("utf-8") + b"\n")
+
+    async def write_stdin(self) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        async with self._out_reader:
+            async for line in self._out_reader:
+                try:
+                    await stdin.send(line)
+                except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    self._close("the server stopped reading its input")
+                    return
+
+    async def read_stdout(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        buffer = bytearray()
+        discarding = False  # inside a message past the cap: dropped up to its newline, never kept
+        try:
+            while True:
+                try:
+                    chunk = await stdout.receive(1 << 16)
+                except (
+                    anyio.EndOfStream,
+                    anyio.ClosedResourceError,
+                    anyio.BrokenResourceError,
+                    OSError,
+                ):
+                    break
+                if discarding:
+                    end = chunk.find(b"\n")
+                    if end < 0:
+                        continue
+                    discarding, chunk = False, chunk[end + 1 :]
+                buffer += chunk
+                while True:
+                    end = buffer.find(b"\n")
+                    if end < 0:
+                        break
+                    line = bytes(buffer[:end])
+                    del buffer[: end + 1]
+                    await self._route(line.rstrip(b"\r"))
+                if len(buffer) > self.cap:
+                    await self._oversized(bytes(buffer[: self.cap + 1]))
+                    buffer.clear()
+                    discarding = True
+        finally:
+            self._close("the server closed its output")
+
+    async def _oversized(self, head: bytes) -> None:
+        """A message past the cap: the call waiting for an answer gets its first ``cap + 1``
+        bytes (enough to prove it too long); the rest is read and dropped."""
+        pending = self.pending
+        if pending is not None and not pending.event.is_set():
+            pending.line, pending.oversized = head, True
+            pending.event.set()
+        else:
+            await self._deliver(ValueError(f"a message from the server exceeds {self.cap} bytes"))
+
+    async def _route(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        kind, message_id = self._classify(line)
+        pending = self.pending
+        if pending is not None and not pending.event.is_set() and kind in ("answer", "unknown"):
+            # While a raw call is out the SDK session has nothing outstanding: an answer (or
+            # anything unreadable) is the call's.
+            pending.line = line
+            pending.event.set()
+            return
+        if kind == "answer" and isinstance(message_id, str) and message_id.startswith(_CALL_PREFIX):
+            return  # a late answer to a call that already timed out
+        await self._deliver(_for_session(line))
+
+    def _classify(self, line: bytes) -> tuple[str, Any]:
+        try:
+            check_depth(line, _ROUTING_DEPTH)
+            message = json.loads(line)
+        except (RejectedInput, ValueError):
+            return "unknown", None
+        if not isinstance(message, dict):
+            return "unknown", None
+        if "method" in message:
+            return "other", None
+        return "answer", message.get("id")
+
+    async def _deliver(self, item: Any) -> None:
+        if self.closed:
+            return
+        with suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await self._to_session.send(item)
+
+    def _close(self, why: str) -> None:
+        if self.closed is None:
+            self.closed = why
+        pending = self.pending
+        if pending is not None and not pending.event.is_set():
+            pending.event.set()
+        self._to_session.close()
+
+
+def _for_session(line: bytes) -> Any:
+    """What the SDK's own stdio transport would make of a line: a message, or the error."""
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except Exception as exc:
+        return exc
+
+
+class McpSession:
+    """One source's view of a (possibly shared) server: its tool, its caps, its timeouts."""
+
+    def __init__(self, source: McpSource, connection: McpConnection) -> None:
+        self.source = source
+        self.connection = connection
+        self.pipe = connection.pipe
+
+    async def advertised_schema(self) -> AdvertisedSchema:
+        return self.connection.advertised(self.source.tool)
+
+    async def fetch(self, request: Mapping[str, Any]) -> Fetched:
+        async with self.connection.lock:  # one raw call at a time on a server
+            return await self._call(request)
+
+    async def _call(self, request: Mapping[str, Any]) -> Fetched:
+        source, pipe = self.source, self.pipe
+        if pipe.closed:
+            return self._closed()
+        call_id = f"{_CALL_PREFIX}{pipe.next_call()}"
+        params: dict[str, Any] = {"name": source.tool, "arguments": dict(request.get("args", {}))}
+        values = template_values(request)
+        if source.meta:
+            params["_meta"] = {name: t.render(source.env, values) for name, t in source.meta}
+        line = (
+            json.dumps(
+                {"jsonrpc": "2.0", "id": call_id, "method": "tools/call", "params": params},
+                ensure_ascii=False,
+            ).encode("utf-8")
+            + b"\n"
+        )
+        pending = _Pending(call_id)
+        pipe.pending = pending
+        try:
+            with anyio.fail_after(source.timeout_s):
+                await pipe.send_line(line)
+                await pending.event.wait()
+        except TimeoutError:
+            return Fetched(
+                failure=Failure(
+                    TRANSPORT_UNAVAILABLE,
+                    "timeout",
+                    f"no answer within timeout_s={source.timeout_s:g}",
+                ),
+                stderr=pipe.stderr.text(),
+            )
+        finally:
+            pipe.pending = None
+        if pending.oversized:
+            return Fetched(
+                refusal=Refusal(
+                    TRANSPORT_MAX_BYTES,
+                    f"JSON-RPC message exceeds max_message_bytes={source.max_message_bytes}",
+                    raw=(pending.line or b"")[: source.max_message_bytes + 1],
+                )
+            )
+        if pending.line is None:
+            return self._closed()
+        fetched = read_call_line(
+            pending.line,
+            expected_id=call_id,
+            result=source.result,
+            max_message_bytes=source.max_message_bytes,
+            max_depth=source.max_depth,
+        )
+        if fetched.failure is not None:
+            return Fetched(failure=fetched.failure, info=fetched.info, stderr=pipe.stderr.text())
+        return fetched
+
+    def _closed(self) -> Fetched:
+        return Fetched(
+            failure=Failure(TRANSPORT_UNAVAILABLE, "closed", self.pipe.closed or "the session is closed"),
+            stderr=self.pipe.stderr.text(),
+        )

@@ -1,0 +1,38 @@
+"""The nightly drift workflow does what docs/drift.md says, with this project's commands.
+
+(tests/test_workflows.py validates every workflow against GitHub's schema and actionlint.)"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import yaml
+
+from harness.cli import build_parser
+
+WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "nightly-drift.yml"
+
+
+def test_it_runs_nightly_and_on_demand_uploads_the_reports_and_writes_the_job_summary() -> None:
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as true
+    assert triggers["schedule"][0]["cron"] and "workflow_dispatch" in triggers
+    steps = workflow["jobs"]["drift"]["steps"]
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["if"] == "always()" and upload["with"]["path"] == "reports/"
+    assert any('>> "$GITHUB_STEP_SUMMARY"' in s.get("run", "") for s in steps)
+    assert workflow["permissions"] == {"contents": "read"}
+
+
+def test_its_contract_harness_commands_parse() -> None:
+    text = WORKFLOW.read_text().replace("\\\n", " ")
+    commands = [line.strip() for line in text.splitlines() if line.strip().startswith("contract-harness ")]
+    assert {c.split()[1] for c in commands} == {"sandbox", "drift"}
+    parser = build_parser()
+    env = {"$HARNESS_SANDBOX_PROFILE": "stable", "$REPORTS": "reports"}
+    for command in commands:
+        line = command.split(" > ")[0]
+        for name, value in env.items():
+            line = line.replace(name, value)
+        parser.parse_args(shlex.split(line)[1:])  # exits 2 on an unknown option or value
