@@ -35,8 +35,10 @@ def _allowed_types(ctx: MutationContext, pointer: str) -> set[str] | None:
 
 @operator(layer=Layer.SCHEMA, code="schema.type", targets="every scalar")
 def wrong_type(ctx: MutationContext) -> Iterator[Mutant]:
-    """Each scalar replaced by one of a JSON type its schema does not allow (a canary string
-    where strings are not allowed, else a number or a boolean)."""
+    """Each scalar replaced by a value of a JSON type its schema does not allow.
+
+    A canary string where strings are not allowed, else a number or a boolean; a leaf whose
+    schema allows every scalar type gets no mutant."""
     for where, value in ctx.leaves():
         if not where:
             continue
