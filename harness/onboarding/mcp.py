@@ -5,9 +5,9 @@ server published it (draft-07 stays draft-07), with ``envelope: null`` (``struct
 is a bare result the boundary wraps itself), the tool's ``inputSchema`` as the request shape,
 a first ``agent_view`` from the schema's top-level properties and, when the server command is
 known, an ``mcp`` upstream pointing back at it. ``tools/call`` results become fixture
-candidates: the exact bytes of ``structuredContent`` sliced from the raw JSON-RPC line.
-``isError`` results and JSON-RPC errors carry no data to hold to the schema; they are listed
-as skipped (drift maps them to the failure envelope).
+candidates: the exact bytes of ``structuredContent``, cut from the raw JSON-RPC line by drift's
+own reader. ``isError`` results and JSON-RPC errors carry no data to hold to the schema; they
+are listed as skipped (drift maps them to the failure envelope).
 
 A capture folder (``--captures DIR``) has the layout the shared real-tools corpus uses::
 
@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.boundary.parse import strict_loads
+from harness.boundary.transport import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+from harness.drift.frame import STRUCTURED, default_max_message_bytes, read_call_line
 from harness.errors import RejectedInput
 from harness.onboarding.draft import Candidate, Skipped, ToolDraft, first_line, header
 from harness.onboarding.errors import OnboardingError
 from harness.onboarding.instances import example_of
 from harness.onboarding.names import plan_tool_names, upstream_name
-from harness.onboarding.rawjson import SpanError, member_span
 from harness.onboarding.view import derive_agent_view
 
 UPSTREAM_DEFAULT = "mcp"
@@ -202,27 +203,28 @@ def _read_request(path: Path, default_tool: str) -> tuple[str, Mapping[str, Any]
 
 
 def candidate_from_call(call: Call, upstream: str | None) -> Candidate | Skipped:
-    """The fixture candidate a raw ``tools/call`` response holds, or why there is none."""
-    try:
-        response = strict_loads(call.raw, max_depth=256)
-    except RejectedInput:
-        response = None  # judged below on the bytes we can slice
-    if isinstance(response, Mapping) and "error" in response and "result" not in response:
-        error = response["error"] if isinstance(response["error"], Mapping) else {}
-        return Skipped(call.name, f"JSON-RPC error {error.get('code', '?')}: not a result")
-    result = response.get("result") if isinstance(response, Mapping) else None
-    if isinstance(result, Mapping) and result.get("isError") is True:
-        return Skipped(call.name, "isError result (a tool failure, text only): drift maps it to the failure envelope")
-    try:
-        payload = member_span(call.raw, ("result", "structuredContent"))
-    except SpanError as exc:
-        return Skipped(call.name, f"the response line cannot be read: {exc}")
-    if payload is None:
-        return Skipped(call.name, "no structuredContent in the result")
+    """The fixture candidate a raw ``tools/call`` response line holds, or why there is none.
+
+    The line is judged exactly as drift judges it (:func:`harness.drift.frame.read_call_line`,
+    at the default limits an imported contract gets): the whole message strict, then the exact
+    bytes of ``result.structuredContent``. A tool failure (``isError``, a JSON-RPC error) or a
+    message refused before the boundary would run (a duplicate member anywhere in it, NaN, a
+    broken frame) is no fixture: drift reports those as failures of the upstream.
+    """
+    fetched = read_call_line(
+        call.raw, result=STRUCTURED, max_depth=DEFAULT_MAX_DEPTH,
+        max_message_bytes=default_max_message_bytes(DEFAULT_MAX_BYTES),
+    )
+    if fetched.failure is not None:
+        return Skipped(call.name, f"{fetched.failure.message} (a tool failure: drift maps it to the failure envelope)")
+    if fetched.refusal is not None or fetched.body is None:
+        refusal = fetched.refusal
+        why = f"{refusal.code}: {refusal.message}" if refusal else "no result"
+        return Skipped(call.name, f"the message is refused before the boundary ({why})")
     where = f" from {upstream}" if upstream else ""
     return Candidate(
         name=call.name,
-        payload=payload,
+        payload=fetched.body,
         args=call.args,
         description=f"structuredContent of a tools/call of {call.tool!r}{where}, byte for byte.",
         upstream=upstream,
