@@ -8,12 +8,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.cli._common import read_document
 from harness.errors import UsageError
-from harness.onboarding import Imported, import_mcp, import_openapi
-from harness.onboarding.summary import lines, next_steps, review_lines
+
+if TYPE_CHECKING:
+    from harness.onboarding import Imported
 
 
 def register(sub: Any) -> None:
@@ -109,12 +110,16 @@ def _samples(path: str | None) -> list[tuple[str, Mapping[str, Any]]]:
 
 
 def _print(imported: Imported, source: str) -> None:
+    from harness.onboarding.summary import lines, next_steps, review_lines
+
     written = imported.written
     for line in [*lines(written, source=source), *review_lines(imported.reviews, written.root), *next_steps(written)]:
         print(line)
 
 
 def run_mcp(args: argparse.Namespace) -> int:
+    from harness.onboarding import import_mcp  # only when run: keeps every CLI start fast
+
     command = [c for c in args.command if c != "--"] if args.command else []
     samples = _samples(args.sample)
     if args.from_file is None and not command:
@@ -138,6 +143,8 @@ def run_mcp(args: argparse.Namespace) -> int:
 
 
 def run_openapi(args: argparse.Namespace) -> int:
+    from harness.onboarding import import_openapi
+
     imported = import_openapi(
         Path(args.into),
         Path(args.spec),

@@ -6,9 +6,6 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.onboarding import init_tool, review
-from harness.onboarding.summary import lines, next_steps, review_lines
-
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
@@ -27,6 +24,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.onboarding import init_tool, review  # only when run: keeps every CLI start fast
+    from harness.onboarding.summary import lines, next_steps, review_lines
+
     written = init_tool(args.tool, Path(args.into))
     reviews = [review(t, compat=False) for t in written.tools]
     for line in [*lines(written, source="the skeleton", verb="scaffolded"),

@@ -24,7 +24,6 @@ from typing import Any
 
 from harness.boundary.parse import strict_loads
 from harness.boundary.transport import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
-from harness.drift.frame import STRUCTURED, default_max_message_bytes, read_call_line
 from harness.errors import RejectedInput
 from harness.onboarding.draft import Candidate, Skipped, ToolDraft, first_line, header
 from harness.onboarding.errors import OnboardingError
@@ -211,6 +210,8 @@ def candidate_from_call(call: Call, upstream: str | None) -> Candidate | Skipped
     message refused before the boundary would run (a duplicate member anywhere in it, NaN, a
     broken frame) is no fixture: drift reports those as failures of the upstream.
     """
+    from harness.drift.frame import STRUCTURED, default_max_message_bytes, read_call_line  # drift is large
+
     fetched = read_call_line(
         call.raw, result=STRUCTURED, max_depth=DEFAULT_MAX_DEPTH,
         max_message_bytes=default_max_message_bytes(DEFAULT_MAX_BYTES),
