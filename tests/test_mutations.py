@@ -119,3 +119,30 @@ def test_max_mutants_bounds_a_huge_payload(make_contract, tmp_path) -> None:  # 
     assert len({c.operator for c in cases}) >= 15
     tight = cases_for(load_contract(d), sources=("mutation",), max_mutants=5).cases
     assert {c.operator for c in tight} == MANDATORY  # a tight cap keeps the mandatory operators
+
+
+def test_wrong_type_picks_a_type_the_schema_does_not_allow(make_contract) -> None:  # type: ignore[no-untyped-def]
+    """A null in a field typed [string, null] must not become a (valid) canary string."""
+    from harness.cases import cases_for
+    from harness.engine import PASSED, Engine
+
+    data = {"type": "object", "required": ["item_id", "status", "note"],
+            "properties": {"item_id": {"type": "string", "pattern": "^it-[0-9]{1,6}$", "maxLength": 9},
+                           "status": {"enum": ["open", "closed"]},
+                           "note": {"type": ["string", "null"], "maxLength": 20},
+                           "flag": {"type": ["string", "integer", "boolean", "null"]}},
+            "additionalProperties": False}
+    from tests.conftest import envelope_schema, item
+
+    directory = make_contract(schemas={1: envelope_schema("item_status", data)},
+                              files={"fixtures/accepted/item_status/ok.json": item(note=None, flag=None)})
+    from harness import load_contract
+
+    cases = [c for c in cases_for(load_contract(directory), sources=("accepted", "mutation"), operators=["wrong_type"]).cases
+             if c.source == "mutation"]
+    by_pointer = {c.pointer: c for c in cases}
+    assert by_pointer["/data/note"].mutated == "12345"
+    assert "/data/flag" not in by_pointer  # every scalar type is allowed there
+    assert by_pointer["/data/item_id"].mutated == "12345"
+    engine = Engine()
+    assert {engine.evaluate(c).status for c in cases} == {PASSED}

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from harness import __version__
 from harness.errors import HarnessError
 
-#: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox")
+#: Subcommand modules, in the order ``--help`` lists them (``import_`` registers ``import``).
+COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox", "init", "import_")
 
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
 

@@ -30,7 +30,9 @@ _GRACE_S = 2.0
 def resolve_program(name: str, root: Path, where: str) -> str:
     """The absolute path of a program, or a configuration error naming where it was expected."""
     if os.sep in name or (os.altsep and os.altsep in name):
-        path = (root / name).resolve()
+        # Absolute, but links kept: a virtualenv's python is a link, and resolving it starts
+        # the base interpreter without the environment's packages.
+        path = Path(os.path.abspath(root / name))
         if path.is_file() and os.access(path, os.X_OK):
             return str(path)
     else:

@@ -19,14 +19,41 @@ def _absorbable(ctx: MutationContext, pointer: str) -> bool:
     return ctx.contract.adapter is not None and not ctx.schema_nodes(pointer)
 
 
+def _allowed_types(ctx: MutationContext, pointer: str) -> set[str] | None:
+    """JSON types some schema governing ``pointer`` allows (None when one names no type)."""
+    nodes = ctx.schema_nodes(pointer)
+    allowed: set[str] = set()
+    for node in nodes:
+        declared = node.get("type")
+        if declared is None:
+            return None
+        allowed |= {declared} if isinstance(declared, str) else {t for t in declared if isinstance(t, str)}
+    if "number" in allowed:
+        allowed.add("integer")
+    return allowed if nodes else None
+
+
 @operator(layer=Layer.SCHEMA, code="schema.type", targets="every scalar")
 def wrong_type(ctx: MutationContext) -> Iterator[Mutant]:
-    """Each scalar replaced by one of another JSON type (a canary string for non-strings)."""
+    """Each scalar replaced by a value of a JSON type its schema does not allow.
+
+    A canary string where strings are not allowed, else a number or a boolean; a leaf whose
+    schema allows every scalar type gets no mutant."""
     for where, value in ctx.leaves():
         if not where:
             continue
         canary = canary_for(ctx.fixture_id, "wrong_type", where)
-        new: object = 12345 if isinstance(value, str) else canary
+        allowed = _allowed_types(ctx, where)
+        preferred: list[tuple[str, object]] = [("integer", 12345), ("string", canary), ("boolean", True)]
+        if not isinstance(value, str):
+            preferred = [preferred[1], preferred[0], preferred[2]]
+        if allowed is None:
+            new: object = preferred[0][1]
+        else:
+            choice = next((v for kind, v in preferred if kind not in allowed), None)
+            if choice is None:
+                continue  # the schema allows every scalar type here: no wrong type to try
+            new = choice
         yield Mutant(
             "wrong_type", where, partial(ctx.replaced, where, new),
             original=short(value), mutated=short(new), layers=ctx.structural_layers,

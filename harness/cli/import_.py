@@ -1,0 +1,158 @@
+"""``contract-harness import``: contracts from MCP servers and OpenAPI descriptions.
+
+(The module is ``import_`` because ``import`` is a Python keyword; the command is ``import``.)
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.cli._common import read_document
+from harness.errors import UsageError
+
+if TYPE_CHECKING:
+    from harness.onboarding import Imported
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "import",
+        help="write contracts from an MCP server or an OpenAPI description",
+        description=(
+            "Write contracts (and fixtures) for existing tools: every tool of an MCP server that "
+            "declares an outputSchema, or named operations of an OpenAPI 3.0/3.1 description. "
+            "Schemas are kept as published; --strict adds a tightened next version. Nothing is "
+            "overwritten and nothing is left behind on failure. Exit 0 written, 2 usage or "
+            "input error."
+        ),
+    )
+    kinds = p.add_subparsers(dest="source", metavar="SOURCE", required=True)
+
+    m = kinds.add_parser(
+        "mcp",
+        help="from an MCP server over stdio (or a saved tools/list response)",
+        description=(
+            "Start the MCP server given after --, list its tools and write contracts/<tool>/ for "
+            "each tool with an outputSchema, with an mcp upstream pointing back at the server. "
+            "--from FILE reads a saved tools/list response instead (the command after --, if "
+            "any, is only recorded as the upstream). --sample ARGS.json calls tools and files "
+            "the raw results as fixtures; --captures DIR files saved calls "
+            "(DIR/<tool>/requests/<case>.json + DIR/<tool>/raw/<case>.json)."
+        ),
+    )
+    m.add_argument("--from", dest="from_file", metavar="FILE", help="a saved tools/list response (JSON or JSON Lines)")
+    m.add_argument("--sample", metavar="ARGS.json",
+                   help='tools to call and their arguments: {"tool": {args}} or {"tool": [{args}, ...]}')
+    m.add_argument("--captures", metavar="DIR", help="saved tools/call requests and raw response lines")
+    m.add_argument("--tool", dest="tools", action="append", metavar="NAME",
+                   help="import only this tool (its MCP name; repeatable)")
+    m.add_argument("--timeout", type=float, default=30.0, metavar="S",
+                   help="seconds the whole server session may take (default 30)")
+    _common_options(m)
+    m.add_argument("command", nargs="*", metavar="-- COMMAND [ARGS...]", help="the server command, after --")
+    m.set_defaults(run=run_mcp)
+
+    o = kinds.add_parser(
+        "openapi",
+        help="from an OpenAPI 3.0 or 3.1 description (JSON or YAML)",
+        description=(
+            "Write a contract for each --operation: the success response schema (2020-12, local "
+            "$refs bundled into $defs, 3.0 nullable converted), the operation's response "
+            "examples as fixtures, path parameters as request args and, where the response "
+            "echoes them, bindings; an http upstream from the description's server."
+        ),
+    )
+    o.add_argument("spec", metavar="SPEC", help="the OpenAPI description (.json, .yaml, .yml)")
+    o.add_argument("--operation", dest="operations", action="append", required=True, metavar="ID",
+                   help="an operationId to import (repeatable)")
+    _common_options(o)
+    o.set_defaults(run=run_openapi)
+
+
+def _common_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--into", metavar="DIR", default=".", help="the project root (default: .)")
+    p.add_argument("--name", dest="renames", action="append", default=[], metavar="SOURCE=TOOL",
+                   help="contract name for a source name (resolves clashes; repeatable)")
+    p.add_argument("--strict", action="store_true",
+                   help="also write a tightened copy as schema version 2 (closed objects, bounds from the examples)")
+    p.add_argument("--no-compat", dest="compat", action="store_false",
+                   help="with --strict, skip the compat report v1 -> v2 (slow on very large schemas)")
+
+
+def _renames(values: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for value in values:
+        source, sep, target = value.rpartition("=")
+        if not sep or not source or not target:
+            raise UsageError(f"--name {value!r} must look like SOURCE=TOOL, e.g. --name tickets/search=tickets")
+        out[source] = target
+    return out
+
+
+def _samples(path: str | None) -> list[tuple[str, Mapping[str, Any]]]:
+    if path is None:
+        return []
+    data = read_document(path, "--sample")
+    if not isinstance(data, Mapping):
+        raise UsageError(f'--sample {path!r} must map tool names to arguments: {{"tool": {{...}}}}')
+    out: list[tuple[str, Mapping[str, Any]]] = []
+    for tool, value in data.items():
+        for args in value if isinstance(value, list) else [value]:
+            if not isinstance(args, Mapping):
+                raise UsageError(
+                    f"--sample {path!r}: the arguments of {tool!r} must be an object (or a list of objects)"
+                )
+            out.append((str(tool), args))
+    return out
+
+
+def _print(imported: Imported, source: str) -> None:
+    from harness.onboarding.summary import lines, next_steps, review_lines
+
+    written = imported.written
+    for line in [*lines(written, source=source), *review_lines(imported.reviews, written.root), *next_steps(written)]:
+        print(line)
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    from harness.onboarding import import_mcp  # only when run: keeps every CLI start fast
+
+    command = [c for c in args.command if c != "--"] if args.command else []
+    samples = _samples(args.sample)
+    if args.from_file is None and not command:
+        raise UsageError("give the server command after -- (import mcp -- COMMAND ARGS...) or --from FILE")
+    if args.from_file is not None and args.sample is not None:
+        raise UsageError("--sample calls a live server; it cannot be combined with --from (use --captures)")
+    imported = import_mcp(
+        Path(args.into),
+        command=command,
+        from_file=Path(args.from_file) if args.from_file else None,
+        captures=Path(args.captures) if args.captures else None,
+        samples=samples,
+        tools=args.tools,
+        renames=_renames(args.renames),
+        strict=args.strict,
+        timeout_s=args.timeout,
+        compat=args.compat,
+    )
+    _print(imported, args.from_file or " ".join(command))
+    return 0
+
+
+def run_openapi(args: argparse.Namespace) -> int:
+    from harness.onboarding import import_openapi
+
+    imported = import_openapi(
+        Path(args.into),
+        Path(args.spec),
+        args.operations,
+        renames=_renames(args.renames),
+        strict=args.strict,
+        compat=args.compat,
+    )
+    _print(imported, args.spec)
+    return 0
+

@@ -1,0 +1,35 @@
+"""``contract-harness init TOOL``: scaffold a closed contract with two fixtures that pass ``check``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "init",
+        help="scaffold contracts/TOOL/ with a closed skeleton schema and two fixtures",
+        description=(
+            "Scaffold contracts/TOOL/contract.yaml, schemas/v1.json (a closed success/failure "
+            "envelope), one accepted and one rejected fixture with sidecars. Refuses to "
+            "overwrite anything. The scaffold passes 'check' as generated. Exit 0 written, "
+            "2 usage error (an invalid name, an existing directory)."
+        ),
+    )
+    p.add_argument("tool", metavar="TOOL", help="the tool's name (letters, digits, '_', '.', '-')")
+    p.add_argument("--into", metavar="DIR", default=".", help="the project root (default: .)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.onboarding import init_tool, review  # only when run: keeps every CLI start fast
+    from harness.onboarding.summary import lines, next_steps, review_lines
+
+    written = init_tool(args.tool, Path(args.into))
+    reviews = [review(t, compat=False) for t in written.tools]
+    for line in [*lines(written, source="the skeleton", verb="scaffolded"),
+                 *review_lines(reviews, written.root), *next_steps(written)]:
+        print(line)
+    return 0

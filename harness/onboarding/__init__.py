@@ -1,0 +1,119 @@
+"""Onboarding existing tools: ``init`` scaffolds a contract, ``import`` writes contracts from an
+MCP server or an OpenAPI description, with fixtures judged by the real boundary.
+
+    from harness.onboarding import import_mcp, import_openapi, init_tool
+    imported = import_openapi(Path("."), Path("openapi.yaml"), ["tickets/get"], strict=True)
+    imported.written.tools[0].fixtures      # where each example was filed, and why
+    imported.reviews[0].lint                # the lint report of the new contract
+    imported.reviews[0].compat              # with strict: the compat report v1 -> v2 (compat=False skips it)
+
+Everything is written atomically (a staging folder, then one rename per claimed folder);
+nothing existing is overwritten; on any error nothing is left behind and one
+:class:`OnboardingError` says why, with a stable ``init.*`` / ``import.*`` code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from harness.onboarding import mcp, openapi
+from harness.onboarding.apply import FixtureOutcome, StrictOutcome, ToolOutcome, Written, write_drafts
+from harness.onboarding.errors import OnboardingError
+from harness.onboarding.followups import Review, review
+from harness.onboarding.scaffold import init_tool
+from harness.onboarding.tighten import Tightened, tighten
+
+__all__ = [
+    "FixtureOutcome",
+    "Imported",
+    "OnboardingError",
+    "Review",
+    "StrictOutcome",
+    "Tightened",
+    "ToolOutcome",
+    "Written",
+    "import_mcp",
+    "import_openapi",
+    "init_tool",
+    "review",
+    "tighten",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """What an import wrote, and the reviews of each new contract (lint, compat)."""
+
+    written: Written
+    reviews: tuple[Review, ...] = ()
+
+
+def _stamp(now: datetime | None) -> str:
+    moment = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(microsecond=0)
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def _finish(written: Written, compat: bool) -> Imported:
+    return Imported(written, tuple(review(t, compat=compat) for t in written.tools))
+
+
+def import_mcp(
+    into: Path,
+    *,
+    command: Sequence[str] = (),
+    from_file: Path | None = None,
+    captures: Path | None = None,
+    samples: Sequence[tuple[str, Mapping[str, Any]]] = (),
+    tools: Iterable[str] | None = None,
+    renames: Mapping[str, str] | None = None,
+    strict: bool = False,
+    timeout_s: float = 30.0,
+    now: datetime | None = None,
+    compat: bool = True,
+) -> Imported:
+    """Contracts for the tools of an MCP server: listed live (``command``) or from a saved
+    ``tools/list`` response (``from_file``); sampled live (``samples``) and/or from saved calls
+    (``captures``)."""
+    stamp = _stamp(now)
+    server: mcp.Server | None = None
+    calls: list[mcp.Call] = []
+    if from_file is not None:
+        if not from_file.is_file():
+            raise OnboardingError(
+                f"tools/list file {str(from_file)!r} does not exist", code="import.tools_list_invalid"
+            )
+        listed = mcp.parse_tools_list(from_file.read_bytes(), from_file.name)
+        source = from_file.name
+        if command:
+            server = mcp.Server(command[0], tuple(command[1:]))
+    else:
+        from harness.onboarding.mcp_live import fetch
+
+        listing = fetch(command, samples=samples, timeout_s=timeout_s)
+        listed, server, calls = list(listing.tools), listing.server, list(listing.calls)
+        source = server.name or " ".join(command)
+    if captures is not None:
+        calls += mcp.read_captures(captures)
+    drafts = mcp.drafts(listed, calls=calls, server=server, only=tools, renames=renames,
+                        source=source, imported_at=stamp)
+    return _finish(write_drafts(into, drafts, strict=strict), compat)
+
+
+def import_openapi(
+    into: Path,
+    spec: Path,
+    operations: Sequence[str],
+    *,
+    renames: Mapping[str, str] | None = None,
+    strict: bool = False,
+    now: datetime | None = None,
+    compat: bool = True,
+) -> Imported:
+    """Contracts for named operations of an OpenAPI 3.0 / 3.1 description."""
+    loaded = openapi.load_spec(spec)
+    drafts = openapi.drafts(loaded, operations, renames=renames, imported_at=_stamp(now))
+    return _finish(write_drafts(into, drafts, strict=strict), compat)

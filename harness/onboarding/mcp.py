@@ -1,0 +1,352 @@
+"""MCP servers as a source of contracts: ``tools/list`` responses and ``tools/call`` results.
+
+For each tool that declares an ``outputSchema`` the draft keeps the schema exactly as the
+server published it (draft-07 stays draft-07), with ``envelope: null`` (``structuredContent``
+is a bare result the boundary wraps itself), the tool's ``inputSchema`` as the request shape,
+a first ``agent_view`` from the schema's top-level properties and, when the server command is
+known, an ``mcp`` upstream pointing back at it. ``tools/call`` results become fixture
+candidates: the exact bytes of ``structuredContent``, cut from the raw JSON-RPC line by drift's
+own reader. ``isError`` results and JSON-RPC errors carry no data to hold to the schema; they
+are listed as skipped (drift maps them to the failure envelope).
+
+A capture folder (``--captures DIR``) has the layout the shared real-tools corpus uses::
+
+    DIR/<tool>/requests/<case>.json   the tools/call request ({"method", "params": {"name", "arguments"}})
+    DIR/<tool>/raw/<case>.json        the JSON-RPC response line, byte for byte
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.boundary.parse import strict_loads
+from harness.boundary.transport import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+from harness.errors import RejectedInput
+from harness.onboarding.draft import Candidate, Skipped, ToolDraft, first_line, header
+from harness.onboarding.errors import OnboardingError
+from harness.onboarding.instances import example_of
+from harness.onboarding.names import plan_tool_names, upstream_name
+from harness.onboarding.view import derive_agent_view
+
+UPSTREAM_DEFAULT = "mcp"
+
+
+@dataclass(frozen=True, slots=True)
+class McpTool:
+    """One entry of a ``tools/list`` result, as published."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any] | None
+    read_only: bool = False
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One ``tools/call``: the arguments sent and the raw response line received."""
+
+    tool: str
+    name: str
+    args: Mapping[str, Any] | None
+    raw: bytes
+    recorded_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    """How to start the server again (for the contract's upstream), when known."""
+
+    command: str
+    args: tuple[str, ...] = ()
+    name: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+def _load(data: bytes, source: str) -> list[Any]:
+    """One JSON value, or JSON Lines (one value per line: response pages)."""
+    try:
+        return [strict_loads(data, max_depth=256)]
+    except RejectedInput as whole:
+        lines = [line for line in data.splitlines() if line.strip()]
+        if len(lines) < 2:
+            raise OnboardingError(f"{source}: not valid JSON ({whole})", code="import.tools_list_invalid") from None
+        out = []
+        for number, line in enumerate(lines, 1):
+            try:
+                out.append(strict_loads(line, max_depth=256))
+            except RejectedInput as exc:
+                raise OnboardingError(
+                    f"{source}: line {number} is not valid JSON ({exc})", code="import.tools_list_invalid"
+                ) from None
+        return out
+
+
+def _pages(values: Iterable[Any], source: str) -> list[Mapping[str, Any]]:
+    pages: list[Mapping[str, Any]] = []
+    for value in values:
+        if isinstance(value, list):
+            pages.extend(_pages(value, source))
+            continue
+        if not isinstance(value, Mapping):
+            raise OnboardingError(
+                f"{source}: expected a tools/list response or result object, not {type(value).__name__}",
+                code="import.tools_list_invalid",
+            )
+        if "error" in value and "result" not in value:
+            error = value["error"] if isinstance(value["error"], Mapping) else {}
+            raise OnboardingError(
+                f"{source}: the server answered tools/list with error {error.get('code', '?')}: "
+                f"{first_line(str(error.get('message', '')), 200)}",
+                code="import.server_error",
+            )
+        result = value.get("result", value)
+        if not isinstance(result, Mapping) or not isinstance(result.get("tools"), list):
+            raise OnboardingError(
+                f"{source}: no tools list (expected {{\"result\": {{\"tools\": [...]}}}} or {{\"tools\": [...]}})",
+                code="import.tools_list_invalid",
+            )
+        pages.append(result)
+    return pages
+
+
+def parse_tools_list(data: bytes, source: str) -> list[McpTool]:
+    """The tools of a saved ``tools/list`` response: a JSON-RPC response line, its ``result``,
+    a JSON array of pages or JSON Lines of pages."""
+    tools: list[McpTool] = []
+    seen: set[str] = set()
+    for page in _pages(_load(data, source), source):
+        for index, entry in enumerate(page["tools"]):
+            where = f"{source}: tools[{index}]"
+            if not isinstance(entry, Mapping) or not isinstance(entry.get("name"), str) or not entry["name"]:
+                raise OnboardingError(f"{where} has no name", code="import.tools_list_invalid")
+            name = entry["name"]
+            if name in seen:
+                raise OnboardingError(f"{where}: tool {name!r} is listed twice", code="import.tools_list_invalid")
+            seen.add(name)
+            output = entry.get("outputSchema")
+            if output is not None and not isinstance(output, Mapping):
+                raise OnboardingError(
+                    f"{where} ({name!r}): outputSchema must be an object", code="import.tools_list_invalid"
+                )
+            given = entry.get("inputSchema", {"type": "object"})
+            if not isinstance(given, Mapping):
+                raise OnboardingError(
+                    f"{where} ({name!r}): inputSchema must be an object", code="import.tools_list_invalid"
+                )
+            hints = entry.get("annotations")
+            annotations: Mapping[str, Any] = hints if isinstance(hints, Mapping) else {}
+            tools.append(
+                McpTool(
+                    name=name,
+                    description=str(entry.get("description") or ""),
+                    input_schema=given,
+                    output_schema=output,
+                    read_only=annotations.get("readOnlyHint") is True,
+                    title=entry.get("title") if isinstance(entry.get("title"), str) else None,
+                )
+            )
+    return tools
+
+
+def next_cursor(data: bytes) -> str | None:
+    """The ``nextCursor`` of one raw ``tools/list`` response line, if any."""
+    page = _pages(_load(data, "tools/list"), "tools/list")[0]
+    cursor = page.get("nextCursor")
+    return cursor if isinstance(cursor, str) and cursor else None
+
+
+# ----------------------------------------------------------------------------- calls
+
+
+def read_captures(folder: Path) -> list[Call]:
+    """Calls saved in a capture folder (``<tool>/requests/<case>.json``, ``<tool>/raw/<case>.json``)."""
+    if not folder.is_dir():
+        raise OnboardingError(f"capture folder {str(folder)!r} does not exist", code="import.capture_invalid")
+    calls = []
+    for raw_file in sorted(folder.glob("*/raw/*.json")):
+        case = raw_file.stem
+        tool_dir = raw_file.parent.parent
+        request_file = tool_dir / "requests" / raw_file.name
+        name, args = tool_dir.name, None
+        if request_file.is_file():
+            name, args = _read_request(request_file, tool_dir.name)
+        calls.append(Call(tool=name, name=case, args=args, raw=raw_file.read_bytes()))
+    if not calls:
+        raise OnboardingError(
+            f"capture folder {str(folder)!r} holds no <tool>/raw/<case>.json files", code="import.capture_invalid"
+        )
+    return calls
+
+
+def _read_request(path: Path, default_tool: str) -> tuple[str, Mapping[str, Any] | None]:
+    try:
+        request = strict_loads(path.read_bytes())
+    except RejectedInput as exc:
+        raise OnboardingError(f"{path}: not valid JSON ({exc})", code="import.capture_invalid") from None
+    params = request.get("params") if isinstance(request, Mapping) else None
+    if not isinstance(params, Mapping):
+        raise OnboardingError(
+            f"{path}: expected a tools/call request with params {{name, arguments}}", code="import.capture_invalid"
+        )
+    name = params.get("name", default_tool)
+    args = params.get("arguments", {})
+    if not isinstance(name, str) or not isinstance(args, Mapping):
+        raise OnboardingError(f"{path}: params.name must be a string and params.arguments an object",
+                              code="import.capture_invalid")
+    return name, args
+
+
+def candidate_from_call(call: Call, upstream: str | None) -> Candidate | Skipped:
+    """The fixture candidate a raw ``tools/call`` response line holds, or why there is none.
+
+    The line is judged exactly as drift judges it (:func:`harness.drift.frame.read_call_line`,
+    at the default limits an imported contract gets): the whole message strict, then the exact
+    bytes of ``result.structuredContent``. A tool failure (``isError``, a JSON-RPC error) or a
+    message refused before the boundary would run (a duplicate member anywhere in it, NaN, a
+    broken frame) is no fixture: drift reports those as failures of the upstream.
+    """
+    from harness.drift.frame import STRUCTURED, default_max_message_bytes, read_call_line  # drift is large
+
+    fetched = read_call_line(
+        call.raw, result=STRUCTURED, max_depth=DEFAULT_MAX_DEPTH,
+        max_message_bytes=default_max_message_bytes(DEFAULT_MAX_BYTES),
+    )
+    if fetched.failure is not None:
+        return Skipped(call.name, f"{fetched.failure.message} (a tool failure: drift maps it to the failure envelope)")
+    if fetched.refusal is not None or fetched.body is None:
+        refusal = fetched.refusal
+        why = f"{refusal.code}: {refusal.message}" if refusal else "no result"
+        return Skipped(call.name, f"the message is refused before the boundary ({why})")
+    where = f" from {upstream}" if upstream else ""
+    return Candidate(
+        name=call.name,
+        payload=fetched.body,
+        args=call.args,
+        description=f"structuredContent of a tools/call of {call.tool!r}{where}, byte for byte.",
+        upstream=upstream,
+        recorded_at=call.recorded_at,
+    )
+
+
+# ----------------------------------------------------------------------------- drafts
+
+
+def _default_args(tool: McpTool, calls: Sequence[Call]) -> tuple[Mapping[str, Any], str | None]:
+    for call in calls:
+        if call.args is not None:
+            return call.args, None
+    guess = example_of(dict(tool.input_schema))
+    if isinstance(guess, Mapping):
+        return guess, None
+    return {}, "no default request could be derived from the inputSchema; set request.example"
+
+
+def drafts(
+    tools: Sequence[McpTool],
+    *,
+    calls: Sequence[Call] = (),
+    server: Server | None = None,
+    only: Iterable[str] | None = None,
+    renames: Mapping[str, str] | None = None,
+    source: str,
+    imported_at: str,
+) -> list[ToolDraft]:
+    """One draft per tool with an ``outputSchema`` (of ``only``, when given)."""
+    by_name = {t.name: t for t in tools}
+    wanted = list(only) if only else [t.name for t in tools if t.output_schema is not None]
+    unknown = sorted({*wanted, *(c.tool for c in calls)} - set(by_name))
+    if unknown:
+        raise OnboardingError(
+            f"the server has no tool {', '.join(map(repr, unknown))} (it has: {', '.join(map(repr, by_name))})",
+            code="import.unknown_tool",
+        )
+    without = [n for n in wanted if by_name[n].output_schema is None]
+    if without:
+        raise OnboardingError(
+            f"tool {', '.join(map(repr, without))} declares no outputSchema: there is no result shape to import",
+            code="import.no_output_schema",
+        )
+    if not wanted:
+        raise OnboardingError(
+            f"{source}: none of the {len(tools)} tools declares an outputSchema; nothing to import",
+            code="import.no_output_schema",
+        )
+    stray = sorted({c.tool for c in calls} - set(wanted))
+    if stray:
+        raise OnboardingError(
+            f"results were given for {', '.join(map(repr, stray))}, which is not being imported",
+            code="import.unknown_tool",
+        )
+    names = plan_tool_names(wanted, renames)
+    upstream = upstream_name(server.name, UPSTREAM_DEFAULT) if server else None
+    out = []
+    for name in wanted:
+        tool = by_name[name]
+        mine = [c for c in calls if c.tool == name]
+        args, note = _default_args(tool, mine)
+        found = [candidate_from_call(c, upstream) for c in mine]
+        out.append(
+            _draft(
+                tool, names[name], args, server, source, imported_at,
+                candidates=tuple(c for c in found if isinstance(c, Candidate)),
+                skipped=tuple(s for s in found if isinstance(s, Skipped)),
+                notes=(note,) if note else (),
+                sampled=[c.args for c in mine if c.args is not None],
+            )
+        )
+    return out
+
+
+def _draft(
+    tool: McpTool,
+    contract_tool: str,
+    args: Mapping[str, Any],
+    server: Server | None,
+    source: str,
+    imported_at: str,
+    *,
+    candidates: tuple[Candidate, ...],
+    skipped: tuple[Skipped, ...],
+    notes: tuple[str, ...],
+    sampled: list[Mapping[str, Any]],
+) -> ToolDraft:
+    schema = dict(tool.output_schema or {})
+    contract: dict[str, Any] = {"tool": contract_tool}
+    description = first_line(tool.description) or first_line(tool.title)
+    if description:
+        contract["description"] = description
+    contract["version"] = 1
+    contract["request"] = {"schema": dict(tool.input_schema), "example": dict(args)}
+    contract["envelope"] = None
+    contract["agent_view"] = derive_agent_view(schema)
+    extra_notes = list(notes)
+    if server is not None:
+        requests = [dict(a) for a in sampled] or ([dict(args)] if tool.read_only else [])
+        if not requests:
+            extra_notes.append(
+                "the upstream has no requests: the tool is not annotated readOnlyHint, so drift "
+                "will not call it until you add requests: yourself"
+            )
+        config: dict[str, Any] = {"command": server.command, "args": list(server.args), "tool": tool.name}
+        if server.env:
+            config["env"] = dict(server.env)
+        contract["upstreams"] = {
+            upstream_name(server.name, UPSTREAM_DEFAULT): {"mcp": config, "requests": requests}
+        }
+    contract["x-imported"] = {"from": "mcp", "source": source, "tool": tool.name, "at": imported_at}
+    renamed = f" (MCP name {tool.name!r})" if tool.name != contract_tool else ""
+    return ToolDraft(
+        tool=contract_tool,
+        source_name=tool.name,
+        contract=contract,
+        schema=schema,
+        header=header(f"Imported from {source} by `contract-harness import mcp`{renamed}.", "outputSchema"),
+        candidates=candidates,
+        skipped=skipped,
+        notes=tuple(dict.fromkeys(extra_notes)),
+    )

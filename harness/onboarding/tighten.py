@@ -1,0 +1,324 @@
+"""``--strict``: a tightened copy of an imported schema, to become its next version.
+
+Real-world schemas leave objects open and strings unbounded. The tightened copy:
+
+- **closes objects**: ``additionalProperties: false`` where a node declares its members. A node
+  composed with others (an ``allOf`` member, a ``$ref`` with sibling properties, a ``oneOf`` /
+  ``anyOf`` / ``then`` / ``else`` branch of a node that declares members itself) is left to the
+  node composing it, which is closed with ``unevaluatedProperties: false`` in 2019-09 / 2020-12,
+  or in older dialects with ``additionalProperties: false`` and the union of every member's
+  property names (listed as ``true``), so composition keeps working. Nodes that declare no
+  members, or allow others on purpose (``patternProperties``, an ``additionalProperties``
+  schema), stay open and are listed;
+- **bounds strings and arrays from the examples**: ``maxLength`` / ``maxItems`` become the next
+  power of two at or above four times the longest value observed at that node (at least
+  :data:`MIN_LENGTH` / :data:`MIN_ITEMS`), or :data:`UNSEEN_LENGTH` / :data:`UNSEEN_ITEMS` where
+  no example reaches the node;
+- **bounds integers**: ``maximum`` 2^53-1 (the I-JSON interoperable range) and ``minimum: 0``
+  where every observed value is non-negative;
+- **keeps identifiers non-empty**: ``minLength: 1`` on string properties named like an
+  identifier (``id``, ``*_id``, ``*Id``) when every observed value is non-empty.
+
+Nothing already stated is changed. The result says what was closed, bounded and left open.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.boundary.schema import dialect_of
+from harness.onboarding.view import declared_types
+from harness.pointer import escape_token, join, resolve
+from harness.schemas import keywords as kw
+
+MIN_LENGTH = 256
+MIN_ITEMS = 32
+UNSEEN_LENGTH = 4096
+UNSEEN_ITEMS = 1024
+MAX_SAFE_INTEGER = 2**53 - 1
+
+_ALTERNATIVES = ("oneOf", "anyOf", "then", "else")
+_OPENERS = ("additionalProperties", "unevaluatedProperties", "patternProperties")
+_IDENTIFIER = re.compile(r"(^|_)id$|[a-z0-9]Id$")
+
+
+@dataclass(frozen=True, slots=True)
+class Tightened:
+    """The tightened schema and what was done to it (pointers into the schema)."""
+
+    schema: Any
+    closed: tuple[str, ...] = ()
+    bounded: tuple[tuple[str, str, int], ...] = ()
+    left_open: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+
+def _nodes(node: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every schema object in the document, with its pointer (``$defs`` and the draft-07
+    spellings ``items: [...]`` / ``additionalItems`` included)."""
+    if not isinstance(node, dict):
+        return
+    yield pointer, node
+    children = kw.subschemas(node)
+    children += [((key, name), sub) for key in sorted(kw.DEFS) if isinstance(node.get(key), dict)
+                 for name, sub in node[key].items()]
+    if isinstance(node.get("items"), list):
+        children += [(("items", str(i)), sub) for i, sub in enumerate(node["items"])]
+    if isinstance(node.get("additionalItems"), dict):
+        children.append((("additionalItems",), node["additionalItems"]))
+    for path, sub in children:
+        yield from _nodes(sub, pointer + join(path))
+
+
+def _target(node: Any) -> str | None:
+    """The pointer a local ``$ref`` names, or None."""
+    if isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#"):
+        return str(node["$ref"][1:])
+    return None
+
+
+def _chain(root: Any, pointer: str) -> list[str]:
+    """``pointer`` and every pointer its ``$ref`` chain reaches."""
+    seen = [pointer]
+    node = resolve(root, pointer)
+    while (target := _target(node)) is not None and target not in seen:
+        seen.append(target)
+        node = resolve(root, target)
+    return seen
+
+
+def _declares(node: Mapping[str, Any]) -> bool:
+    return isinstance(node.get("properties"), dict)
+
+
+def _members(root: Any, node: Mapping[str, Any], pointer: str) -> list[str]:
+    """Pointers of the subschemas composed into ``node`` at the same instance location (each
+    ``$ref`` chain followed): ``allOf`` members always; ``oneOf`` / ``anyOf`` / ``then`` /
+    ``else`` branches and a sibling ``$ref`` when the node declares members of its own."""
+    direct = []
+    if isinstance(node.get("allOf"), list):
+        direct += [f"{pointer}/allOf/{i}" for i in range(len(node["allOf"]))]
+    if _declares(node) or "allOf" in node:
+        for key in _ALTERNATIVES:
+            value = node.get(key)
+            if isinstance(value, list):
+                direct += [f"{pointer}/{key}/{i}" for i in range(len(value))]
+            elif isinstance(value, dict):
+                direct.append(f"{pointer}/{key}")
+    out = [target for member in direct for target in _chain(root, member)]
+    ref = _target(node)
+    if ref is not None and _declares(node):
+        out += _chain(root, ref)
+    return out
+
+
+def _union(root: Any, pointer: str, seen: set[str]) -> tuple[list[str], str | None]:
+    """Property names a node and its composed members declare; or why it must stay open."""
+    node = resolve(root, pointer)
+    names = list(node.get("properties", {})) if isinstance(node, dict) and _declares(node) else []
+    for target in _members(root, node, pointer) if isinstance(node, dict) else []:
+        if target in seen:
+            continue
+        seen.add(target)
+        sub = resolve(root, target)
+        if not isinstance(sub, dict):
+            continue
+        if any(k in sub and sub[k] is not False for k in _OPENERS):
+            return names, f"a composed member ({target or '/'}) allows other members"
+        more, reason = _union(root, target, seen)
+        if reason:
+            return names, reason
+        names += [n for n in more if n not in names]
+    return names, None
+
+
+def _matches(node: Any, value: Any) -> bool:
+    """Cheap test whether an alternative may describe ``value`` (by JSON type)."""
+    if not isinstance(node, dict):
+        return node is not False
+    types = declared_types(node)
+    if not types:
+        return True
+    kind = _json_type(value)
+    return kind in types or (kind == "integer" and "number" in types)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+class _Observations:
+    """Longest string, largest array, smallest integer seen at each schema node."""
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.lengths: dict[str, int] = {}
+        self.shortest: dict[str, int] = {}
+        self.items: dict[str, int] = {}
+        self.lowest: dict[str, int | float] = {}
+
+    def walk(self, pointer: str, value: Any, depth: int = 0) -> None:
+        if depth > 256:
+            return
+        for here in _chain(self.root, pointer):
+            node = resolve(self.root, here)
+            if isinstance(node, dict):
+                self._record(here, node, value, depth)
+
+    def _record(self, here: str, node: dict[str, Any], value: Any, depth: int) -> None:
+        if isinstance(value, str):
+            self.lengths[here] = max(self.lengths.get(here, 0), len(value))
+            self.shortest[here] = min(self.shortest.get(here, len(value)), len(value))
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            self.lowest[here] = min(self.lowest.get(here, value), value)
+        elif isinstance(value, list):
+            self.items[here] = max(self.items.get(here, 0), len(value))
+            self._walk_items(here, node, value, depth)
+        elif isinstance(value, dict):
+            self._walk_members(here, node, value, depth)
+        for key in ("allOf", "anyOf", "oneOf"):
+            for index in range(len(node.get(key) or ())):
+                branch = resolve(self.root, _chain(self.root, f"{here}/{key}/{index}")[-1])
+                if key == "allOf" or _matches(branch, value):
+                    self.walk(f"{here}/{key}/{index}", value, depth + 1)
+        for key in ("then", "else"):
+            if isinstance(node.get(key), dict):
+                self.walk(f"{here}/{key}", value, depth + 1)
+
+    def _walk_items(self, here: str, node: dict[str, Any], value: list[Any], depth: int) -> None:
+        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else None
+        tuple_items = node.get("items") if isinstance(node.get("items"), list) else None
+        positional = prefix or tuple_items or []
+        key = "prefixItems" if prefix else "items"
+        rest = node.get("items") if prefix else node.get("additionalItems") if tuple_items else node.get("items")
+        rest_key = "items" if prefix or not tuple_items else "additionalItems"
+        for index, item in enumerate(value):
+            if index < len(positional):
+                self.walk(f"{here}/{key}/{index}", item, depth + 1)
+            elif isinstance(rest, dict):
+                self.walk(f"{here}/{rest_key}", item, depth + 1)
+
+    def _walk_members(self, here: str, node: dict[str, Any], value: dict[str, Any], depth: int) -> None:
+        properties: dict[str, Any] = node["properties"] if _declares(node) else {}
+        extra = node.get("additionalProperties")
+        for name, member in value.items():
+            if name in properties:
+                self.walk(f"{here}/properties/{escape_token(name)}", member, depth + 1)
+            elif isinstance(extra, dict):
+                self.walk(f"{here}/additionalProperties", member, depth + 1)
+
+
+def _close(root: Any, pointer: str, node: dict[str, Any], types: set[str], modern: bool) -> str | None:
+    """Close one node: ``"closed"``, the reason it stays open, or None when not an object.
+
+    A node composed of others is closed with ``unevaluatedProperties: false`` where the dialect
+    has it (2019-09, 2020-12), else with ``additionalProperties: false`` and every member's
+    property names listed (``true``), which draft-07 needs to see through composition."""
+    if not (_declares(node) or "object" in types or "allOf" in node):
+        return None
+    names, reason = _union(root, pointer, {pointer})
+    if reason is not None:
+        return reason
+    if not names and not _declares(node):
+        if "object" not in types or any(isinstance(node.get(k), list) for k in ("oneOf", "anyOf")):
+            return None  # not an object of its own, or its alternatives are closed one by one
+        return "it declares no members (a free-form object)"
+    if modern and _members(root, node, pointer):
+        node["unevaluatedProperties"] = False
+        return "closed"
+    properties = node.setdefault("properties", {})
+    for name in names:
+        properties.setdefault(name, True)
+    node["additionalProperties"] = False
+    return "closed"
+
+
+def _is_identifier(pointer: str) -> bool:
+    head, _, name = pointer.rpartition("/")
+    return head.endswith("/properties") and bool(_IDENTIFIER.search(name.replace("~1", "/").replace("~0", "~")))
+
+
+def _bound(observed: int | None, floor: int, unseen: int) -> int:
+    if observed is None:
+        return unseen
+    target, bound = max(4 * observed, floor), 1
+    while bound < target:
+        bound *= 2
+    return bound
+
+
+def tighten(schema: Any, samples: Iterable[Any] = ()) -> Tightened:
+    """A tightened copy of ``schema``; ``samples`` are documents it accepts (the examples)."""
+    tight = copy.deepcopy(schema)
+    if not isinstance(tight, dict):
+        return Tightened(tight, notes=("the schema is not an object; nothing to tighten",))
+    seen = _Observations(tight)
+    for sample in samples:
+        seen.walk("", sample)
+    nodes = dict(_nodes(tight))
+    modern = dialect_of(tight) in ("2019-09", "2020-12")
+    composed: dict[str, str] = {}
+    for pointer, node in nodes.items():
+        for target in _members(tight, node, pointer):
+            composed.setdefault(target, pointer or "/")
+    closed: list[str] = []
+    bounded: list[tuple[str, str, int]] = []
+    left_open: list[tuple[str, str]] = []
+    notes: list[str] = []
+    for pointer, node in nodes.items():
+        shown = pointer or "/"
+        types = declared_types(node)
+        # A composed node is closed, with its members, by the node composing it.
+        if pointer not in composed and not any(k in node for k in _OPENERS):
+            outcome = _close(tight, pointer, node, types, modern)
+            if outcome == "closed":
+                closed.append(shown)
+            elif outcome:
+                left_open.append((shown, outcome))
+        if "string" in types and "maxLength" not in node and not ({"enum", "const"} & set(node)):
+            node["maxLength"] = _bound(seen.lengths.get(pointer), MIN_LENGTH, UNSEEN_LENGTH)
+            bounded.append((shown, "maxLength", node["maxLength"]))
+        observed_non_empty = seen.shortest.get(pointer, 0) > 0
+        if "string" in types and "minLength" not in node and _is_identifier(pointer) and observed_non_empty:
+            node["minLength"] = 1
+            bounded.append((shown, "minLength", 1))
+        if "array" in types and "maxItems" not in node:
+            node["maxItems"] = _bound(seen.items.get(pointer), MIN_ITEMS, UNSEEN_ITEMS)
+            bounded.append((shown, "maxItems", node["maxItems"]))
+        if "integer" in types and not ({"enum", "const"} & set(node)):
+            if "maximum" not in node and "exclusiveMaximum" not in node:
+                node["maximum"] = MAX_SAFE_INTEGER
+                bounded.append((shown, "maximum", MAX_SAFE_INTEGER))
+            lowest = seen.lowest.get(pointer)
+            if "minimum" not in node and "exclusiveMinimum" not in node and lowest is not None and lowest >= 0:
+                node["minimum"] = 0
+                bounded.append((shown, "minimum", 0))
+    if "$id" in tight:
+        del tight["$id"]
+        notes.append("$id dropped: two versions of one contract cannot share an id")
+    return Tightened(tight, tuple(closed), tuple(bounded), tuple(left_open), tuple(notes))
+
+
+def observed_counts(tightened: Tightened) -> dict[str, int]:
+    """How many nodes were closed, bounded (per keyword) and left open; for summaries."""
+    counts = {"closed": len(tightened.closed), "left_open": len(tightened.left_open)}
+    for _, keyword, _ in tightened.bounded:
+        counts[keyword] = counts.get(keyword, 0) + 1
+    return counts
+

@@ -1,0 +1,153 @@
+"""A small MCP server over stdio for the import tests: stdlib only, every byte it writes chosen.
+
+It speaks the protocol the way a real server does (initialize, notifications, paginated
+tools/list, tools/call, JSON-RPC errors) but lets a test pick what it says: a result that
+violates its own outputSchema, an isError result, a duplicated member in structuredContent, a
+crash on start or mid-session, a server that never answers, tool names that clash.
+
+    python -m tests.servers.mcp_stdio [--dup] [--crash-on-start] [--crash-on-list] [--hang] [--clash]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema"
+
+WEATHER = {
+    "name": "get_weather",
+    "title": "Weather",
+    "description": "Current weather for a city.\nSecond line of the description.",
+    "inputSchema": {"$schema": DRAFT_07, "type": "object", "required": ["city"],
+                    "properties": {"city": {"type": "string", "minLength": 1}}},
+    "outputSchema": {
+        "$schema": DRAFT_07,
+        "type": "object",
+        "required": ["city", "temperature_c", "conditions"],
+        "properties": {
+            "city": {"type": "string"},
+            "temperature_c": {"type": "number"},
+            "conditions": {"type": "string"},
+            "station_id": {"type": "string"},
+        },
+    },
+    "annotations": {"readOnlyHint": True},
+}
+TICKETS = {
+    "name": "tickets/search",
+    "description": "Search support tickets.",
+    "inputSchema": {"type": "object", "required": ["query"], "properties": {"query": {"type": "string"}}},
+    "outputSchema": {
+        "$schema": DRAFT_2020,
+        "type": "object",
+        "required": ["total", "items"],
+        "properties": {
+            "total": {"type": "integer"},
+            "items": {"type": "array", "items": {"$ref": "#/$defs/ticket"}},
+        },
+        "$defs": {"ticket": {"type": "object", "required": ["ticket_id", "state"],
+                             "properties": {"ticket_id": {"type": "string"},
+                                            "state": {"enum": ["open", "closed"]}}}},
+    },
+}
+ECHO = {"name": "echo", "description": "Echo text back.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
+STATUS = {
+    "name": "service_status",
+    "description": "The state of a service.",
+    "inputSchema": {"type": "object", "properties": {}},
+    "outputSchema": {"type": "object", "required": ["state"],
+                     "properties": {"state": {"enum": ["up", "down"]}}},
+    "annotations": {"readOnlyHint": True},
+}
+EXPLODE = {
+    "name": "explode",
+    "description": "Always fails.",
+    "inputSchema": {"type": "object"},
+    "outputSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+}
+
+
+def tools(flags: set[str]) -> list[dict]:
+    if "--clash" in flags:
+        return [dict(WEATHER, name="a/b"), dict(WEATHER, name="a.b")]
+    return [WEATHER, TICKETS, ECHO, STATUS, EXPLODE]
+
+
+def call(name: str, args: dict, flags: set[str]) -> str:
+    """The ``result`` member of a tools/call response, as JSON text (written as-is)."""
+    if name in ("get_weather", "a/b", "a.b"):
+        city = json.dumps(args.get("city", "Oslo"))
+        if "--dup" in flags:
+            content = '{"city":' + city + ',"city":"Paris","temperature_c":21.5,"conditions":"clear"}'
+        else:
+            content = '{"city":' + city + ',"temperature_c":21.5,"conditions":"clear","station_id":"OSL-1"}'
+    elif name == "tickets/search":
+        content = json.dumps({"total": 1, "items": [{"ticket_id": "T-7", "state": "open", "assignee": "ada"}]})
+    elif name == "service_status":
+        content = '{"state":"exploded"}'
+    elif name == "explode":
+        return json.dumps({"content": [{"type": "text", "text": "boom"}], "isError": True})
+    else:
+        return json.dumps({"content": [{"type": "text", "text": str(args.get("text", ""))}]})
+    return '{"content":[{"type":"text","text":"see structuredContent"}],"structuredContent":' + content + "}"
+
+
+def reply(ident: object, result: str) -> None:
+    sys.stdout.write('{"jsonrpc":"2.0","id":' + json.dumps(ident) + ',"result":' + result + "}\n")
+    sys.stdout.flush()
+
+
+def error(ident: object, code: int, message: str) -> None:
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> int:
+    flags = set(sys.argv[1:])
+    if "--crash-on-start" in flags:
+        print("boom: missing configuration file", file=sys.stderr)
+        return 3
+    listed = tools(flags)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        method, ident = message.get("method"), message.get("id")
+        if ident is None:
+            continue  # a notification
+        params = message.get("params") or {}
+        if method == "initialize":
+            if "--hang" in flags:
+                time.sleep(60)
+            version = params.get("protocolVersion", "2025-06-18")
+            reply(ident, json.dumps({"protocolVersion": version, "capabilities": {"tools": {}},
+                                     "serverInfo": {"name": "test-weather/server", "version": "1.0.0"}}))
+        elif method == "tools/list":
+            if "--crash-on-list" in flags:
+                print("fatal: lost the database", file=sys.stderr)
+                return 4
+            cursor = params.get("cursor")
+            page, rest = (listed[2:], None) if cursor == "page-2" else (listed[:2], "page-2")
+            if len(listed) <= 2:
+                page, rest = listed, None
+            result = {"tools": page, **({"nextCursor": rest} if rest else {})}
+            reply(ident, json.dumps(result))
+        elif method == "tools/call":
+            name = params.get("name")
+            if name not in {t["name"] for t in listed}:
+                error(ident, -32602, f"Unknown tool: {name}")
+            else:
+                reply(ident, call(name, params.get("arguments") or {}, flags))
+        elif method == "ping":
+            reply(ident, "{}")
+        else:
+            error(ident, -32601, f"Method not found: {method}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

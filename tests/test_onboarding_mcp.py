@@ -1,0 +1,271 @@
+"""``import mcp``: contracts from a live MCP server over stdio, a saved tools/list, saved calls."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import load_contract
+from harness.cli import main
+from harness.contract import load_yaml
+from harness.onboarding import OnboardingError, import_mcp
+from harness.onboarding.draft import Candidate, Skipped
+from harness.onboarding.mcp import Call, candidate_from_call, parse_tools_list
+
+SERVER = [sys.executable, str(Path(__file__).parent / "servers" / "mcp_stdio.py")]
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+SAMPLES = {
+    "get_weather": [{"city": "Oslo"}, {"city": "Bergen"}],
+    "tickets/search": {"query": "printer"},
+    "service_status": {},
+    "explode": {},
+}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    """One live import from the test server (started for real, over stdio), shared by the tests below."""
+    root = tmp_path_factory.mktemp("live")
+    samples = [(tool, args) for tool, value in SAMPLES.items() for args in (value if isinstance(value, list) else [value])]
+    return root, import_mcp(root, command=SERVER, samples=samples)
+
+
+def test_every_tool_with_an_output_schema_gets_a_contract(live: tuple[Path, Any]) -> None:
+    root, imported = live
+    assert [t.tool for t in imported.written.tools] == ["get_weather", "tickets.search", "service_status", "explode"]
+    assert sorted(p.name for p in (root / "contracts").iterdir()) == ["explode", "get_weather", "service_status", "tickets.search"]
+
+
+def test_the_published_schema_and_its_dialect_are_kept(live: tuple[Path, Any]) -> None:
+    root, _ = live
+    schema = json.loads((root / "contracts/get_weather/schemas/v1.json").read_text())
+    assert schema["$schema"] == DRAFT_07
+    assert "additionalProperties" not in schema
+    assert load_contract(root / "contracts/get_weather").validator().dialect == "draft-07"
+
+
+def test_the_contract_is_a_bare_result_with_a_view_a_request_and_an_upstream(live: tuple[Path, Any]) -> None:
+    root, _ = live
+    contract = load_contract(root / "contracts/get_weather")
+    assert contract.envelope is None
+    assert [(f.name, f.pointer, f.optional) for f in contract.agent_view] == [
+        ("city", "/city", False), ("temperature_c", "/temperature_c", False),
+        ("conditions", "/conditions", False), ("station_id", "/station_id", True),
+    ]
+    assert contract.request_example == {"city": "Oslo"}
+    assert contract.description == "Current weather for a city."
+    upstream = contract.upstreams[0]
+    assert (upstream.name, upstream.kind) == ("test-weather.server", "mcp")
+    assert upstream.config == {"command": SERVER[0], "args": SERVER[1:], "tool": "get_weather"}
+    assert [dict(r) for r in upstream.requests] == [{"city": "Oslo"}, {"city": "Bergen"}]
+
+
+def test_a_tool_name_with_a_slash_is_mapped_and_the_upstream_keeps_the_real_name(live: tuple[Path, Any]) -> None:
+    root, _ = live
+    contract = load_contract(root / "contracts/tickets.search")
+    assert contract.tool == "tickets.search"
+    assert contract.upstreams[0].config["tool"] == "tickets/search"
+    assert contract.raw["x-imported"]["tool"] == "tickets/search"
+
+
+def test_sampled_results_are_filed_byte_for_byte_with_their_request(live: tuple[Path, Any]) -> None:
+    root, _ = live
+    payload = (root / "fixtures/accepted/get_weather/sample_2.json").read_bytes()
+    assert payload == b'{"city":"Bergen","temperature_c":21.5,"conditions":"clear","station_id":"OSL-1"}'
+    sidecar = load_yaml(root / "fixtures/accepted/get_weather/sample_2.case.yaml")
+    assert sidecar["request"] == {"args": {"city": "Bergen"}}
+    assert sidecar["upstream"] == "test-weather.server"
+    assert "recorded_at" in sidecar
+
+
+def test_a_result_that_violates_its_own_schema_becomes_a_historical_fixture(live: tuple[Path, Any]) -> None:
+    root, imported = live
+    sidecar = load_yaml(root / "fixtures/historical/service_status/imported/sample_1.case.yaml")
+    assert sidecar["expect"] == {"layer": "schema", "code": "schema.enum", "pointer": "/state"}
+    outcome = next(t for t in imported.written.tools if t.tool == "service_status")
+    assert [(f.kind, f.code) for f in outcome.fixtures] == [("historical", "schema.enum")]
+
+
+def test_an_is_error_result_is_skipped_with_the_reason(live: tuple[Path, Any]) -> None:
+    _, imported = live
+    outcome = next(t for t in imported.written.tools if t.tool == "explode")
+    assert outcome.fixtures == ()
+    assert [s.name for s in outcome.skipped] == ["sample_1"]
+    assert "isError" in outcome.skipped[0].reason
+
+
+def test_a_tool_without_read_only_hint_gets_no_drift_requests_unless_sampled(tmp_path: Path) -> None:
+    import_mcp(tmp_path, command=SERVER)
+    assert load_contract(tmp_path / "contracts/explode").upstreams[0].requests == ()
+    assert len(load_contract(tmp_path / "contracts/get_weather").upstreams[0].requests) == 1  # read-only: default request
+
+
+def test_the_imported_contracts_pass_check_on_their_fixtures(live: tuple[Path, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    root, _ = live
+    monkeypatch.chdir(root)
+    assert main(["check", "--no-progress", "--source", "accepted", "--source", "historical"]) == 0
+
+
+def test_a_duplicated_member_in_structured_content_is_refused_as_drift_refuses_it(tmp_path: Path) -> None:
+    imported = import_mcp(tmp_path, command=[*SERVER, "--dup"], samples=[("get_weather", {"city": "Oslo"})],
+                          tools=["get_weather"])
+    outcome = imported.written.tools[0]
+    assert outcome.fixtures == ()
+    assert [s.name for s in outcome.skipped] == ["sample_1"]
+    assert "parse.duplicate_member" in outcome.skipped[0].reason
+    assert not (tmp_path / "fixtures").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "code", "words"),
+    [
+        (["--crash-on-start"], "import.server_failed", "missing configuration file"),
+        (["--crash-on-list"], "import.server_failed", "lost the database"),
+        (["--clash"], "import.name_clash", "--name a.b=NEW_NAME"),
+    ],
+)
+def test_a_server_that_fails_is_one_line_and_writes_nothing(
+    flags: list[str], code: str, words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["import", "mcp", "--into", str(tmp_path / "p"), "--", *SERVER, *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"contract-harness: error: {code}: ") and words in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_server_that_never_answers_times_out(tmp_path: Path) -> None:
+    with pytest.raises(OnboardingError) as caught:
+        import_mcp(tmp_path, command=[*SERVER, "--hang"], timeout_s=1.0)
+    assert caught.value.code == "import.server_timeout"
+
+
+def test_a_command_that_does_not_exist_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(OnboardingError, match="No such file") as caught:
+        import_mcp(tmp_path, command=[str(tmp_path / "no-such-server")])
+    assert caught.value.code == "import.server_failed"
+
+
+def test_sampling_a_tool_the_server_does_not_list_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(OnboardingError, match="'nope'") as caught:
+        import_mcp(tmp_path, command=SERVER, samples=[("nope", {})])
+    assert caught.value.code == "import.unknown_tool"
+
+
+# ------------------------------------------------------------------ saved tools/list and calls
+
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "result": {"tools": [
+    {"name": "lookup", "inputSchema": {"type": "object", "required": ["key"], "properties": {"key": {"type": "string"}}},
+     "outputSchema": {"$schema": DRAFT_07, "type": "object", "required": ["value"], "properties": {"value": {"type": "string"}}}},
+    {"name": "no_schema", "inputSchema": {"type": "object"}},
+]}}
+
+
+def saved(tmp_path: Path, content: Any = TOOLS_LIST) -> Path:
+    path = tmp_path / "tools-list.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+def test_a_saved_tools_list_imports_without_a_server_and_without_an_upstream(tmp_path: Path) -> None:
+    imported = import_mcp(tmp_path / "p", from_file=saved(tmp_path))
+    assert [t.tool for t in imported.written.tools] == ["lookup"]
+    contract = load_contract(tmp_path / "p/contracts/lookup")
+    assert contract.upstreams == ()
+    assert contract.request_example == {"key": "x"}
+
+
+def test_a_saved_tools_list_with_a_command_records_the_upstream_without_starting_it(tmp_path: Path) -> None:
+    import_mcp(tmp_path / "p", from_file=saved(tmp_path), command=["npx", "-y", "lookup-server"])
+    upstream = load_contract(tmp_path / "p/contracts/lookup").upstreams[0]
+    assert (upstream.name, dict(upstream.config)) == ("mcp", {"command": "npx", "args": ["-y", "lookup-server"], "tool": "lookup"})
+
+
+def test_paged_tools_list_responses_as_json_lines_are_read_in_order(tmp_path: Path) -> None:
+    pages = [{"jsonrpc": "2.0", "id": 2, "result": {"tools": TOOLS_LIST["result"]["tools"][:1], "nextCursor": "2"}},
+             {"jsonrpc": "2.0", "id": 3, "result": {"tools": TOOLS_LIST["result"]["tools"][1:]}}]
+    tools = parse_tools_list("\n".join(json.dumps(p) for p in pages).encode(), "pages")
+    assert [t.name for t in tools] == ["lookup", "no_schema"]
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        ("not json", "import.tools_list_invalid"),
+        ({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}}, "import.server_error"),
+        ({"result": {"tools": [{"name": "a"}, {"name": "a"}]}}, "import.tools_list_invalid"),
+        ({"result": {"tools": [{"name": "a", "inputSchema": {}}]}}, "import.no_output_schema"),
+        ('{"result": {"tools": [], "tools": []}}', "import.tools_list_invalid"),
+    ],
+)
+def test_a_bad_tools_list_is_refused_with_its_code(content: Any, code: str, tmp_path: Path) -> None:
+    with pytest.raises(OnboardingError) as caught:
+        import_mcp(tmp_path / "p", from_file=saved(tmp_path, content))
+    assert caught.value.code == code
+    assert not (tmp_path / "p").exists()
+
+
+def test_asking_for_a_tool_without_output_schema_says_so(tmp_path: Path) -> None:
+    with pytest.raises(OnboardingError, match="no_schema") as caught:
+        import_mcp(tmp_path / "p", from_file=saved(tmp_path), tools=["no_schema"])
+    assert caught.value.code == "import.no_output_schema"
+
+
+def test_an_output_schema_that_does_not_compile_stops_the_import_naming_the_tool(tmp_path: Path) -> None:
+    broken = json.loads(json.dumps(TOOLS_LIST))
+    broken["result"]["tools"][0]["outputSchema"] = {"$ref": "https://schemas.example.com/value.json"}
+    with pytest.raises(OnboardingError, match="'lookup'") as caught:
+        import_mcp(tmp_path / "p", from_file=saved(tmp_path, broken))
+    assert caught.value.code == "contract.remote_ref"
+    assert not (tmp_path / "p").exists()
+
+
+def test_captured_calls_become_fixtures_named_after_their_case(tmp_path: Path) -> None:
+    captures = tmp_path / "captures" / "lookup"
+    (captures / "requests").mkdir(parents=True)
+    (captures / "raw").mkdir()
+    (captures / "requests/answer.json").write_text(json.dumps({"method": "tools/call", "params": {"name": "lookup", "arguments": {"key": "k1"}}}))
+    (captures / "raw/answer.json").write_bytes(b'{"result":{"content":[],"structuredContent": {"value" : "v1"}},"jsonrpc":"2.0","id":4}')
+    imported = import_mcp(tmp_path / "p", from_file=saved(tmp_path), captures=tmp_path / "captures")
+    assert (tmp_path / "p/fixtures/accepted/lookup/answer.json").read_bytes() == b'{"value" : "v1"}'
+    assert imported.written.tools[0].fixtures[0].kind == "accepted"
+    assert load_contract(tmp_path / "p/contracts/lookup").request_example == {"key": "k1"}
+
+
+def test_the_cli_refuses_sampling_without_a_live_server_and_a_command_or_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    samples = tmp_path / "samples.json"
+    samples.write_text('{"lookup": {"key": "k"}}')
+    into = str(tmp_path / "p")
+    assert main(["import", "mcp", "--into", into, "--from", str(saved(tmp_path)), "--sample", str(samples)]) == 2
+    assert main(["import", "mcp", "--into", into]) == 2
+    assert not (tmp_path / "p").exists()
+    err = capsys.readouterr().err.splitlines()
+    assert all(line.startswith("contract-harness: error: usage.invalid: ") for line in err)
+
+
+def test_a_message_refused_as_a_whole_is_skipped_as_drift_would_refuse_it() -> None:
+    found = candidate_from_call(Call("t", "c", None, b'{"jsonrpc":"2.0","id":1,"result":1,"result":{"structuredContent":{}}}'), None)
+    assert isinstance(found, Skipped) and "parse.duplicate_member" in found.reason
+
+
+def test_a_json_rpc_error_line_is_skipped() -> None:
+    found = candidate_from_call(Call("t", "c", {}, b'{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"bad"}}'), "mcp")
+    assert isinstance(found, Skipped) and "JSON-RPC error -32602" in found.reason
+    ok = candidate_from_call(Call("t", "c", {}, b'{"jsonrpc":"2.0","id":3,"result":{"structuredContent":{}}}'), "mcp")
+    assert isinstance(ok, Candidate) and ok.payload == b"{}"
+
+
+def test_a_clash_is_resolved_with_name_and_the_upstream_keeps_each_real_name(tmp_path: Path) -> None:
+    assert main(["import", "mcp", "--into", str(tmp_path), "--name", "a.b=a_b", "--", *SERVER, "--clash"]) == 0
+    assert load_contract(tmp_path / "contracts/a.b").upstreams[0].config["tool"] == "a/b"
+    assert load_contract(tmp_path / "contracts/a_b").upstreams[0].config["tool"] == "a.b"
+
+
+def test_only_the_tools_asked_for_are_imported(tmp_path: Path) -> None:
+    imported = import_mcp(tmp_path, command=SERVER, tools=["service_status"])
+    assert [t.tool for t in imported.written.tools] == ["service_status"]
+    assert sorted(p.name for p in (tmp_path / "contracts").iterdir()) == ["service_status"]
