@@ -13,6 +13,7 @@ database), for library code that wants values rather than a property test.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import signal
 import threading
@@ -44,15 +45,30 @@ _FINALIZER_FILES = ("weakref.py", "_weakrefset.py")
 _FINALIZER_NAMES = frozenset({"__del__", "remove", "_remove", "_remove_dead_weakref"})
 
 
+_TIMER_ACTIVE = False  # true only inside time_budget, in the main thread
+
+
 def _alarm(signum: int, frame: Any) -> None:
+    if not _TIMER_ACTIVE:
+        return  # a late signal after the budget ended: nothing to stop
     # An exception raised inside a finalizer (a weakref callback, a __del__) is swallowed by
     # the interpreter: the search would go on and a warning would be printed. Try again a
     # moment later, once back in ordinary code.
-    code = frame.f_code if frame is not None else None
-    if code is None or code.co_name in _FINALIZER_NAMES or code.co_filename.endswith(_FINALIZER_FILES):
+    if _in_finalizer(frame):
         signal.setitimer(signal.ITIMER_REAL, 0.01)
         return
     raise OutOfTime
+
+
+def _in_finalizer(frame: Any) -> bool:
+    """Is ``frame`` code whose exceptions the interpreter swallows: a ``__del__``, a weakref
+    callback, a garbage-collector callback (these run wherever an allocation triggers them)?"""
+    if frame is None:
+        return True
+    code = frame.f_code
+    if code.co_name in _FINALIZER_NAMES or code.co_filename.endswith(_FINALIZER_FILES):
+        return True
+    return any(getattr(callback, "__code__", None) is code for callback in gc.callbacks)
 
 
 @contextmanager
@@ -67,16 +83,25 @@ def time_budget(seconds: float | None) -> Iterator[None]:
     if seconds is None:
         yield
         return
+    global _TIMER_ACTIVE
     token = _DEADLINE.set(time.monotonic() + seconds)
-    use_timer = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+    use_timer = (
+        not _TIMER_ACTIVE  # nested budgets: the outer timer already runs
+        and threading.current_thread() is threading.main_thread()
+        and hasattr(signal, "setitimer")
+    )
     previous: Any = None
     if use_timer:
         previous = signal.signal(signal.SIGALRM, _alarm)
+        _TIMER_ACTIVE = True
         signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         if use_timer:
+            # In this order: a handler running now sees the budget over and neither raises nor
+            # re-arms; then no timer is pending when the previous handler comes back.
+            _TIMER_ACTIVE = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
         _DEADLINE.reset(token)
