@@ -32,8 +32,8 @@ def main() -> int:
     cases = [c for d in discover([demo_root()]) for c in cases_for(load_contract(d)).cases]
     with tempfile.TemporaryDirectory() as tmp:
         html = Path(tmp) / "report.html"
-        terminal = TerminalReporter(progress=False, width=132)
-        terminal.console = Console(record=True, width=132, file=open(Path(tmp) / "out.txt", "w"))  # noqa: SIM115
+        terminal = TerminalReporter(progress=False, width=150)
+        terminal.console = Console(record=True, width=150, file=open(Path(tmp) / "out.txt", "w"))  # noqa: SIM115
         dispatch(Engine().run(cases), [terminal, HtmlReporter(html)])
         terminal.console.save_svg(str(IMAGES / "terminal-summary.svg"), title="contract-harness check")
         chromium = shutil.which("chromium")
