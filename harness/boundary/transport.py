@@ -10,7 +10,7 @@ with string contents removed, before any parser runs, so a 100,000-deep ``[[[[``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from harness.boundary.base import Evaluation, Rejection
@@ -52,7 +52,7 @@ def read_capped(source: Any, max_bytes: int) -> bytes:
     if isinstance(source, bytes | bytearray | memoryview):
         data = bytes(source[:limit])
     elif hasattr(source, "read"):
-        data = _read_stream(source, limit)
+        data = _read_chunks(_stream_chunks(source, limit), limit)
     elif isinstance(source, Iterable) and not isinstance(source, str):
         data = _read_chunks(source, limit)
     else:
@@ -80,23 +80,15 @@ def check_size(data: bytes, max_bytes: int) -> None:
         raise RejectedInput(TRANSPORT_EMPTY, "body is empty")
 
 
-def _read_stream(stream: Any, limit: int) -> bytes:
-    parts: list[bytes] = []
+def _stream_chunks(stream: Any, limit: int) -> Iterator[Any]:
+    """Chunks of a ``read(n)`` stream, never asking for more than ``limit`` bytes in all."""
     remaining = limit
-    try:
-        while remaining > 0:
-            chunk = stream.read(min(_CHUNK, remaining))
-            if not chunk:
-                break
-            if isinstance(chunk, str):
-                raise TypeError("a tool result stream must be binary, not text")
-            parts.append(bytes(chunk))
-            remaining -= len(chunk)
-    except (OSError, ValueError) as exc:
-        raise RejectedInput(
-            TRANSPORT_READ_ERROR, f"reading the body failed: {type(exc).__name__}"
-        ) from exc
-    return b"".join(parts)
+    while remaining > 0:
+        chunk = stream.read(min(_CHUNK, remaining))
+        if not chunk:
+            return
+        yield chunk
+        remaining -= len(chunk)
 
 
 def _read_chunks(chunks: Iterable[Any], limit: int) -> bytes:

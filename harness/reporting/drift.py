@@ -9,11 +9,9 @@ report gains a top-level ``drift`` section.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness.boundary.audit import write_atomic
 from harness.drift.check import (
     DRIFTED,
     HELD,
@@ -68,15 +66,14 @@ class DriftJsonReporter(_Checks, JsonReporter):
         super().__init__(path, command="drift")
         self.budget_s = budget_s
 
-    def finish(self) -> None:
+    def document(self) -> dict[str, Any]:
         assert self.summary is not None
-        data = json_report(
+        return json_report(
             self.results,
             self.summary,
             "drift",
             extra={"drift": drift_section(self.checks, self.summary, self.budget_s)},
         )
-        write_atomic(self.path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
 
 
 def junit_properties(checks: dict[str, DriftCheck]) -> Any:
@@ -101,11 +98,10 @@ def junit_properties(checks: dict[str, DriftCheck]) -> Any:
 
 
 class DriftJUnitReporter(_Checks, JUnitReporter):
-    def finish(self) -> None:
+    def render(self) -> str:
         assert self.summary is not None
         by_id = {c.id: c for c in self.checks}
-        text = junit_xml(self.results, self.summary, "contract-harness-drift", junit_properties(by_id))
-        write_atomic(self.path, text.encode("utf-8"))
+        return junit_xml(self.results, self.summary, "contract-harness-drift", junit_properties(by_id))
 
 
 def drift_markdown(checks: list[DriftCheck], results: list[CaseResult], summary: Summary) -> str:
@@ -142,9 +138,9 @@ def drift_markdown(checks: list[DriftCheck], results: list[CaseResult], summary:
 
 
 class DriftMarkdownReporter(_Checks, MarkdownReporter):
-    def finish(self) -> None:
+    def render(self) -> str:
         assert self.summary is not None
-        write_atomic(self.path, drift_markdown(self.checks, self.results, self.summary).encode("utf-8"))
+        return drift_markdown(self.checks, self.results, self.summary)
 
 
 class DriftTerminalReporter(_Checks, TerminalReporter):
@@ -229,6 +225,6 @@ class DriftHtmlReporter(_Checks, HtmlReporter):
     def __init__(self, path: str | Path) -> None:
         super().__init__(path, title="Drift report")
 
-    def finish(self) -> None:
+    def render(self) -> str:
         self.sections = drift_sections(self.checks)
-        super().finish()
+        return super().render()

@@ -20,6 +20,23 @@ from harness.boundary.audit import write_atomic
 from harness.engine import FAILED, FINDING, PASSED, CaseFinished, CaseResult, Event, RunFinished, Summary
 
 FORMAT_VERSION = 1
+
+
+def problem_lines(r: CaseResult) -> list[str]:
+    """A case that did not hold, for people: expectation, verdict, details, how to reproduce."""
+    lines = [
+        f"expected: {r.expected.describe()}",
+        f"actual:   {r.code or 'accepted'}"
+        + (f" at {r.instance_pointer or '/'}" if r.layer and r.instance_pointer is not None else ""),
+        f"detail:   {r.detail}",
+    ]
+    if r.message:
+        lines.append(f"message:  {r.message}")
+    if r.operator:
+        lines.append(f"mutation: {r.operator} at {r.pointer or '/'}: {r.original} -> {r.mutated}")
+    if r.reproduce:
+        lines.append(f"reproduce with: {r.reproduce}")
+    return lines
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -60,16 +77,32 @@ def json_report(results: list[CaseResult], summary: Summary, command: str = "che
     return report
 
 
-class JsonReporter(Collector):
-    def __init__(self, path: str | Path, command: str = "check") -> None:
+class FileReporter(Collector):
+    """Renders the whole run into one file when it finishes, written atomically."""
+
+    def __init__(self, path: str | Path) -> None:
         super().__init__()
         self.path = Path(path)
-        self.command = command
+
+    def render(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
 
     def finish(self) -> None:
         assert self.summary is not None
-        data = json_report(self.results, self.summary, self.command)
-        write_atomic(self.path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+        write_atomic(self.path, self.render().encode("utf-8"))
+
+
+class JsonReporter(FileReporter):
+    def __init__(self, path: str | Path, command: str = "check") -> None:
+        super().__init__(path)
+        self.command = command
+
+    def document(self) -> dict[str, Any]:
+        assert self.summary is not None
+        return json_report(self.results, self.summary, self.command)
+
+    def render(self) -> str:
+        return json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n"
 
 
 # --------------------------------------------------------------------------- JUnit
@@ -132,28 +165,13 @@ def junit_xml(results: list[CaseResult], summary: Summary, suite_name: str = "co
 
 
 def _failure_text(r: CaseResult) -> str:
-    lines = [
-        f"expected: {r.expected.describe()}",
-        f"actual:   {r.code or 'accepted'}",
-        f"pointer:  {(r.instance_pointer or '/') if r.layer else '-'}",
-    ]
-    if r.message:
-        lines.append(f"message:  {r.message}")
-    if r.operator:
-        lines.append(f"mutation: {r.operator} at {r.pointer or '/'}: {r.original} -> {r.mutated}")
-    if r.reproduce:
-        lines.append(f"reproduce: {r.reproduce}")
-    return "\n".join(lines)
+    return "\n".join(problem_lines(r))
 
 
-class JUnitReporter(Collector):
-    def __init__(self, path: str | Path) -> None:
-        super().__init__()
-        self.path = Path(path)
-
-    def finish(self) -> None:
+class JUnitReporter(FileReporter):
+    def render(self) -> str:
         assert self.summary is not None
-        write_atomic(self.path, junit_xml(self.results, self.summary).encode("utf-8"))
+        return junit_xml(self.results, self.summary)
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -201,14 +219,10 @@ def markdown(results: list[CaseResult], summary: Summary, title: str = "Contract
     return "\n".join(lines) + "\n"
 
 
-class MarkdownReporter(Collector):
-    def __init__(self, path: str | Path) -> None:
-        super().__init__()
-        self.path = Path(path)
-
-    def finish(self) -> None:
+class MarkdownReporter(FileReporter):
+    def render(self) -> str:
         assert self.summary is not None
-        write_atomic(self.path, markdown(self.results, self.summary).encode("utf-8"))
+        return markdown(self.results, self.summary)
 
 
 # --------------------------------------------------------------------------- reproductions

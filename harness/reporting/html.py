@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.boundary.audit import write_atomic
 from harness.codes import LAYER_ORDER
 from harness.engine import FAILED, FINDING, CaseResult, Summary
-from harness.reporting.files import Collector
+from harness.reporting.files import FileReporter
 
 #: One colour per layer (and for accepted cases); chosen to be distinguishable.
 LAYER_COLOURS = {
@@ -179,18 +178,16 @@ def render(
     return "\n".join(out) + "\n"
 
 
-class HtmlReporter(Collector):
+class HtmlReporter(FileReporter):
     def __init__(self, path: str | Path, *, title: str = "Contract harness report",
                  sections: Sequence[Section] = (), generated_at: str = "") -> None:
-        super().__init__()
-        self.path = Path(path)
+        super().__init__(path)
         self.title = title
         self.sections = list(sections)
         self.generated_at = generated_at
 
-    def finish(self) -> None:
+    def render(self) -> str:
         assert self.summary is not None
-        text = render(self.results, self.summary, title=self.title, sections=self.sections,
+        return render(self.results, self.summary, title=self.title, sections=self.sections,
                       generated_at=self.generated_at)
-        write_atomic(self.path, text.encode("utf-8"))
 

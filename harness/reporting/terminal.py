@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from harness.engine import FAILED, FINDING, PASSED, CaseFinished, CaseResult, Event, RunFinished, RunStarted, Summary
+from harness.reporting.files import problem_lines
 
 
 def interactive(stream: TextIO) -> bool:
@@ -84,15 +85,4 @@ def summary_table(summary: Summary, title: str = "cases by rejecting layer") -> 
 
 def problem_text(r: CaseResult) -> str:
     head = "FINDING" if r.status == FINDING else "FAILED"
-    lines = [f"\n{head} {r.id} ({r.problem})",
-             f"  expected: {r.expected.describe()}",
-             f"  actual:   {r.code or 'accepted'}"
-             + (f" at {r.instance_pointer or '/'}" if r.layer and r.instance_pointer is not None else ""),
-             f"  detail:   {r.detail}"]
-    if r.message:
-        lines.append(f"  message:  {r.message}")
-    if r.operator:
-        lines.append(f"  mutation: {r.operator} at {r.pointer or '/'}: {r.original} -> {r.mutated}")
-    if r.reproduce:
-        lines.append(f"  reproduce with: {r.reproduce}")
-    return "\n".join(lines)
+    return "\n".join([f"\n{head} {r.id} ({r.problem})", *("  " + line for line in problem_lines(r))])
