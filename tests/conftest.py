@@ -16,6 +16,20 @@ SHARED = Path(os.environ.get("HARNESS_SHARED", REPO.parent / "shared")).resolve(
 CORPORA = SHARED / "corpora"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-slow", action="store_true", default=False,
+                     help="also run the tests marked slow (the nightly fuzz profile, long runs)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--run-slow") or os.environ.get("HARNESS_RUN_SLOW"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --run-slow (or HARNESS_RUN_SLOW=1)")
+    for test in items:
+        if "slow" in test.keywords:
+            test.add_marker(skip)
+
+
 def corpus(name: str) -> Path:
     """Path of a shared corpus; the calling test is skipped, with the reason, where absent."""
     path = CORPORA / name
