@@ -16,7 +16,7 @@ from harness import __version__
 from harness.errors import HarnessError
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("check", "verify", "lint", "compat")
+COMMANDS = ("check", "verify", "lint", "compat", "fuzz")
 
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
 
