@@ -14,9 +14,10 @@ pytest_plugins = ["pytester"]
 def demo_project(pytester: pytest.Pytester, demo_root):  # type: ignore[no-untyped-def]
     for part in ("contracts", "fixtures"):
         shutil.copytree(demo_root / part, pytester.path / part)
-    # Only the deployment tool, to keep these runs short.
+    # Only the deployment tool, to keep these runs short (and few examples per fuzz item).
     for tool in ("review_status", "job_status"):
         shutil.rmtree(pytester.path / "contracts" / tool)
+    pytester.makeini("[pytest]\ncontract_harness_fuzz_examples = 10\n")
     return pytester
 
 
@@ -28,7 +29,8 @@ def test_plain_pytest_collects_one_item_per_case_with_readable_ids(demo_project)
     assert "contracts/deployment_status/contract.yaml::historical::maintenance-banner/state_object" in lines
     assert "contracts/deployment_status/contract.yaml::lint" in lines
     assert "contracts/deployment_status/contract.yaml::compat-v1-v2::policy" in lines
-    assert any("60 tests collected" in line for line in lines)
+    assert "contracts/deployment_status/contract.yaml::fuzz::rejects_near_misses" in lines
+    assert any("64 tests collected" in line for line in lines)
 
 
 def test_lint_item_fails_with_the_rule_pointer_and_fix(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -50,7 +52,7 @@ def test_compat_items_fail_when_the_declared_policy_is_violated(demo_project) ->
 
 def test_cases_pass_and_the_summary_shows_the_layer_table(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("-q")
-    result.assert_outcomes(passed=60)
+    result.assert_outcomes(passed=64)
     result.stdout.fnmatch_lines(["*contract cases by rejecting layer*",
                                  "tool*cases*transport*parse*schema*adapter*binding*freshness*projection*accepted*",
                                  "deployment_status*56*"])
@@ -88,7 +90,7 @@ def test_works_under_xdist(demo_project) -> None:  # type: ignore[no-untyped-def
 
 def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root) -> None:  # type: ignore[no-untyped-def]
     result = pytester.runpytest("-q", "--co", "--contracts", str(demo_root / "contracts" / "deployment_status"))
-    assert any("60 tests collected" in line for line in result.stdout.lines)
+    assert any("64 tests collected" in line for line in result.stdout.lines)
 
 
 def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -101,4 +103,39 @@ def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:
 
 def test_max_mutants_option_caps_the_items(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("--co", "-q", "--max-mutants", "5")
-    assert any("22 tests collected" in line for line in result.stdout.lines)  # 8 fixtures + 2 x 5 mutants + lint + 3 compat
+    assert any("26 tests collected" in line for line in result.stdout.lines)  # 8 fixtures + 2 x 5 mutants + lint + 3 compat + 4 fuzz
+
+
+def test_one_fuzz_item_per_applicable_property_and_no_fuzz_turns_them_off(demo_project) -> None:  # type: ignore[no-untyped-def]
+    lines = demo_project.runpytest("--co", "-q", "-m", "fuzz").stdout.lines
+    fuzz_items = [line for line in lines if "::fuzz::" in line]
+    assert fuzz_items == [f"contracts/deployment_status/contract.yaml::fuzz::{name}" for name in
+                          ("accepts_valid", "rejects_near_misses", "survives_any_bytes", "keeps_canaries_out")]
+    lines = demo_project.runpytest("--co", "-q", "--no-fuzz").stdout.lines
+    assert not [line for line in lines if "::fuzz::" in line]
+    assert any("60 tests collected" in line for line in lines)
+
+
+def test_a_failing_fuzz_item_shows_the_shrunk_example_and_how_to_reproduce_it(demo_project) -> None:  # type: ignore[no-untyped-def]
+    schema = demo_project.path / "contracts/deployment_status/schemas/v2.json"
+    schema.write_text(schema.read_text().replace('"additionalProperties": false', '"additionalProperties": true'))
+    result = demo_project.runpytest("-q", "-k", "fuzz and rejects_near_misses")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*FINDING deployment_status::fuzz::rejects_near_misses (contract_gap)*",
+        "*the schema accepts an unexpected member*",
+        "*example:  {*hx-canary-*",
+        "*fixture:  *fixtures/rejected/deployment_status/fuzz-rejects_near_misses-*.json*",
+        "*reproduce with: contract-harness fuzz *--tool deployment_status --property rejects_near_misses*",
+    ])
+    assert list((demo_project.path / ".contract-harness/fuzz/fixtures/rejected/deployment_status").glob("*.case.yaml"))
+
+
+def test_collecting_fuzz_items_does_not_load_hypothesis(demo_project) -> None:  # type: ignore[no-untyped-def]
+    demo_project.makeconftest(
+        "import sys\n"
+        "def pytest_collection_finish(session):\n"
+        "    print('hypothesis loaded:', 'hypothesis' in sys.modules)\n"
+    )
+    result = demo_project.runpytest_subprocess("--co", "-q")
+    result.stdout.fnmatch_lines(["hypothesis loaded: False"])
