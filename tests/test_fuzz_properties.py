@@ -33,6 +33,16 @@ def run(contract: Contract, prop: str, tmp_path: Path, examples: int = 60, **opt
     return outcome
 
 
+def item_yaml(extra: str = "", *, root: str = "/data", envelope: bool = True,
+              request: str = "{type: object, properties: {item_id: {type: string}}}", example: str = "it-7") -> str:
+    """contract.yaml of a throwaway item_status tool bound on item_id; ``extra`` follows its
+    agent_view (more view fields, indented, or more top-level keys)."""
+    return ("tool: item_status\nversion: 1\n" + ("" if envelope else "envelope: null\n")
+            + f"request:\n  schema: {request}\n  example: {{item_id: {example}}}\n"
+            + f"bindings:\n  - {{name: item_id, result: {root}/item_id, request: /args/item_id}}\n"
+            + f"agent_view:\n  item_id: {root}/item_id\n  status: {root}/status\n" + extra)
+
+
 @pytest.mark.parametrize("tool", TOOLS)
 @pytest.mark.parametrize("prop", PROPERTIES.names())
 def test_every_property_holds_on_the_demo_tools(demo, tool: str, prop: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -104,17 +114,7 @@ def test_the_nightly_profile_prints_its_seed_and_keeps_failures_in_its_database(
 # --------------------------------------------------------------------------- adapters
 
 
-ADAPTER_CONTRACT = """\
-tool: item_status
-version: 1
-request:
-  schema: {type: object, properties: {item_id: {type: string}}}
-  example: {item_id: it-7}
-bindings:
-  - {name: item_id, result: /data/item_id, request: /args/item_id}
-agent_view:
-  item_id: /data/item_id
-  status: /data/status
+ADAPTER_CONTRACT = item_yaml("""\
 adapter: MODULE:adapt
 vendor_schema:
   type: object
@@ -126,7 +126,7 @@ vendor_schema:
       properties:
         id: {type: string, maxLength: 9}
         state: {type: string, maxLength: 10}
-"""
+""")
 
 ADAPTER_HEAD = """\
 def adapt(document, request):
@@ -186,20 +186,7 @@ def test_a_careful_adapter_holds(make_contract, tmp_path: Path) -> None:  # type
 def test_a_timestamp_the_schema_lets_go_missing_breaks_acceptance(make_contract, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     data = dict(ENVELOPE_DATA, properties={**ENVELOPE_DATA["properties"],
                                            "updated_at": {"type": "string", "format": "date-time", "maxLength": 35}})
-    yaml_text = textwrap.dedent("""\
-        tool: item_status
-        version: 1
-        request:
-          schema: {type: object, properties: {item_id: {type: string}}}
-          example: {item_id: it-7}
-        bindings:
-          - {name: item_id, result: /data/item_id, request: /args/item_id}
-        freshness:
-          - {field: /data/updated_at, max_age: PT15M}
-        agent_view:
-          item_id: /data/item_id
-          status: /data/status
-    """)
+    yaml_text = item_yaml("freshness:\n  - {field: /data/updated_at, max_age: PT15M}\n")
     contract = load_contract(make_contract(yaml_text=yaml_text, schemas={1: envelope_schema("item_status", data)}))
     outcome = run(contract, "accepts_valid", tmp_path)
     assert (outcome.problem, outcome.finding and outcome.finding.code) == ("unexpected_rejection", "freshness.missing")
@@ -231,19 +218,7 @@ def test_a_boundary_that_raises_on_some_bytes_is_caught(demo, tmp_path: Path, mo
 def test_an_open_object_in_the_agent_view_leaks_canaries(make_contract, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     data = dict(ENVELOPE_DATA, required=["item_id", "status", "details"],
                 properties={**ENVELOPE_DATA["properties"], "details": {"type": "object", "maxProperties": 4}})
-    yaml_text = textwrap.dedent("""\
-        tool: item_status
-        version: 1
-        request:
-          schema: {type: object, properties: {item_id: {type: string}}}
-          example: {item_id: it-7}
-        bindings:
-          - {name: item_id, result: /data/item_id, request: /args/item_id}
-        agent_view:
-          item_id: /data/item_id
-          status: /data/status
-          details: /data/details
-    """)
+    yaml_text = item_yaml("  details: /data/details\n")
     contract = load_contract(make_contract(yaml_text=yaml_text, schemas={1: envelope_schema("item_status", data)}))
     outcome = run(contract, "keeps_canaries_out", tmp_path)
     assert outcome.problem == "canary_leak"
@@ -252,19 +227,8 @@ def test_an_open_object_in_the_agent_view_leaks_canaries(make_contract, tmp_path
 
 
 def test_a_document_that_can_never_be_bound_means_no_examples(make_contract, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    yaml_text = textwrap.dedent("""\
-        tool: item_status
-        version: 1
-        envelope: null
-        request:
-          schema: {type: object, properties: {item_id: {enum: [zz]}}}
-          example: {item_id: zz}
-        bindings:
-          - {name: item_id, result: /item_id, request: /args/item_id}
-        agent_view:
-          item_id: /item_id
-          status: /status
-    """)
+    yaml_text = item_yaml(root="", envelope=False, request="{type: object, properties: {item_id: {enum: [zz]}}}",
+                          example="zz")
     bare = {"$schema": "https://json-schema.org/draft/2020-12/schema", **ENVELOPE_DATA}
     contract = load_contract(make_contract(yaml_text=yaml_text, schemas={1: bare}))
     outcome = run(contract, "accepts_valid", tmp_path, examples=10)

@@ -17,14 +17,9 @@ from harness.fuzz import (
     vendor_documents,
     with_canaries,
 )
-from harness.fuzz.strategies import (
-    _stamp,
-    bind,
-    declared_names,
-    known_values,
-    near_miss_sets,
-    timestamps,
-)
+from harness.fuzz.canaries import Injection, declared_names
+from harness.fuzz.strategies import _stamp, bind, near_miss_sets, timestamps
+from harness.fuzz.vendor import known_values
 from harness.mutations import CANARY_PREFIX, REGISTRY
 from harness.schemas import GenerationStats, sample
 from harness.timeutil import parse_rfc3339
@@ -105,7 +100,7 @@ def test_near_miss_sets_exercise_every_mandatory_operator_on_each_document(demo)
 def test_canaries_are_injected_where_they_are_recorded_and_never_under_declared_names(demo) -> None:  # type: ignore[no-untyped-def]
     contract = demo("job_status")
     schema = contract.vendor_schema
-    values = sample(with_canaries(vendor_documents(contract), label="t", schema=schema), 60)
+    values = sample(with_canaries(vendor_documents(contract), Injection("t", schema=schema)), 60)
     for injected in values:
         assert injected.canaries
         text = json.dumps(injected.document)
@@ -119,7 +114,7 @@ def test_value_canaries_stay_outside_the_agent_view(demo) -> None:  # type: igno
     contract = demo("review_status")
     views = frozenset(f.pointer for f in contract.agent_view)
     documents = from_contract(contract)
-    values = sample(with_canaries(documents, label="t", views=views, replace_values=True), 80)
+    values = sample(with_canaries(documents, Injection("t", views=views, replace_values=True)), 80)
     pointers = [p for v in values for p in v.canaries.values()]
     assert not any(p in views for p in pointers)
     assert any(p in ("/tool", "/request_id", "/outcome") for p in pointers)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.cli.check import load_contracts
+from harness.cli.check import add_contract_arguments, load_contracts
 from harness.errors import UsageError
 from harness.fuzz.properties import PROPERTIES
 
@@ -27,9 +27,7 @@ def register(sub: Any) -> None:
             "1 a property failed or a finding, 2 usage or configuration error."
         ),
     )
-    p.add_argument("contracts", nargs="*", metavar="CONTRACTS",
-                   help="contract dirs, contracts/ folders or project roots")
-    p.add_argument("--tool", action="append", metavar="T", help="only this tool (repeatable)")
+    add_contract_arguments(p)
     p.add_argument("--property", action="append", metavar="P", dest="properties",
                    help=f"only this property (repeatable): {', '.join(PROPERTIES.names())}")
     p.add_argument("--profile", choices=PROFILE_NAMES, default="ci",

@@ -2,8 +2,9 @@
 
 - strategies (:mod:`harness.fuzz.strategies`): :func:`from_contract` (documents valid under a
   contract's schema, boundary values included), :func:`bound_documents`, :func:`near_misses`
-  (generated documents through the mutation operators), :func:`vendor_documents`,
-  :func:`with_canaries`, :func:`arbitrary_bytes`;
+  and :func:`near_miss_sets` (generated documents through the mutation operators),
+  :func:`vendor_documents` (seeded and bound in :mod:`harness.fuzz.vendor`),
+  :func:`arbitrary_bytes`; canaries in :mod:`harness.fuzz.canaries` (:func:`with_canaries`);
 - properties (:mod:`harness.fuzz.properties`): the registry :data:`PROPERTIES` of the five
   properties checked per tool;
 - the runner (:mod:`harness.fuzz.runner`): :func:`fuzz` runs them under a :data:`PROFILES`
@@ -23,6 +24,7 @@ from harness.fuzz.model import Finding, Observation, PropertyViolation
 from harness.fuzz.properties import PROPERTIES, Property, PropertyRegistry, fuzz_property
 
 if TYPE_CHECKING:
+    from harness.fuzz.canaries import Injected, with_canaries
     from harness.fuzz.runner import (
         PROFILES,
         FuzzFinished,
@@ -39,14 +41,14 @@ if TYPE_CHECKING:
     from harness.fuzz.strategies import (
         Bound,
         Bytes,
-        Injected,
         NearMiss,
+        NearMisses,
         arbitrary_bytes,
         bound_documents,
         from_contract,
+        near_miss_sets,
         near_misses,
         vendor_documents,
-        with_canaries,
     )
     from harness.fuzz.subject import Subject
 
@@ -55,8 +57,9 @@ _LAZY = {
         ["PROFILES", "FuzzFinished", "FuzzOptions", "FuzzReport", "FuzzStarted", "Outcome", "Profile",
          "PropertyFinished", "PropertyStarted", "fuzz", "run_property"], "harness.fuzz.runner"),
     **dict.fromkeys(
-        ["Bound", "Bytes", "Injected", "NearMiss", "arbitrary_bytes", "bound_documents", "from_contract",
-         "near_misses", "vendor_documents", "with_canaries"], "harness.fuzz.strategies"),
+        ["Bound", "Bytes", "NearMiss", "NearMisses", "arbitrary_bytes", "bound_documents", "from_contract",
+         "near_miss_sets", "near_misses", "vendor_documents"], "harness.fuzz.strategies"),
+    **dict.fromkeys(["Injected", "with_canaries"], "harness.fuzz.canaries"),
     "Subject": "harness.fuzz.subject",
 }
 
@@ -72,6 +75,7 @@ __all__ = [
     "FuzzStarted",
     "Injected",
     "NearMiss",
+    "NearMisses",
     "Observation",
     "Outcome",
     "Profile",
@@ -86,6 +90,7 @@ __all__ = [
     "from_contract",
     "fuzz",
     "fuzz_property",
+    "near_miss_sets",
     "near_misses",
     "run_property",
     "vendor_documents",

@@ -9,21 +9,20 @@
 - :func:`near_misses`: bound documents pushed through the mutation operators of
   :mod:`harness.mutations`, one operator and one of its mutants per draw.
 - :func:`vendor_documents`: documents valid under ``vendor_schema`` (tools with an adapter),
-  open shapes and extra members included.
-- :func:`with_canaries`: a document with canary strings injected (extra members at any object
-  level, and values of fields outside the agent view).
+  open shapes and extra members included (seeded and bound: :mod:`harness.fuzz.vendor`).
 - :func:`arbitrary_bytes`: random bytes, and truncations, splices and insertions of valid
   documents' bytes.
 
-For a tool with an adapter, :func:`from_contract` and what builds on it describe *contract
-objects* (what the adapter emits), judged by the boundary without the adapter; the vendor side
-is :func:`vendor_documents`.
+Canaries are injected by :mod:`harness.fuzz.canaries`. For a tool with an adapter,
+:func:`from_contract` and what builds on it describe *contract objects* (what the adapter
+emits), judged by the boundary without the adapter; the vendor side is
+:func:`vendor_documents`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -31,26 +30,19 @@ from typing import Any
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from harness.boundary.projection import expand_schema, subschema_at
 from harness.boundary.schema import SchemaValidator
 from harness.cases import DEFAULT_MAX_MUTANTS, CaseExpectation
 from harness.contract import Contract, FreshnessRule
 from harness.errors import InvalidRequest
-from harness.mutations import REGISTRY, Mutant, MutationContext, OperatorRegistry, canary_for
+from harness.mutations import REGISTRY, Mutant, MutationContext, OperatorRegistry
 from harness.mutations.context import replace_at
-from harness.pointer import MISSING, escape_token, resolve, split
+from harness.pointer import MISSING, resolve, split
 from harness.schemas import GenerationStats, from_schema
 
 #: The clock documents are made fresh for when the contract declares none (``defaults.now``).
 DEFAULT_NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
-#: Member names an adapter or a projection is tempted to copy: tried first as injected extras.
-TEMPTING_NAMES = (
-    "message", "description", "detail", "details", "note", "notes", "debug", "title", "body",
-    "text", "url", "html_url", "instructions", "error_description", "summary", "comment",
-)
 _ZONES = (("Z", timedelta(0)), ("+00:00", timedelta(0)), ("+05:30", timedelta(hours=5, minutes=30)),
           ("-08:00", timedelta(hours=-8)))
-_MAX_INJECTIONS = 4
 
 
 def dumps(document: Any) -> bytes:
@@ -225,10 +217,15 @@ def bound_documents(
     """Valid documents that satisfy the contract's bindings and freshness at ``now`` (default
     the contract's ``defaults.now``, else :data:`DEFAULT_NOW`). ``tally["unfit"]`` counts
     documents that could not be bound and stay valid (they are not used)."""
-    version = contract.version if version is None else version
-    clock = now or contract.default_now or DEFAULT_NOW
+    version, clock = resolved(contract, version, now)
     source = documents if documents is not None else from_contract(contract, version, stats=stats)
     return _bound(source, contract, contract.validator(version), clock, tally if tally is not None else {})
+
+
+def resolved(contract: Contract, version: int | None, now: datetime | None) -> tuple[int, datetime]:
+    """The schema version (default: the current one) and the clock (default: the contract's
+    ``defaults.now``, else :data:`DEFAULT_NOW`) a strategy works with."""
+    return (contract.version if version is None else version), (now or contract.default_now or DEFAULT_NOW)
 
 
 # --------------------------------------------------------------------------- near misses
@@ -263,18 +260,24 @@ def mutation_context(contract: Contract, version: int, bound: Bound) -> Mutation
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Mutating:
+    """Which operators mutate documents of which contract (contract objects: no adapter)."""
+
+    contract: Contract
+    version: int
+    registry: OperatorRegistry
+    operators: frozenset[str] | None
+    max_mutants: int | None = DEFAULT_MAX_MUTANTS
+
+
 @st.composite
-def _near_miss(
-    draw: Callable[[st.SearchStrategy[Any]], Any],
-    bound: st.SearchStrategy[Bound],
-    contract: Contract,
-    version: int,
-    registry: OperatorRegistry,
-    operators: frozenset[str] | None,
-) -> NearMiss:
+def _near_miss(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.SearchStrategy[Bound],
+               plan: _Mutating) -> NearMiss:
     source = draw(bound)
-    ctx = mutation_context(contract, version, source)
-    groups = {op.name: list(op(ctx)) for op in registry if operators is None or op.name in operators}
+    ctx = mutation_context(plan.contract, plan.version, source)
+    groups = {op.name: list(op(ctx)) for op in plan.registry
+              if plan.operators is None or op.name in plan.operators}
     names = [name for name, mutants in groups.items() if mutants]
     assume(bool(names))
     mutant = draw(st.sampled_from(groups[draw(st.sampled_from(names))]))
@@ -291,17 +294,11 @@ class NearMisses:
 
 
 @st.composite
-def _near_miss_sets(
-    draw: Callable[[st.SearchStrategy[Any]], Any],
-    bound: st.SearchStrategy[Bound],
-    contract: Contract,
-    version: int,
-    registry: OperatorRegistry,
-    operators: frozenset[str] | None,
-    max_mutants: int | None,
-) -> NearMisses:
+def _near_miss_sets(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.SearchStrategy[Bound],
+                    plan: _Mutating) -> NearMisses:
     source = draw(bound)
-    mutants = registry.generate(mutation_context(contract, version, source), max_mutants, operators)
+    ctx = mutation_context(plan.contract, plan.version, source)
+    mutants = plan.registry.generate(ctx, plan.max_mutants, plan.operators)
     assume(bool(mutants))
     return NearMisses(source, tuple(NearMiss(m, m.build(), source) for m in mutants))
 
@@ -320,10 +317,15 @@ def near_miss_sets(
     """Like :func:`near_misses`, but every mutant of each document (up to ``max_mutants``,
     mandatory operators first, as for fixtures): each example exercises every operator at
     every target on a fresh shape, and a failure shrinks the document alone."""
+    target, version, source = _mutation_source(contract, version, now, stats, bound)
+    return _near_miss_sets(source, _Mutating(target, version, registry, operators, max_mutants))
+
+
+def _mutation_source(contract: Contract, version: int | None, now: datetime | None, stats: GenerationStats | None,
+                     bound: st.SearchStrategy[Bound] | None) -> tuple[Contract, int, st.SearchStrategy[Bound]]:
     target = contract.without_adapter()
     version = contract.version if version is None else version
-    source = bound if bound is not None else bound_documents(target, version, now=now, stats=stats)
-    return _near_miss_sets(source, target, version, registry, operators, max_mutants)
+    return target, version, bound if bound is not None else bound_documents(target, version, now=now, stats=stats)
 
 
 def near_misses(
@@ -340,339 +342,8 @@ def near_misses(
     with a mutant for the document, then one of its mutants, so every run exercises every
     operator on fresh shapes. For a tool with an adapter the documents are contract objects
     (judge them with ``contract.without_adapter()``)."""
-    target = contract.without_adapter()
-    version = contract.version if version is None else version
-    source = bound if bound is not None else bound_documents(target, version, now=now, stats=stats)
-    return _near_miss(source, target, version, registry, operators)
-
-
-# --------------------------------------------------------------------------- vendor documents
-
-
-def _accepted_documents(contract: Contract) -> list[Any]:
-    from harness.boundary.parse import strict_loads
-    from harness.corpus import fixtures_for
-    from harness.errors import HarnessError
-
-    try:
-        fixtures = fixtures_for(contract, ("accepted",))
-    except HarnessError:
-        return []
-    documents = []
-    for fixture in fixtures:
-        if fixture.shape != "upstream":
-            continue
-        try:
-            documents.append(strict_loads(fixture.read(), max_depth=contract.limits.max_depth))
-        except (HarnessError, OSError):
-            continue
-    return documents
-
-
-def known_values(contract: Contract) -> tuple[dict[str, list[Any]], dict[str, list[str]]]:
-    """What the contract's accepted upstream fixtures show and a schema does not state: the
-    scalar values at each pointer (``"status": "in_progress"``), to seed generated documents
-    with, and the member names of each object (``message``, ``html_url``), the likeliest
-    names for an adapter to copy, to inject canaries under."""
-    values: dict[str, list[Any]] = {}
-    members: dict[str, list[str]] = {}
-    for document in _accepted_documents(contract):
-        stack: list[tuple[str, Any]] = [("", document)]
-        while stack:
-            where, node = stack.pop()
-            if isinstance(node, dict):
-                names = members.setdefault(where, [])
-                names.extend(k for k in node if k not in names)
-                stack.extend((f"{where}/{escape_token(k)}", v) for k, v in node.items())
-            elif isinstance(node, list):
-                stack.extend((f"{where}/{i}", v) for i, v in enumerate(node))
-            elif where:
-                seen = values.setdefault(where, [])
-                if not any(type(v) is type(node) and v == node for v in seen):
-                    seen.append(node)
-    return values, members
-
-
-@st.composite
-def _seeded(draw: Callable[[st.SearchStrategy[Any]], Any], documents: st.SearchStrategy[Any],
-            known: dict[str, list[Any]], validator: SchemaValidator) -> Any:
-    document = draw(documents)
-    sites = [p for p in known if resolve(document, split(p)) is not MISSING]
-    if not sites:
-        return document
-    seeded = document
-    for pointer in sites:
-        if draw(st.integers(0, 3)):  # three times in four; shrinks to the value as generated
-            seeded = replace_at(seeded, split(pointer), draw(st.sampled_from(known[pointer])))
-    return seeded if validator.is_valid(seeded) else document
-
-
-def seeded_with(documents: st.SearchStrategy[Any], known: dict[str, list[Any]],
-                validator: SchemaValidator) -> st.SearchStrategy[Any]:
-    """``documents`` with some values replaced by values seen at the same pointer in accepted
-    fixtures (:func:`known_values`), when the schema still accepts the result."""
-    if not known:
-        return documents
-    return _seeded(documents, known, validator)
-
-
-def _equal_leaves(document: Any, value: Any) -> list[list[str]]:
-    found: list[list[str]] = []
-    stack: list[tuple[list[str], Any]] = [([], document)]
-    while stack:
-        tokens, node = stack.pop()
-        if isinstance(node, dict):
-            stack.extend(([*tokens, k], v) for k, v in node.items())
-        elif isinstance(node, list):
-            stack.extend(([*tokens, str(i)], v) for i, v in enumerate(node))
-        elif type(node) is type(value) and node == value:
-            found.append(tokens)
-    return found
-
-
-def _adapt(contract: Contract, version: int, document: Any, request: Mapping[str, Any]) -> Any:
-    """The adapter's output for ``document`` if it is a contract-valid object, else MISSING."""
-    from types import MappingProxyType
-
-    adapter = contract.adapter_function()
-    assert adapter is not None
-    try:
-        output = adapter(json.loads(dumps(document)), MappingProxyType(dict(request)))
-        return output if contract.validator(version).is_valid(output) else MISSING
-    except Exception:
-        return MISSING
-
-
-@st.composite
-def _bound_vendor(
-    draw: Callable[[st.SearchStrategy[Any]], Any],
-    documents: st.SearchStrategy[Any],
-    contract: Contract,
-    version: int,
-    now: datetime,
-    tally: dict[str, int],
-) -> Bound:
-    document = draw(documents)
-    request = contract.default_request()
-    full = contract.normalise_request(request)
-    output = _adapt(contract, version, document, full)
-    if output is MISSING:
-        return Bound(document, request, now)
-    bound = document
-    for rule in contract.bindings:
-        value, expected = resolve(output, rule.result_tokens), resolve(full, rule.request_tokens)
-        if value is not MISSING and expected is not MISSING and value != expected:
-            for tokens in _equal_leaves(bound, value):
-                bound = replace_at(bound, tokens, expected)
-    for fresh in contract.freshness:
-        value = resolve(output, fresh.tokens)
-        if value is not MISSING:
-            stamp = draw(timestamps(now, fresh))
-            for tokens in _equal_leaves(bound, value):
-                bound = replace_at(bound, tokens, stamp)
-    vendor = contract.vendor_validator()
-    if vendor is not None and vendor.is_valid(bound) and _adapt(contract, version, bound, full) is not MISSING:
-        tally["vendor_bound"] = tally.get("vendor_bound", 0) + 1
-        return Bound(bound, request, now)
-    return Bound(document, request, now)
-
-
-def bound_vendor_documents(
-    contract: Contract,
-    version: int | None = None,
-    *,
-    now: datetime | None = None,
-    documents: st.SearchStrategy[Any] | None = None,
-    tally: dict[str, int] | None = None,
-) -> st.SearchStrategy[Bound]:
-    """Vendor documents answering the default request: where the adapter maps one to a
-    contract-valid object, the vendor values it copied into bound fields are set to the
-    request's, and those it copied into declared timestamps are made fresh (the adapter is the
-    oracle of which vendor value lands where). Documents it refuses are kept as drawn.
-    ``tally["vendor_bound"]`` counts documents bound this way."""
-    version = contract.version if version is None else version
-    clock = now or contract.default_now or DEFAULT_NOW
-    source = documents if documents is not None else vendor_documents(contract)
-    return _bound_vendor(source, contract, version, clock, tally if tally is not None else {})
-
-
-# --------------------------------------------------------------------------- canaries
-
-
-@dataclass(frozen=True, slots=True)
-class Injected:
-    """A document with canaries in it: each canary and the pointer it was put at."""
-
-    document: Any
-    canaries: Mapping[str, str]
-
-    def where(self, text: str) -> str | None:
-        """The pointer of the first canary found in ``text``."""
-        return next((pointer for canary, pointer in self.canaries.items() if canary in text), None)
-
-
-def _objects_and_leaves(document: Any, skip: frozenset[str]) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
-    objects: list[tuple[str, dict[str, Any]]] = []
-    leaves: list[str] = []
-    stack: list[tuple[str, Any]] = [("", document)]
-    while stack:
-        where, node = stack.pop()
-        if isinstance(node, dict):
-            objects.append((where, node))
-            stack.extend((f"{where}/{escape_token(k)}", v) for k, v in reversed(list(node.items())))
-        elif isinstance(node, list):
-            stack.extend((f"{where}/{i}", v) for i, v in reversed(list(enumerate(node))))
-        elif isinstance(node, str) and where and where not in skip:
-            leaves.append(where)
-    return objects, leaves
-
-
-def _inside(pointer: str, views: frozenset[str]) -> bool:
-    return any(pointer == v or pointer.startswith(v + "/") for v in views)
-
-
-def schema_names(*schemas: Any) -> tuple[str, ...]:
-    """Every property name declared anywhere in ``schemas`` (for injected extra members)."""
-    found: dict[str, None] = {}
-    stack = list(schemas)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            properties = node.get("properties")
-            if isinstance(properties, dict):
-                found.update(dict.fromkeys(properties))
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return tuple(sorted(found))
-
-
-def inject(
-    draw: Callable[[st.SearchStrategy[Any]], Any],
-    document: Any,
-    *,
-    label: str,
-    names: tuple[str, ...] = (),
-    views: frozenset[str] = frozenset(),
-    replace_values: bool = False,
-    min_size: int = 1,
-    schema: Any = None,
-    members: Mapping[str, list[str]] | None = None,
-) -> Injected:
-    """``document`` with canaries at up to four places drawn with ``draw``: extra members at
-    any object level (named, in this order of preference, after ``members`` — the names seen
-    at that pointer in fixtures —, :data:`TEMPTING_NAMES`, ``names``, or at random; never a
-    name ``schema`` declares at that level, whose value may rightly travel) and, with
-    ``replace_values``, string values outside the ``views`` pointers."""
-    objects, leaves = _objects_and_leaves(document, frozenset())
-    seen_at = members or {}
-    # Objects the fixtures show first: hypothesis draws early choices more often.
-    ordered = sorted(objects, key=lambda item: item[0] not in seen_at)
-    sites: list[tuple[str, str]] = [("member", where) for where, _ in ordered]
-    if replace_values:
-        sites += [("value", where) for where in leaves if not _inside(where, views)]
-    if not sites:
-        assume(min_size == 0)
-        return Injected(document, {})
-    chosen = draw(st.lists(st.sampled_from(range(len(sites))), unique=True, min_size=min(min_size, len(sites)),
-                           max_size=min(_MAX_INJECTIONS, len(sites))))
-    canaries: dict[str, str] = {}
-
-    def add(document: Any, where: str, name: str) -> Any:
-        pointer = f"{where}/{escape_token(name)}"
-        canary = canary_for(label, "member", pointer)
-        value = draw(st.sampled_from([canary, {"text": canary}, [canary]]))
-        canaries[canary] = pointer
-        target = resolve(document, split(where))
-        return replace_at(document, split(where), {**target, name: value})
-
-    # Every member the fixtures show at an object and its schema does not declare (``message``,
-    # ``html_url``): the likeliest for an adapter or a projection to copy. Each is drawn in or out.
-    for where, node in reversed(ordered):
-        declared = declared_names(schema, where)
-        for name in seen_at.get(where, []):
-            if name not in node and name not in declared and draw(st.booleans()):
-                document = add(document, where, name)
-    for index in sorted(chosen, reverse=True):  # deepest first: parents are copied after children
-        kind, where = sites[index]
-        if kind == "value":
-            canary = canary_for(label, "value", where)
-            document = replace_at(document, split(where), canary)
-            canaries[canary] = where
-            continue
-        target = resolve(document, split(where))
-        taken = set(target) | declared_names(schema, where)
-        seen = seen_at.get(where, [])
-        free = list(dict.fromkeys(n for n in (*seen, *TEMPTING_NAMES, *names) if n not in taken))
-        name = draw((st.sampled_from(free) if free else st.nothing()) | _NAMES.filter(_not_in(taken)))
-        document = add(document, where, name)
-    return Injected(document, canaries)
-
-
-_NAMES = st.from_regex(r"[a-z][a-z_]{0,11}", fullmatch=True)
-
-
-def _not_in(taken: set[str]) -> Callable[[str], bool]:
-    return lambda name: name not in taken
-
-
-def declared_names(schema: Any, pointer: str) -> set[str]:
-    """The member names ``schema`` declares for the object at ``pointer`` (any branch)."""
-    if schema is None:
-        return set()
-    node = subschema_at(schema, pointer)
-    candidates = node["anyOf"] if isinstance(node, dict) and set(node) == {"anyOf"} else [node]
-    found: set[str] = set()
-    for candidate in candidates:
-        for sub in expand_schema(candidate, schema):
-            properties = sub.get("properties")
-            if isinstance(properties, dict):
-                found.update(properties)
-    return found
-
-
-@st.composite
-def _canaried(draw: Callable[[st.SearchStrategy[Any]], Any], documents: st.SearchStrategy[Any],
-              options: dict[str, Any]) -> Injected:
-    return inject(draw, draw(documents), **options)
-
-
-@st.composite
-def _canaried_bound(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.SearchStrategy[Bound],
-                    options: dict[str, Any]) -> tuple[Bound, Injected]:
-    source = draw(bound)
-    return source, inject(draw, source.document, **options)
-
-
-def with_canaries(
-    documents: st.SearchStrategy[Any],
-    *,
-    label: str,
-    names: tuple[str, ...] = (),
-    views: frozenset[str] = frozenset(),
-    replace_values: bool = False,
-    min_size: int = 1,
-    schema: Any = None,
-    members: Mapping[str, list[str]] | None = None,
-) -> st.SearchStrategy[Injected]:
-    """``documents`` with canaries injected (see :func:`inject`)."""
-    return _canaried(documents, {"label": label, "names": names, "views": views, "members": members,
-                                 "replace_values": replace_values, "min_size": min_size, "schema": schema})
-
-
-def bound_with_canaries(
-    bound: st.SearchStrategy[Bound],
-    *,
-    label: str,
-    names: tuple[str, ...] = (),
-    views: frozenset[str] = frozenset(),
-    schema: Any = None,
-    members: Mapping[str, list[str]] | None = None,
-) -> st.SearchStrategy[tuple[Bound, Injected]]:
-    """Bound documents with canaries in extra members and in string values outside ``views``
-    (the agent view's pointers), with the bound document they came from."""
-    return _canaried_bound(bound, {"label": label, "names": names, "views": views, "members": members,
-                                   "replace_values": True, "min_size": 1, "schema": schema})
+    target, version, source = _mutation_source(contract, version, now, stats, bound)
+    return _near_miss(source, _Mutating(target, version, registry, operators))
 
 
 # --------------------------------------------------------------------------- bytes
@@ -712,17 +383,3 @@ def arbitrary_bytes(valid: st.SearchStrategy[Any], *, max_depth: int = 64) -> st
     """Random bytes and text, and truncations, splices and insertions of ``valid`` documents'
     bytes (insertions include a BOM, ``NaN`` and nesting one past ``max_depth``)."""
     return _bytes(valid.map(dumps), max_depth)
-
-
-def iter_strings(value: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
-    """Every string in ``value`` (member names included) with its pointer."""
-    if isinstance(value, str):
-        yield pointer, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            where = f"{pointer}/{escape_token(key)}"
-            yield where, str(key)
-            yield from iter_strings(item, where)
-    elif isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            yield from iter_strings(item, f"{pointer}/{index}")

@@ -15,12 +15,14 @@ from hypothesis import strategies as st
 from harness.boundary.pipeline import Boundary
 from harness.contract import Contract
 from harness.engine import Engine
+from harness.fuzz import canaries, vendor
 from harness.fuzz import strategies as fs
 from harness.mutations import REGISTRY, OperatorRegistry
 from harness.schemas import GenerationStats
 
 if TYPE_CHECKING:
-    from harness.fuzz.strategies import Bound, Bytes, Injected, NearMiss, NearMisses
+    from harness.fuzz.canaries import Injected
+    from harness.fuzz.strategies import Bound, Bytes, NearMisses
 
 
 _T = TypeVar("_T")
@@ -52,8 +54,8 @@ class Subject:
         self.tally: dict[str, int] = {}
         self._strategies: dict[str, st.SearchStrategy[Any]] = {}
         self.view_pointers = frozenset(f.pointer for f in contract.agent_view)
-        self.names = fs.schema_names(contract.schema(self.version), contract.vendor_schema)
-        self.known_values, self.known_members = fs.known_values(contract)
+        self.names = canaries.schema_names(contract.schema(self.version), contract.vendor_schema)
+        self.known_values, self.known_members = vendor.known_values(contract)
 
     @property
     def tool(self) -> str:
@@ -81,10 +83,6 @@ class Subject:
         return self._cached("bound", lambda: fs.bound_documents(
             self.objects_contract, self.version, now=self.now, documents=self.documents(), tally=self.tally))
 
-    def near_misses(self) -> st.SearchStrategy[NearMiss]:
-        return self._cached("near", lambda: fs.near_misses(
-            self.objects_contract, self.version, registry=self.registry, bound=self.bound_documents()))
-
     def near_miss_sets(self) -> st.SearchStrategy[NearMisses]:
         return self._cached("near-sets", lambda: fs.near_miss_sets(
             self.objects_contract, self.version, registry=self.registry, bound=self.bound_documents()))
@@ -95,9 +93,9 @@ class Subject:
         def build() -> st.SearchStrategy[Bound]:
             validator = self.contract.vendor_validator()
             assert validator is not None
-            documents = fs.seeded_with(fs.vendor_documents(self.contract, stats=self.vendor_stats),
+            documents = vendor.seeded_with(fs.vendor_documents(self.contract, stats=self.vendor_stats),
                                        self.known_values, validator)
-            return fs.bound_vendor_documents(self.contract, self.version, now=self.now,
+            return vendor.bound_vendor_documents(self.contract, self.version, now=self.now,
                                              documents=documents, tally=self.tally)
         return self._cached("vendor", build)
 
@@ -114,15 +112,16 @@ class Subject:
     def canaried_objects(self) -> st.SearchStrategy[tuple[Bound, Injected]]:
         """Bound contract objects with canaries in extra members and in string values outside
         the agent view."""
-        return self._cached("canaried-objects", lambda: fs.bound_with_canaries(
-            self.bound_documents(), label=f"{self.tool}::objects", names=self.names, views=self.view_pointers,
-            schema=self.contract.schema(self.version), members=None if self.has_adapter else self.known_members))
+        how = canaries.Injection(f"{self.tool}::objects", self.names, self.view_pointers, replace_values=True,
+                                 schema=self.contract.schema(self.version),
+                                 members=None if self.has_adapter else self.known_members)
+        return self._cached("canaried-objects", lambda: canaries.bound_with_canaries(self.bound_documents(), how))
 
     def canaried_vendor(self, *, min_size: int = 1) -> st.SearchStrategy[Injected]:
         """Vendor documents with canaries in extra members at any level."""
-        return self._cached(f"canaried-vendor-{min_size}", lambda: fs.with_canaries(
-            self.raw_documents(), label=f"{self.tool}::vendor", names=self.names, min_size=min_size,
-            schema=self.contract.vendor_schema, members=self.known_members))
+        how = canaries.Injection(f"{self.tool}::vendor", self.names, min_size=min_size,
+                                 schema=self.contract.vendor_schema, members=self.known_members)
+        return self._cached(f"canaried-vendor-{min_size}", lambda: canaries.with_canaries(self.raw_documents(), how))
 
     # ------------------------------------------------------------------ statistics
     def generator_stats(self) -> dict[str, Any]:

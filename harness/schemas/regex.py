@@ -237,6 +237,26 @@ def _char(draw: Callable[[st.SearchStrategy[Any]], Any], chars: _Chars) -> str:
     return str(draw(_chars(chars)))
 
 
+@functools.lru_cache(maxsize=1024)
+def _run_of(chars: _Chars, count: int) -> st.SearchStrategy[str] | None:
+    """``count`` characters of a class as one string draw (hypothesis draws a string with an
+    explicit alphabet in one choice, not one per character); None when the class is not a
+    short explicit alphabet."""
+    if chars.negated:
+        if sum(high - low + 1 for low, high in chars.ranges) > 256:
+            return None
+        excluded = "".join(chr(c) for low, high in chars.ranges for c in range(low, high + 1))
+        alphabet: Any = st.characters(codec="utf-8", exclude_characters=excluded)
+    else:
+        if sum(high - low + 1 for low, high in chars.ranges) > 256:
+            return None
+        alphabet = "".join(chr(c) for low, high in chars.ranges for c in range(low, high + 1)
+                           if not 0xD800 <= c <= 0xDFFF)
+        if not alphabet:
+            return None
+    return st.text(alphabet, min_size=count, max_size=count)
+
+
 def _text(draw: Callable[[st.SearchStrategy[Any]], Any], node: _Node, length: int, lengths: _Lengths) -> str:
     if isinstance(node, _Chars):
         return _char(draw, node)
@@ -255,6 +275,10 @@ def _text(draw: Callable[[st.SearchStrategy[Any]], Any], node: _Node, length: in
             out.append(_text(draw, part, size, lengths))
             length -= size
         return "".join(out)
+    if isinstance(node.node, _Chars):  # a run of one class: exactly ``length`` characters
+        run = _run_of(node.node, length)
+        if run is not None:
+            return str(draw(run))
     powers = lengths.powers(node)
     counts = [k for k in range(node.low, len(powers)) if powers[k] >> length & 1]
     count = draw(st.sampled_from(counts))
