@@ -169,7 +169,8 @@ class FuzzTerminalReporter:
         for tool, outcomes in sorted(_by_tool(report).items()):
             table.add_row(tool, *(_cell(outcomes.get(name)) for name in names))
         console.print(table)
-        layers = Table(title="examples by deciding layer", title_justify="left")
+        layers = Table(title="verdicts by deciding layer (one per example, one per mutant for rejects_near_misses)",
+                       title_justify="left")
         layers.add_column("tool")
         for column in _COLUMNS:
             layers.add_column(column, justify="right")
