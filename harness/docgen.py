@@ -171,6 +171,28 @@ def drift_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+def fuzz_properties_page() -> str:
+    """The fuzz properties and profiles, from the registry (``harness.fuzz.PROPERTIES``)."""
+    from harness.fuzz import PROPERTIES
+    from harness.fuzz.runner import PROFILES
+
+    lines = ["# Fuzz properties", "",
+             "Checked by `contract-harness fuzz` (and the pytest plugin's fuzz items) on every tool, with "
+             "documents hypothesis generates from the contract. Each property is one decorated function "
+             "in `harness/fuzz/properties.py`; its name is the registry key, the report label and the "
+             "pytest item name. See [../fuzz.md](../fuzz.md).", "",
+             "| property | applies to | draws | holds when |", "|---|---|---|---|"]
+    for prop in PROPERTIES:
+        scope = "tools with an adapter and a `vendor_schema`" if prop.adapter_only else "every tool"
+        lines.append(f"| `{prop.name}` | {scope} | {_cell(prop.draws)} | {_cell(prop.summary)} |")
+    lines += ["", "## Profiles", "", "| profile | examples per property and tool | derandomized | example database | |",
+              "|---|---:|---|---|---|"]
+    for profile in PROFILES.values():
+        lines.append(f"| `{profile.name}` | {profile.max_examples:,} | {'yes' if profile.derandomize else 'no'} | "
+                     f"{'on' if profile.database else 'off'} | {_cell(profile.summary)} |")
+    return "\n".join(lines) + "\n"
+
+
 PAGES: dict[str, Callable[[], str]] = {
     "operators.md": operators_page,
     "codes.md": codes_page,
@@ -178,6 +200,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "lint-rules.md": lint_rules_page,
     "compat-rules.md": compat_rules_page,
     "drift.md": drift_page,
+    "fuzz-properties.md": fuzz_properties_page,
 }
 
 

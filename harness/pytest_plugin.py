@@ -8,6 +8,9 @@ It is a thin adapter over the same engine as ``contract-harness check``; it work
 With ``--drift`` (opt-in: it talks to live upstreams) each contract also gets drift items,
 one per upstream sample request (and per advertised MCP schema), marked ``drift``, with ids
 like ``contracts/review_status/contract.yaml::drift::sandbox[CR-1042]``.
+Each contract also gets one fuzz item per applicable property
+(``contracts/review_status/contract.yaml::fuzz::accepts_valid``, marker ``fuzz``; ``--no-fuzz``
+turns them off); hypothesis loads only when one of them runs.
 
 This module imports almost nothing at the top, so ``pytest`` stays fast where the plugin is
 installed but unused.
@@ -35,6 +38,7 @@ _SOURCE_MARKERS = {
     "historical": "fixtures/historical", "mutation": "near-miss mutations",
     "lint": "the lint rules on the contract's schemas",
     "compat": "schema version compatibility (every consecutive pair)",
+    "fuzz": "the fuzz properties (hypothesis), one item per tool and property",
 }
 
 
@@ -53,6 +57,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   help="contract folders to collect, like --contracts")
     parser.addini("contract_harness_max_mutants", type="string", default="",
                   help="cap near-miss mutants per fixture")
+    group.addoption("--no-fuzz", action="store_true", help="do not collect the contracts' fuzz items")
+    group.addoption("--fuzz-profile", choices=("ci", "nightly"), default=None,
+                    help="hypothesis profile of the fuzz items (default ci)")
+    group.addoption("--fuzz-examples", type=int, default=None, metavar="N",
+                    help="examples per fuzz item (overrides the profile)")
+    parser.addini("contract_harness_fuzz", type="bool", default=True,
+                  help="collect one fuzz item per contract and property")
+    parser.addini("contract_harness_fuzz_profile", type="string", default="ci",
+                  help="hypothesis profile of the fuzz items: ci or nightly")
+    parser.addini("contract_harness_fuzz_examples", type="string", default="",
+                  help="examples per fuzz item (overrides the profile)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -116,6 +131,8 @@ class ContractFile(pytest.File):
                                          old=old, new=new)
         if self.config.getoption("--drift") and contract.upstreams:
             yield DriftGroup.from_parent(self, name="drift", contract=contract)
+        if _fuzz_enabled(self.config):
+            yield FuzzGroup.from_parent(self, name="fuzz", contract=contract)
 
 
 class CaseGroup(pytest.Collector):
@@ -331,6 +348,86 @@ class DriftItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"{self.contract.tool}::drift::{self.name}"
+
+
+def _fuzz_enabled(config: pytest.Config) -> bool:
+    return not config.getoption("--no-fuzz") and bool(config.getini("contract_harness_fuzz"))
+
+
+def _fuzz_options(config: pytest.Config) -> Any:
+    from harness.fuzz.runner import PROFILES, FuzzOptions
+
+    profile = config.getoption("--fuzz-profile") or config.getini("contract_harness_fuzz_profile") or "ci"
+    if profile not in PROFILES:
+        raise pytest.UsageError(f"contract_harness_fuzz_profile {profile!r}: use one of {', '.join(PROFILES)}")
+    examples = config.getoption("--fuzz-examples")
+    if examples is None and config.getini("contract_harness_fuzz_examples"):
+        examples = int(config.getini("contract_harness_fuzz_examples"))
+    root = config.rootpath / ".contract-harness" / "fuzz"
+    return FuzzOptions(profile=PROFILES[profile], examples=examples, fixtures_dir=root,
+                       database_dir=root / "examples")
+
+
+class FuzzGroup(pytest.Collector):
+    """The fuzz properties of one contract; their generators are built once, when the first
+    item runs, and shared by the others."""
+
+    def __init__(self, *, contract: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.contract = contract
+        self._subject: Any = None
+
+    def subject(self) -> Any:
+        if self._subject is None:
+            from harness.fuzz.subject import Subject
+
+            self._subject = Subject(self.contract)
+        return self._subject
+
+    def collect(self) -> Any:
+        from harness.fuzz.properties import PROPERTIES  # no hypothesis: the catalogue only
+
+        for prop in PROPERTIES.applicable(self.contract):
+            yield FuzzItem.from_parent(self, name=prop.name)
+
+
+class FuzzItem(pytest.Item):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_marker("fuzz")
+        assert isinstance(self.parent, FuzzGroup)
+        self.extra_keyword_matches.update({self.parent.contract.tool, "fuzz"})
+
+    def runtest(self) -> None:
+        from harness.fuzz.properties import PROPERTIES
+        from harness.fuzz.runner import run_property
+
+        assert isinstance(self.parent, FuzzGroup)
+        store = self.config.stash[_ENGINE]
+        if "fuzz-options" not in store:
+            store["fuzz-options"] = _fuzz_options(self.config)
+        outcome = run_property(self.parent.subject(), PROPERTIES[self.name], store["fuzz-options"])
+        self.user_properties.extend([("tool", outcome.tool), ("property", outcome.prop),
+                                     ("examples", str(outcome.examples)), ("status", outcome.status)])
+        if not outcome.ok:
+            raise FuzzFailed(outcome)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, FuzzFailed):
+            from harness.reporting.fuzz import outcome_text
+
+            return outcome_text(excinfo.value.outcome)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        assert isinstance(self.parent, FuzzGroup)
+        return self.path, None, f"{self.parent.contract.tool}::fuzz::{self.name}"
+
+
+class FuzzFailed(Exception):
+    def __init__(self, outcome: Any) -> None:
+        super().__init__(outcome.detail)
+        self.outcome = outcome
 
 
 class LayerTable:

@@ -16,6 +16,28 @@ SHARED = Path(os.environ.get("HARNESS_SHARED", REPO.parent / "shared")).resolve(
 CORPORA = SHARED / "corpora"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-slow", action="store_true", default=False,
+                     help="also run the tests marked slow (the nightly fuzz profile, long runs)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--run-slow") or os.environ.get("HARNESS_RUN_SLOW"):
+        return
+    # Deselected rather than skipped: they are not failing or missing anything, only opt-in
+    # (the nightly fuzz profile; CI runs it nightly). The count shows in pytest's summary line.
+    slow = [test for test in items if "slow" in test.keywords]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [test for test in items if "slow" not in test.keywords]
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if config.getoption("--run-slow") or os.environ.get("HARNESS_RUN_SLOW"):
+        return None
+    return "tests marked slow are deselected: run them with --run-slow (or HARNESS_RUN_SLOW=1)"
+
+
 def corpus(name: str) -> Path:
     """Path of a shared corpus; the calling test is skipped, with the reason, where absent."""
     path = CORPORA / name

@@ -7,6 +7,15 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+# The inline runs below import harness modules, and pytester forgets every module first imported
+# inside a run. When another test in this process imported part of a package first (the CLI
+# imports harness.compat.model), a later run re-imports the rest against the kept part: the
+# compat rule registry ends up without its rules. Import the lazily loaded packages whole, here.
+import harness.compat.api
+import harness.compat.rules
+import harness.fuzz.runner
+import harness.reporting.fuzz  # noqa: F401
+
 pytest_plugins = ["pytester"]
 
 
@@ -14,9 +23,10 @@ pytest_plugins = ["pytester"]
 def demo_project(pytester: pytest.Pytester, demo_root):  # type: ignore[no-untyped-def]
     for part in ("contracts", "fixtures"):
         shutil.copytree(demo_root / part, pytester.path / part)
-    # Only the deployment tool, to keep these runs short.
+    # Only the deployment tool, to keep these runs short (and few examples per fuzz item).
     for tool in ("review_status", "job_status"):
         shutil.rmtree(pytester.path / "contracts" / tool)
+    pytester.makeini("[pytest]\ncontract_harness_fuzz_examples = 10\n")
     return pytester
 
 
@@ -28,7 +38,8 @@ def test_plain_pytest_collects_one_item_per_case_with_readable_ids(demo_project)
     assert "contracts/deployment_status/contract.yaml::historical::maintenance-banner/state_object" in lines
     assert "contracts/deployment_status/contract.yaml::lint" in lines
     assert "contracts/deployment_status/contract.yaml::compat-v1-v2::policy" in lines
-    assert any("62 tests collected" in line for line in lines)
+    assert "contracts/deployment_status/contract.yaml::fuzz::rejects_near_misses" in lines
+    assert any("66 tests collected" in line for line in lines)
 
 
 def test_lint_item_fails_with_the_rule_pointer_and_fix(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -50,7 +61,7 @@ def test_compat_items_fail_when_the_declared_policy_is_violated(demo_project) ->
 
 def test_cases_pass_and_the_summary_shows_the_layer_table(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("-q")
-    result.assert_outcomes(passed=62)
+    result.assert_outcomes(passed=66)
     result.stdout.fnmatch_lines(["*contract cases by rejecting layer*",
                                  "tool*cases*transport*parse*schema*adapter*binding*freshness*projection*accepted*",
                                  "deployment_status*58*"])
@@ -88,7 +99,7 @@ def test_works_under_xdist(demo_project) -> None:  # type: ignore[no-untyped-def
 
 def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root) -> None:  # type: ignore[no-untyped-def]
     result = pytester.runpytest("-q", "--co", "--contracts", str(demo_root / "contracts" / "deployment_status"))
-    assert any("62 tests collected" in line for line in result.stdout.lines)
+    assert any("66 tests collected" in line for line in result.stdout.lines)
 
 
 def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -101,4 +112,39 @@ def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:
 
 def test_max_mutants_option_caps_the_items(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("--co", "-q", "--max-mutants", "5")
-    assert any("24 tests collected" in line for line in result.stdout.lines)  # 10 fixtures + 2 x 5 mutants + lint + 3 compat
+    assert any("28 tests collected" in line for line in result.stdout.lines)  # 10 fixtures + 2 x 5 mutants + lint + 3 compat + 4 fuzz
+
+
+def test_one_fuzz_item_per_applicable_property_and_no_fuzz_turns_them_off(demo_project) -> None:  # type: ignore[no-untyped-def]
+    lines = demo_project.runpytest("--co", "-q", "-m", "fuzz").stdout.lines
+    fuzz_items = [line for line in lines if "::fuzz::" in line]
+    assert fuzz_items == [f"contracts/deployment_status/contract.yaml::fuzz::{name}" for name in
+                          ("accepts_valid", "rejects_near_misses", "survives_any_bytes", "keeps_canaries_out")]
+    lines = demo_project.runpytest("--co", "-q", "--no-fuzz").stdout.lines
+    assert not [line for line in lines if "::fuzz::" in line]
+    assert any("62 tests collected" in line for line in lines)
+
+
+def test_a_failing_fuzz_item_shows_the_shrunk_example_and_how_to_reproduce_it(demo_project) -> None:  # type: ignore[no-untyped-def]
+    schema = demo_project.path / "contracts/deployment_status/schemas/v2.json"
+    schema.write_text(schema.read_text().replace('"additionalProperties": false', '"additionalProperties": true'))
+    result = demo_project.runpytest("-q", "-k", "fuzz and rejects_near_misses")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*FINDING deployment_status::fuzz::rejects_near_misses (contract_gap)*",
+        "*the schema accepts an unexpected member*",
+        "*example:  {*hx-canary-*",
+        "*fixture:  *fixtures/rejected/deployment_status/fuzz-rejects_near_misses-*.json*",
+        "*reproduce with: contract-harness fuzz *--tool deployment_status --property rejects_near_misses*",
+    ])
+    assert list((demo_project.path / ".contract-harness/fuzz/fixtures/rejected/deployment_status").glob("*.case.yaml"))
+
+
+def test_collecting_fuzz_items_does_not_load_hypothesis(demo_project) -> None:  # type: ignore[no-untyped-def]
+    demo_project.makeconftest(
+        "import sys\n"
+        "def pytest_collection_finish(session):\n"
+        "    print('hypothesis loaded:', 'hypothesis' in sys.modules)\n"
+    )
+    result = demo_project.runpytest_subprocess("--co", "-q")
+    result.stdout.fnmatch_lines(["hypothesis loaded: False"])

@@ -16,7 +16,7 @@ from harness import __version__
 from harness.errors import HarnessError
 
 #: Subcommand modules, in the order ``--help`` lists them (``import_`` registers ``import``).
-COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox", "init", "import_")
+COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox", "init", "import_", "fuzz")
 
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
 

@@ -46,10 +46,14 @@ def register(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def add_selection_arguments(p: argparse.ArgumentParser) -> None:
+def add_contract_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("contracts", nargs="*", metavar="CONTRACTS",
                    help="contract dirs, contracts/ folders or project roots")
     p.add_argument("--tool", action="append", metavar="T", help="only this tool (repeatable)")
+
+
+def add_selection_arguments(p: argparse.ArgumentParser) -> None:
+    add_contract_arguments(p)
     p.add_argument("--source", action="append", choices=SOURCES,
                    help="only cases of this source (repeatable)")
     p.add_argument("--operator", action="append", metavar="OP",

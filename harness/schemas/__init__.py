@@ -7,7 +7,9 @@
 - :mod:`harness.schemas.lower`: :func:`lower` rewrites 2020-12 constructs hypothesis-jsonschema
   ignores into exactly equivalent draft-07 forms, and says what it could not;
 - :mod:`harness.schemas.generate`: :func:`from_schema` generates documents and re-validates each
-  with the production validator, counting discards.
+  with the production validator, counting discards; optionally from a strategy compiled once
+  (:mod:`harness.schemas.compile`) and with boundary values pushed in
+  (:mod:`harness.schemas.boundary`, exact-length strings from :mod:`harness.schemas.regex`).
 """
 
 from harness.schemas.generate import GenerationStats, from_expanded, from_schema, sample

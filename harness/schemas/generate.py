@@ -4,7 +4,8 @@
 ``hypothesis_jsonschema`` strategy from the lowered form, and passes every value through the
 production validator (``jsonschema-rs``, formats asserted): values it rejects are discarded,
 never returned. :class:`GenerationStats` counts what was generated, discarded and unique, so
-a caller can report the discard rate.
+a caller can report the discard rate. With ``boundary_values=True`` each document may also have
+a few values pushed to the edges of their constraints (:mod:`harness.schemas.boundary`).
 
 ``sample(strategy, n)`` draws up to ``n`` values deterministically (derandomized, no example
 database), for library code that wants values rather than a property test.
@@ -30,8 +31,10 @@ from hypothesis.errors import HypothesisException
 from hypothesis_jsonschema import from_schema as _hj_from_schema
 
 from harness.boundary.schema import SchemaValidator, validator_for
+from harness.schemas.boundary import with_boundary_values
+from harness.schemas.compile import compile_strategy
 from harness.schemas.lower import Lowered, lower
-from harness.schemas.resolve import as_schema
+from harness.schemas.resolve import as_schema, expand
 
 
 class OutOfTime(Exception):
@@ -109,10 +112,13 @@ def time_budget(seconds: float | None) -> Iterator[None]:
 
 @dataclass(slots=True)
 class GenerationStats:
-    """Counters of one strategy: values generated, discarded as invalid, and distinct."""
+    """Counters of one strategy: values generated, discarded as invalid, and distinct; and,
+    with boundary values, documents that kept one and those whose edge was refused."""
 
     generated: int = 0
     discarded: int = 0
+    boundary: int = 0
+    boundary_invalid: int = 0
     _seen: set[str] = field(default_factory=set, repr=False)
 
     @property
@@ -133,6 +139,8 @@ class GenerationStats:
             "discarded": self.discarded,
             "unique": self.unique,
             "discard_rate": round(self.discard_rate, 4),
+            "boundary": self.boundary,
+            "boundary_invalid": self.boundary_invalid,
         }
 
     def _keep(self, is_valid: Callable[[Any], bool]) -> Callable[[Any], bool]:
@@ -163,10 +171,15 @@ def from_lowered(
     validator: SchemaValidator,
     *,
     stats: GenerationStats | None = None,
+    compiled: bool = False,
 ) -> st.SearchStrategy[Any]:
-    """A strategy from an already lowered schema, filtered by ``validator``."""
+    """A strategy from an already lowered schema, filtered by ``validator``.
+
+    ``compiled`` builds the strategy once (:mod:`harness.schemas.compile`) instead of letting
+    hypothesis-jsonschema rebuild object strategies at every draw.
+    """
     try:
-        base = _hj_from_schema(lowered.schema)
+        base = compile_strategy(lowered.schema) if compiled else _hj_from_schema(lowered.schema)
     except (HypothesisException, ValueError, TypeError, KeyError) as exc:  # pragma: no cover - rare
         raise GenerationError(f"cannot generate from the lowered schema: {exc}") from None
     counters = stats if stats is not None else GenerationStats()
@@ -180,22 +193,36 @@ def from_schema(
     base_uri: str | None = None,
     resources: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
     stats: GenerationStats | None = None,
+    boundary_values: bool = False,
+    compiled: bool = False,
 ) -> st.SearchStrategy[Any]:
     """Documents valid under ``schema`` (Draft 2020-12 or the dialect it declares).
 
     ``validator`` is the production validator to hold every value to (compiled from
     ``schema``, ``base_uri`` and ``resources`` when not given). Pass ``stats`` to count
-    generated and discarded values.
+    generated and discarded values; ``boundary_values`` to push some values to the edges of
+    their constraints; ``compiled`` to build the strategy once (see :func:`from_lowered`).
     """
     items = list(resources.items()) if isinstance(resources, Mapping) else list(resources)
     if validator is None:
         validator = validator_for(schema, resources=items, base_uri=base_uri)
-    return from_lowered(lower(schema, base_uri=base_uri, resources=items), validator, stats=stats)
+    expanded = expand(schema, base_uri=base_uri, resources=items)
+    counters = stats if stats is not None else GenerationStats()
+    strategy = from_lowered(lower(expanded), validator, stats=counters, compiled=compiled)
+    if boundary_values:
+        strategy = with_boundary_values(strategy, expanded.schema, validator, counters)
+    return strategy
 
 
-def from_expanded(tree: Any, *, stats: GenerationStats | None = None) -> st.SearchStrategy[Any]:
+def from_expanded(tree: Any, *, stats: GenerationStats | None = None,
+                  boundary_values: bool = False, compiled: bool = False) -> st.SearchStrategy[Any]:
     """Documents valid under an expanded tree (:func:`harness.schemas.resolve.expand`)."""
-    return from_lowered(lower(tree, expanded=True), validator_for(as_schema(tree)), stats=stats)
+    validator = validator_for(as_schema(tree))
+    counters = stats if stats is not None else GenerationStats()
+    strategy = from_lowered(lower(tree, expanded=True), validator, stats=counters, compiled=compiled)
+    if boundary_values:
+        strategy = with_boundary_values(strategy, tree, validator, counters)
+    return strategy
 
 
 #: Settings for library code: deterministic, no example database, no health checks (the

@@ -25,10 +25,20 @@ def test_it_runs_nightly_and_on_demand_uploads_the_reports_and_writes_the_job_su
     assert workflow["permissions"] == {"contents": "read"}
 
 
+def test_it_runs_the_nightly_fuzz_profile_with_the_example_database_cached() -> None:
+    steps = yaml.safe_load(WORKFLOW.read_text())["jobs"]["fuzz"]["steps"]
+    cache = next(s for s in steps if s.get("uses", "").startswith("actions/cache@"))
+    assert cache["with"]["path"] == ".contract-harness/fuzz/examples"
+    run = next(s["run"] for s in steps if "contract-harness fuzz" in s.get("run", ""))
+    assert "--profile nightly" in run and "--fixtures-out reports/" in run
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["if"] == "always()" and upload["with"]["path"] == "reports/"
+
+
 def test_its_contract_harness_commands_parse() -> None:
     text = WORKFLOW.read_text().replace("\\\n", " ")
     commands = [line.strip() for line in text.splitlines() if line.strip().startswith("contract-harness ")]
-    assert {c.split()[1] for c in commands} == {"sandbox", "drift"}
+    assert {c.split()[1] for c in commands} == {"sandbox", "drift", "fuzz"}
     parser = build_parser()
     env = {"$HARNESS_SANDBOX_PROFILE": "stable", "$REPORTS": "reports"}
     for command in commands:

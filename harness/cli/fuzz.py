@@ -1,0 +1,104 @@
+"""``contract-harness fuzz``: the fuzz properties of every contract, under a hypothesis profile."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from harness.cli.check import add_contract_arguments, load_contracts
+from harness.errors import UsageError
+from harness.fuzz.properties import PROPERTIES
+
+PROFILE_NAMES = ("ci", "nightly")
+DEFAULT_FIXTURES_DIR = ".contract-harness/fuzz"
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "fuzz",
+        help="check the fuzz properties of every contract with generated documents",
+        description=(
+            "Generate documents from each contract (valid, bound and fresh ones; near misses through "
+            "every mutation operator; arbitrary bytes; canaries; vendor documents for adapters) and "
+            "check the fuzz properties on them. A failure is shrunk to a minimal example, written out "
+            "as a fixture with its sidecar, and printed with a command that reproduces it. Without "
+            "CONTRACTS: ./contracts if present, else the embedded demo. Exit 0 every property held, "
+            "1 a property failed or a finding, 2 usage or configuration error."
+        ),
+    )
+    add_contract_arguments(p)
+    p.add_argument("--property", action="append", metavar="P", dest="properties",
+                   help=f"only this property (repeatable): {', '.join(PROPERTIES.names())}")
+    p.add_argument("--profile", choices=PROFILE_NAMES, default="ci",
+                   help="ci: derandomized, 100 examples per property and tool (default); "
+                        "nightly: random with a printed seed, 2,000 examples, example database on")
+    p.add_argument("--examples", type=int, metavar="N", help="examples per property and tool (overrides the profile)")
+    p.add_argument("--seed", type=int, metavar="S", help="hypothesis seed (to reproduce a nightly run)")
+    p.add_argument("--blob", metavar="B",
+                   help="replay exactly one failing example (the blob a failure printed); needs one --tool and "
+                        "one --property")
+    p.add_argument("--json", metavar="FILE", help="write the JSON report")
+    p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    p.add_argument("--markdown", metavar="FILE", help="write a Markdown report (CI job summary)")
+    p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
+    p.add_argument("--fixtures-out", metavar="DIR", default=DEFAULT_FIXTURES_DIR,
+                   help=f"where shrunk failing examples are written as fixtures (default {DEFAULT_FIXTURES_DIR})")
+    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.set_defaults(run=run)
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from harness.fuzz.runner import DEFAULT_DATABASE, PROFILES, FuzzOptions
+
+    if args.examples is not None and args.examples < 1:
+        raise UsageError(f"--examples must be at least 1, not {args.examples}")
+    if args.seed is not None and args.seed < 0:
+        raise UsageError(f"--seed must be a non-negative integer, not {args.seed}")
+    if args.properties:
+        unknown = sorted(set(args.properties) - set(PROPERTIES.names()))
+        if unknown:
+            raise UsageError(f"unknown property {', '.join(unknown)} (known: {', '.join(PROPERTIES.names())})")
+    if args.blob is not None and (len(args.tool or []) != 1 or len(args.properties or []) != 1):
+        raise UsageError("--blob replays one example: give exactly one --tool and one --property")
+    return FuzzOptions(
+        profile=PROFILES[args.profile],
+        examples=args.examples,
+        seed=args.seed,
+        properties=tuple(args.properties) if args.properties else None,
+        blob=args.blob,
+        fixtures_dir=Path(args.fixtures_out),
+        database_dir=DEFAULT_DATABASE,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    contracts = load_contracts(args.contracts, args.tool)
+    options = _options(args)
+    if args.blob is not None and not all(PROPERTIES[args.properties[0]].applies(c) for c in contracts):
+        raise UsageError(f"property {args.properties[0]} does not apply to {contracts[0].tool}")
+    from harness.fuzz.runner import FuzzFinished, fuzz  # loads hypothesis: only when fuzzing
+    from harness.reporting.fuzz import (
+        FuzzHtmlReporter,
+        FuzzJsonReporter,
+        FuzzJUnitReporter,
+        FuzzMarkdownReporter,
+        FuzzTerminalReporter,
+    )
+
+    reporters: list[Any] = [FuzzTerminalReporter(progress=False if args.no_progress else None)]
+    if args.json:
+        reporters.append(FuzzJsonReporter(args.json))
+    if args.junit:
+        reporters.append(FuzzJUnitReporter(args.junit))
+    if args.markdown:
+        reporters.append(FuzzMarkdownReporter(args.markdown))
+    if args.html:
+        reporters.append(FuzzHtmlReporter(args.html))
+    ok = False
+    for event in fuzz(contracts, options):
+        for reporter in reporters:
+            reporter.handle(event)
+        if isinstance(event, FuzzFinished):
+            ok = event.report.ok
+    return 0 if ok else 1

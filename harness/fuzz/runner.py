@@ -1,0 +1,374 @@
+"""Run the fuzz properties with hypothesis: profiles, shrinking, reproduction, events.
+
+``fuzz(contracts, options)`` runs every applicable property of every contract and yields
+events (it never prints): :class:`FuzzStarted`, then :class:`PropertyStarted` and
+:class:`PropertyFinished` per tool and property, then :class:`FuzzFinished` with the
+:class:`FuzzReport`. A failing property is shrunk by hypothesis to a minimal example; its
+:class:`Outcome` carries the finding, a ``reproduce`` command (``contract-harness fuzz ...``,
+with ``--seed S`` when the run was random), the hypothesis blob that replays exactly that
+example (``--blob``), and the path of the fixture written for it. A given seed replaces the
+example database (hypothesis keeps none for seeded runs); the nightly profile without one draws
+a fresh seed per property and keeps failures in the database, replayed first next time.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.errors import HypothesisException, Unsatisfiable
+
+from harness.cases import ACCEPT, CaseExpectation
+from harness.contract import Contract
+from harness.engine import FAILED, PASSED, CaseResult, Summary, ToolSummary
+from harness.errors import UsageError
+from harness.fuzz.fixtures import write_fixture
+from harness.fuzz.model import Finding, PropertyViolation
+from harness.fuzz.properties import PROPERTIES, Property, PropertyRegistry
+from harness.fuzz.subject import Subject
+
+_BLOB = re.compile(r"@reproduce_failure\('([^']+)', b'([^']*)'\)")
+DEFAULT_DATABASE = Path(".contract-harness/fuzz/examples")
+_EXCERPT_BYTES = 240
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """How hard to search: examples per property and tool, randomness, example database."""
+
+    name: str
+    max_examples: int
+    derandomize: bool
+    database: bool
+    summary: str
+
+
+PROFILES: dict[str, Profile] = {
+    "ci": Profile("ci", 100, True, False,
+                  "derandomized: the same 100 examples per property and tool on every run; no example database"),
+    "nightly": Profile("nightly", 2000, False, True,
+                       "random (a failure prints its seed): 2,000 examples per property and tool; the "
+                       "example database replays earlier failures first"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FuzzOptions:
+    """What to run and how. ``examples`` overrides the profile's count."""
+
+    profile: Profile = PROFILES["ci"]
+    examples: int | None = None
+    seed: int | None = None
+    properties: tuple[str, ...] | None = None
+    blob: str | None = None
+    fixtures_dir: Path | None = None
+    database_dir: Path = DEFAULT_DATABASE
+    registry: PropertyRegistry = PROPERTIES
+
+    @property
+    def max_examples(self) -> int:
+        return self.examples if self.examples is not None else self.profile.max_examples
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One property on one tool: held, failed, or a finding about the contract."""
+
+    tool: str
+    prop: str
+    version: int
+    contract_dir: str
+    status: str
+    examples: int
+    shrinks: int
+    columns: Mapping[str, int]
+    labels: Mapping[str, int]
+    detail: str
+    duration_s: float
+    problem: str | None = None
+    finding: Finding | None = None
+    reproduce: str | None = None
+    blob: str | None = None
+    fixture: str | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.tool}::fuzz::{self.prop}"
+
+    @property
+    def ok(self) -> bool:
+        return self.status == PASSED
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.id,
+            "status": self.status,
+            "problem": self.problem,
+            "examples": self.examples,
+            "shrinks": self.shrinks,
+            "by_layer": dict(self.columns),
+            "labels": dict(sorted(self.labels.items())),
+            "detail": self.detail,
+            "blob": self.blob,
+            "fixture": self.fixture,
+            "duration_s": round(self.duration_s, 3),
+        }
+
+    def case_result(self) -> CaseResult:
+        """The outcome as a case of the harness's reports (JSON, JUnit, Markdown)."""
+        f = self.finding
+        expected = f.expected if f else (ACCEPT if self.prop == "accepts_valid" else CaseExpectation(False, ()))
+        payload = f.payload if f else None
+        excerpt = ""
+        if payload:
+            excerpt = payload[:_EXCERPT_BYTES].decode("utf-8", "replace")
+            if len(payload) > _EXCERPT_BYTES:
+                excerpt += f"... ({len(payload):,} bytes)"
+        return CaseResult(
+            id=self.id, tool=self.tool, source="fuzz", status=self.status, problem=self.problem,
+            expected=expected, layer=f.layer if f else None, code=f.code if f else None,
+            instance_pointer=f.instance_pointer if f else None,
+            schema_pointer=f.schema_pointer if f else None, message=f.message if f else None,
+            detail=self.detail, operator=f.operator if f else None, pointer=f.pointer if f else None,
+            original=f.original if f else "", mutated=f.mutated if f else "", fixture=self.fixture,
+            version=self.version, contract_dir=self.contract_dir,
+            now=f.now.isoformat() if f else None, request=dict(f.request) if f else None,
+            duration_s=self.duration_s, payload=payload, reproduce=self.reproduce, excerpt=excerpt,
+        )
+
+
+@dataclass
+class FuzzReport:
+    """Every outcome of a run, with the generator statistics of each tool."""
+
+    profile: Profile
+    max_examples: int
+    seed: int | None
+    outcomes: list[Outcome] = field(default_factory=list)
+    generators: dict[str, dict[str, Any]] = field(default_factory=dict)
+    not_applicable: dict[str, list[str]] = field(default_factory=dict)
+    versions: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outcomes)
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+    def summary(self) -> Summary:
+        """The run as the harness's summary: per tool, the *examples* by deciding layer and the
+        properties by status."""
+        summary = Summary(notes=list(self.notes), duration_s=self.duration_s)
+        for outcome in self.outcomes:
+            tool = summary.tools.setdefault(outcome.tool, ToolSummary(outcome.tool))
+            tool.columns.update(outcome.columns)
+            tool.statuses[outcome.status] += 1
+        return summary
+
+    def to_dict(self) -> dict[str, Any]:
+        tools: dict[str, Any] = {}
+        for name in sorted({o.tool for o in self.outcomes} | set(self.not_applicable)):
+            tools[name] = {
+                "version": self.versions.get(name),
+                "generator": self.generators.get(name, {}),
+                "properties": {o.prop: o.to_dict() for o in self.outcomes if o.tool == name},
+                "not_applicable": self.not_applicable.get(name, []),
+            }
+        return {
+            "profile": self.profile.name,
+            "derandomized": self.profile.derandomize and self.seed is None,
+            "database": self.profile.database,
+            "max_examples": self.max_examples,
+            "seed": self.seed,
+            "hypothesis_version": hypothesis.__version__,
+            "tools": tools,
+        }
+
+
+# ------------------------------------------------------------------------ events
+
+
+@dataclass(frozen=True, slots=True)
+class FuzzStarted:
+    total: int
+    tools: tuple[str, ...]
+    profile: Profile
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyStarted:
+    index: int
+    tool: str
+    prop: str
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyFinished:
+    index: int
+    outcome: Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class FuzzFinished:
+    report: FuzzReport
+
+
+FuzzEvent = FuzzStarted | PropertyStarted | PropertyFinished | FuzzFinished
+
+
+# ------------------------------------------------------------------------ running
+
+
+def settings_for(options: FuzzOptions, tool: str, prop: str) -> settings:
+    profile = options.profile
+    database = None
+    if profile.database and options.blob is None:
+        database = DirectoryBasedExampleDatabase(str(options.database_dir / tool / prop))
+    return settings(
+        max_examples=options.max_examples,
+        derandomize=profile.derandomize,
+        database=database,
+        deadline=None,
+        verbosity=Verbosity.quiet,
+        print_blob=True,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+    )
+
+
+def reproduce_command(outcome: Outcome, options: FuzzOptions, seed: int | None) -> str:
+    import shlex
+
+    argv = ["contract-harness", "fuzz", outcome.contract_dir, "--tool", outcome.tool,
+            "--property", outcome.prop, "--profile", options.profile.name]
+    if options.examples is not None:
+        argv += ["--examples", str(options.examples)]
+    if seed is not None:
+        argv += ["--seed", str(seed)]
+    return shlex.join(argv)
+
+
+def _blob(exc: BaseException) -> str | None:
+    for note in getattr(exc, "__notes__", ()):
+        match = _BLOB.search(note)
+        if match:
+            return match.group(2)
+    return None
+
+
+def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outcome:
+    """Check one property on one tool; shrink a failure and write its fixture."""
+    seed = options.seed
+    columns: Counter[str] = Counter()
+    labels: Counter[str] = Counter()
+    state = {"examples": 0, "shrinks": 0, "failing": False}
+
+    def test(data: Any) -> None:
+        if state["failing"]:
+            state["shrinks"] += 1
+        try:
+            observation = prop(subject, data.draw)
+        except PropertyViolation:
+            state["failing"] = True
+            raise
+        if not state["failing"]:
+            state["examples"] += 1
+            columns.update(observation.columns)
+            labels.update(observation.labels)
+
+    given_test = given(st.data())(test)
+    wrapped = settings_for(options, subject.tool, prop.name)(given_test)
+    if seed is not None:
+        wrapped = hypothesis.seed(seed)(wrapped)  # (hypothesis then keeps no example database)
+    if options.blob is not None:
+        wrapped = hypothesis.reproduce_failure(hypothesis.__version__, options.blob.encode())(wrapped)
+    started = time.perf_counter()
+    finding: Finding | None = None
+    blob = None
+    try:
+        wrapped()
+        status, problem = PASSED, None
+        detail = f"held on {state['examples']} examples"
+    except PropertyViolation as exc:
+        finding, blob = exc.finding, _blob(exc)
+        status, problem, detail = finding.status, finding.problem, finding.detail
+    except Unsatisfiable:
+        stats = subject.stats
+        status, problem = FAILED, "no_examples"
+        detail = (f"no example could be generated ({stats.discarded} of {stats.generated} generated "
+                  f"documents discarded as invalid, {subject.tally.get('unfit', 0)} could not be bound)")
+    except HypothesisException as exc:
+        if options.blob is not None:
+            raise UsageError(f"--blob {options.blob!r} does not replay here: {str(exc).splitlines()[0]}") from None
+        status, problem = FAILED, "error"
+        detail = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    outcome = Outcome(subject.tool, prop.name, subject.version, str(subject.contract.directory),
+                      status=status, examples=state["examples"], shrinks=state["shrinks"],
+                      columns=dict(columns), labels=dict(labels), detail=detail,
+                      duration_s=time.perf_counter() - started, problem=problem, finding=finding, blob=blob)
+    if status != PASSED:
+        if seed is None and not options.profile.derandomize:
+            # The seed hypothesis drew for this run (private, pinned version): replays its search.
+            seed = getattr(given_test, "_hypothesis_internal_use_generated_seed", None)
+        outcome = replace(outcome, reproduce=reproduce_command(outcome, options, seed))
+        if finding is not None and options.fixtures_dir is not None:
+            path = write_fixture(finding, subject.tool, prop.name, options.fixtures_dir)
+            outcome = replace(outcome, fixture=str(path))
+    return outcome
+
+
+def _selected(options: FuzzOptions) -> list[Property]:
+    registry = options.registry
+    if options.properties is None:
+        return list(registry)
+    unknown = sorted(set(options.properties) - set(registry.names()))
+    if unknown:
+        raise UsageError(f"unknown property {', '.join(unknown)} (known: {', '.join(registry.names())})")
+    return [p for p in registry if p.name in options.properties]
+
+
+def fuzz(contracts: Iterable[Contract], options: FuzzOptions = FuzzOptions()) -> Iterator[FuzzEvent]:
+    """Run the selected properties on every contract, yielding events."""
+    contracts = list(contracts)
+    selected = _selected(options)
+    report = FuzzReport(options.profile, options.max_examples, options.seed)
+    plan: list[tuple[Contract, list[Property]]] = []
+    for contract in contracts:
+        applicable = [p for p in selected if p.applies(contract)]
+        skipped = [p.name for p in selected if not p.applies(contract)]
+        if skipped:
+            report.not_applicable[contract.tool] = skipped
+        plan.append((contract, applicable))
+    total = sum(len(props) for _, props in plan)
+    started = time.perf_counter()
+    yield FuzzStarted(total, tuple(sorted(c.tool for c in contracts)), options.profile)
+    index = 0
+    for contract, props in plan:
+        if not props:
+            continue
+        subject = Subject(contract)
+        report.versions[contract.tool] = subject.version
+        for prop in props:
+            yield PropertyStarted(index, contract.tool, prop.name)
+            outcome = run_property(subject, prop, options)
+            report.outcomes.append(outcome)
+            yield PropertyFinished(index, outcome)
+            index += 1
+        report.generators[contract.tool] = subject.generator_stats()
+        if contract.adapter is not None and contract.vendor_schema is None:
+            report.notes.append(f"{contract.tool}: declare vendor_schema to fuzz its adapter (adapter_maps_cleanly)")
+    report.duration_s = time.perf_counter() - started
+    yield FuzzFinished(report)

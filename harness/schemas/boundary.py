@@ -1,0 +1,231 @@
+"""Boundary values: the edges of each constraint, pushed into generated documents.
+
+A random search draws short strings and small numbers; the bugs live at the edges. For a
+document valid under a schema, :func:`edges` lists, for each value, the boundary values its
+schema allows: a string of exactly ``maxLength`` (and of exactly ``minLength``) that still
+matches its ``pattern`` (:mod:`harness.schemas.regex`), the first and last ``enum`` members,
+``minimum``/``maximum`` (and the nearest values inside exclusive bounds), arrays of exactly
+``maxItems``/``minItems`` items. :func:`with_boundary_values` wraps a document strategy: each
+draw may push a few values (chosen by hypothesis, so shrinking removes them) to an edge; the
+result is re-validated with the production validator, and an edge the whole schema refuses
+(``oneOf`` exclusivity, ``uniqueItems``, ...) falls back to the document as generated.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hypothesis import strategies as st
+
+from harness.pointer import MISSING, escape_token, resolve, split
+from harness.schemas.regex import MAX_LENGTH, exact_length
+
+if TYPE_CHECKING:
+    from harness.boundary.schema import SchemaValidator
+    from harness.schemas.generate import GenerationStats
+
+#: At most this many values are pushed to an edge in one document.
+MAX_EDGES_PER_DOCUMENT = 3
+_MAX_ITEMS_EDGE = 256
+_IN_PLACE = ("allOf", "anyOf", "oneOf", "then", "else")
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One value of a document and the boundary values its schema allows there."""
+
+    pointer: str
+    edges: tuple[st.SearchStrategy[Any], ...]
+    kinds: tuple[str, ...]
+
+
+def _in_place(node: Any) -> Iterator[dict[str, Any]]:
+    """The node and every subschema applying to the same instance (branches included)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if not isinstance(current, dict):
+            continue
+        yield current
+        for key in _IN_PLACE:
+            value = current.get(key)
+            stack.extend(value if isinstance(value, list) else [value])
+        if isinstance(current.get("$ref"), dict):
+            stack.append(current["$ref"])
+
+
+def _children(nodes: list[dict[str, Any]], instance: Any) -> Iterator[tuple[str, Any, list[Any]]]:
+    if isinstance(instance, dict):
+        for name, value in instance.items():
+            found: list[Any] = []
+            for node in nodes:
+                properties = node.get("properties")
+                if isinstance(properties, dict) and name in properties:
+                    found.append(properties[name])
+                    continue
+                matched = False
+                for pattern, sub in (node.get("patternProperties") or {}).items():
+                    try:
+                        if re.search(pattern, name):
+                            found.append(sub)
+                            matched = True
+                    except re.error:
+                        continue
+                if not matched and isinstance(node.get("additionalProperties"), dict):
+                    found.append(node["additionalProperties"])
+            yield escape_token(name), value, found
+    elif isinstance(instance, list):
+        for index, value in enumerate(instance):
+            found = []
+            for node in nodes:
+                prefix = node.get("prefixItems")
+                if isinstance(prefix, list) and index < len(prefix):
+                    found.append(prefix[index])
+                elif isinstance(node.get("items"), dict):
+                    found.append(node["items"])
+            yield str(index), value, found
+
+
+def _number_edges(nodes: list[dict[str, Any]], value: int | float) -> list[Any]:
+    integer = isinstance(value, int)
+    found: list[Any] = []
+    for node in nodes:
+        for key in ("minimum", "maximum"):
+            bound = node.get(key)
+            if isinstance(bound, int | float) and not isinstance(bound, bool):
+                if integer:
+                    bound = math.ceil(bound) if key == "minimum" else math.floor(bound)
+                found.append(bound)
+        for key, step in (("exclusiveMinimum", 1), ("exclusiveMaximum", -1)):
+            bound = node.get(key)
+            if isinstance(bound, int | float) and not isinstance(bound, bool) and math.isfinite(bound):
+                if integer:
+                    found.append(math.floor(bound) + 1 if step > 0 else math.ceil(bound) - 1)
+                else:
+                    found.append(math.nextafter(bound, math.inf * step))
+    return found
+
+
+def _string_edges(nodes: list[dict[str, Any]]) -> list[st.SearchStrategy[Any]]:
+    patterns = sorted({n["pattern"] for n in nodes if isinstance(n.get("pattern"), str)})
+    if len(patterns) > 1 or any("format" in n for n in nodes):
+        return []  # several patterns or a format: leave it to the generator
+    pattern = patterns[0] if patterns else None
+    found = []
+    for key in ("maxLength", "minLength"):
+        for node in nodes:
+            length = node.get(key)
+            if isinstance(length, int) and 0 <= length <= MAX_LENGTH:
+                strategy = exact_length(pattern, length)
+                if strategy is not None:
+                    found.append(strategy)
+    return found
+
+
+def _array_edges(nodes: list[dict[str, Any]], value: list[Any]) -> list[Any]:
+    found: list[Any] = []
+    for node in nodes:
+        longest, shortest = node.get("maxItems"), node.get("minItems")
+        if isinstance(longest, int) and value and len(value) < longest <= _MAX_ITEMS_EDGE:
+            found.append([value[i % len(value)] for i in range(longest)])
+        if isinstance(shortest, int) and 0 <= shortest < len(value):
+            found.append(value[:shortest])
+    return found
+
+
+def edges(schema: Any, document: Any) -> list[Site]:
+    """Every value of ``document`` with at least one boundary value, in document order.
+
+    ``schema`` is an expanded tree (:func:`harness.schemas.expand`): references inlined.
+    """
+    sites: list[Site] = []
+    stack: list[tuple[str, Any, list[Any]]] = [("", document, [schema])]
+    while stack:
+        pointer, value, schemas = stack.pop()
+        nodes = [n for s in schemas for n in _in_place(s)]
+        if not nodes:
+            continue
+        strategies: list[st.SearchStrategy[Any]] = []
+        kinds: list[str] = []
+        enums = [n["enum"] for n in nodes if isinstance(n.get("enum"), list) and n["enum"]]
+        for members in enums:
+            ends = [members[0]] if len(members) == 1 or members[0] == members[-1] else [members[0], members[-1]]
+            for member in ends:
+                if member != value:
+                    strategies.append(st.just(member))
+                    kinds.append("enum")
+        if not enums:
+            if isinstance(value, str):
+                text = _string_edges(nodes)
+                strategies += text
+                kinds += ["length"] * len(text)
+            elif isinstance(value, int | float) and not isinstance(value, bool):
+                numbers = [n for n in _number_edges(nodes, value) if n != value]
+                strategies += [st.just(n) for n in numbers]
+                kinds += ["range"] * len(numbers)
+            elif isinstance(value, list):
+                arrays = _array_edges(nodes, value)
+                strategies += [st.just(a) for a in arrays]
+                kinds += ["items"] * len(arrays)
+        if strategies:
+            sites.append(Site(pointer, tuple(strategies), tuple(kinds)))
+        children = list(_children(nodes, value))
+        stack.extend((f"{pointer}/{token}", child, found) for token, child, found in reversed(children))
+    return sites
+
+
+def _set(document: Any, tokens: list[str], value: Any) -> Any:
+    if not tokens:
+        return value
+    head, rest = tokens[0], tokens[1:]
+    if isinstance(document, dict):
+        return {**document, head: _set(document[head], rest, value)}
+    copy = list(document)
+    copy[int(head)] = _set(copy[int(head)], rest, value)
+    return copy
+
+
+def with_boundary_values(
+    documents: st.SearchStrategy[Any],
+    schema: Any,
+    validator: SchemaValidator,
+    stats: GenerationStats | None = None,
+) -> st.SearchStrategy[Any]:
+    """``documents``, with up to :data:`MAX_EDGES_PER_DOCUMENT` values pushed to an edge.
+
+    ``schema`` is the expanded tree of the schema ``validator`` compiles; ``stats`` counts the
+    documents that kept a boundary value (``boundary``) and those the validator refused
+    (``boundary_invalid``, which fall back to the document as generated).
+    """
+
+    @st.composite
+    def pushed(draw: Callable[[st.SearchStrategy[Any]], Any]) -> Any:
+        document = draw(documents)
+        sites = edges(schema, document)
+        if not sites:
+            return document
+        chosen = draw(st.lists(st.sampled_from(range(len(sites))), unique=True,
+                               max_size=min(MAX_EDGES_PER_DOCUMENT, len(sites))))
+        if not chosen:
+            return document
+        pushed_document = document
+        for index in sorted(chosen):
+            site = sites[index]
+            tokens = split(site.pointer)
+            if resolve(pushed_document, tokens) is MISSING:
+                continue  # inside an array an earlier edge shortened
+            value = draw(st.one_of(site.edges))
+            pushed_document = _set(pushed_document, tokens, value)
+        if validator.is_valid(pushed_document):
+            if stats is not None:
+                stats.boundary += 1
+            return pushed_document
+        if stats is not None:
+            stats.boundary_invalid += 1
+        return document
+
+    return pushed()
