@@ -24,7 +24,8 @@ def test_deployment_status_v2_rejects_old_shapes_and_holds_its_writer_policy(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     code, out, _ = run(capsys, "compat", "deployment_status", "--from", "1", "--to", "2", *FAST,
-                       "--json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md"))
+                       "--json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md"),
+                       "--html", str(tmp_path / "r.html"))
     assert code == 0, out
     assert out.splitlines()[0] == "deployment_status: v1 -> v2: OK (policy writer, from contract (compat.policy))"
     report = json.loads((tmp_path / "r.json").read_text())
@@ -36,6 +37,12 @@ def test_deployment_status_v2_rejects_old_shapes_and_holds_its_writer_policy(
     assert [c["accepted"] for c in extra["cells"]] == [True, False]
     assert extra["cells"][1]["attributed_to"].startswith("CMP109 object_closed")
     assert "## Replay" in (tmp_path / "r.md").read_text()
+    page = (tmp_path / "r.html").read_text()
+    assert "<title>Compat report — deployment_status: v1 -&gt; v2</title>" in page
+    assert '<span class="verdict ok">OK: ' in page and "<script" not in page
+    for heading in ("Versions", "Verdicts", "Checks", "Changes", "Witnesses", "Replay"):
+        assert f"<h2>{heading}</h2>" in page
+    assert "<td>reader</td><td>breaking</td><td>witness</td>" in page and "CMP109" in page
 
 
 def test_job_status_breaks_both_ways_so_the_reader_policy_fails(capsys: pytest.CaptureFixture[str]) -> None:

@@ -104,3 +104,50 @@ def test_report_works_in_headless_chromium(report: Path) -> None:
             browser.close()
     assert errors == []
     assert (shots / "html-report.png").stat().st_size > 10_000
+
+
+@pytest.fixture(scope="module")
+def other_pages(tmp_path_factory) -> dict[str, Path]:  # type: ignore[no-untyped-def]
+    """The compat and fuzz HTML reports of the demo, written by their commands."""
+    from harness.cli import main
+
+    folder = tmp_path_factory.mktemp("pages")
+    compat, fuzz = folder / "compat.html", folder / "fuzz.html"
+    assert main(["compat", "job_status", "--examples", "10", "--samples", "5", "--html", str(compat)]) == 0
+    assert main(["fuzz", "--tool", "review_status", "--examples", "5", "--no-progress", "--html", str(fuzz),
+                 "--fixtures-out", str(folder / "fuzz-out")]) == 0
+    return {"compat": compat, "fuzz": fuzz}
+
+
+def test_compat_and_fuzz_pages_are_self_contained(other_pages: dict[str, Path]) -> None:
+    for path in other_pages.values():
+        refs = _Refs()
+        refs.feed(path.read_text())
+        assert refs.external == [], path.name
+    assert "<h2>Witnesses</h2>" in other_pages["compat"].read_text()
+    assert "<h2>Generator statistics</h2>" in other_pages["fuzz"].read_text()
+
+
+@pytest.mark.skipif(not CHROMIUM and not os.environ.get("HARNESS_REQUIRE_BROWSER"),
+                    reason="Debian's chromium is not installed (.ci/run installs it and sets HARNESS_REQUIRE_BROWSER)")
+def test_compat_and_fuzz_pages_work_in_headless_chromium(other_pages: dict[str, Path]) -> None:
+    assert CHROMIUM, "HARNESS_REQUIRE_BROWSER is set but no chromium binary is on PATH"
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(other_pages["compat"].as_uri())
+            assert page.locator("h2", has_text="Replay").is_visible()
+            assert "OK: " in page.locator(".verdict").inner_text()
+            page.goto(other_pages["fuzz"].as_uri())
+            page.locator('td.cell[data-tool="review_status"][data-column="fuzz"]').click()
+            assert page.locator("#panel").is_visible()
+            assert "review_status::fuzz::accepts_valid" in page.locator("#panel").inner_text()
+        finally:
+            browser.close()
+    assert errors == []

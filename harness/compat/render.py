@@ -1,4 +1,4 @@
-"""Reporters for :class:`~harness.compat.report.CompatReport`: terminal text and Markdown.
+"""Reporters for :class:`~harness.compat.report.CompatReport`: terminal text, Markdown and HTML.
 
 (JSON is ``report.to_dict()``.) Reporters only read the report; they never judge.
 """
@@ -136,3 +136,46 @@ def markdown(report: CompatReport) -> str:
         out += [f"| {label} | `{display(u.pointer)}` | `{u.keyword}` | {_cell(u.reason)} |"
                 for label, u in report.unsupported]
     return "\n".join(out) + "\n"
+
+
+def html_page(report: CompatReport) -> str:
+    """The self-contained HTML report: the same tables as the Markdown, in the harness's page."""
+    from harness.reporting.html import Section, sections_page
+
+    held = sum(c.ok for c in report.checks)
+    sections = [
+        Section("Versions", ["version", "id", "sha256", "dialect"],
+                [[i.label, i.schema_id or "-", i.sha256, i.dialect] for i in (report.old, report.new)],
+                note=f"Policy {report.policy.value} (from {report.policy_source})."),
+        Section("Verdicts", ["direction", "verdict", "evidence"],
+                [[d.value, report.verdict(d).value, report.evidence(d).value] for d in Direction]),
+        Section("Checks", ["check", "holds", "detail"],
+                [[c.name, "yes" if c.ok else "NO", c.detail] for c in report.checks]),
+        Section("Changes", ["pointer", "class", "before", "after", "reader", "writer", "rule", "evidence"],
+                [[display(a.change.pointer),
+                  a.change.rule.name + (f" ({a.change.subject})" if a.change.subject else ""),
+                  shown(a.change.before, 80), shown(a.change.after, 80), a.reader.value, a.writer.value,
+                  a.change.rule.id, _evidence(a)] for a in report.changes],
+                note="" if report.changes else "None: the versions validate the same documents."),
+    ]
+    found = witnesses_of(report)
+    if found:
+        sections.append(Section(
+            "Witnesses", ["change", "direction", "accepted by", "rejected by", "why", "document"],
+            [[f"{a.change.rule.id} {a.change.rule.name}" if a else "pair", w.direction.value, w.accepted_by,
+              w.rejected_by, f"{w.keyword} at {display(w.instance_pointer)} ({w.schema_pointer}): {w.message}",
+              shown(w.document, 400)] for a, w in found]))
+    if report.replay:
+        sections.append(Section(
+            "Replay", ["fixture", f"v{report.old.version}", f"v{report.new.version}", "ok"],
+            [[row.fixture, *(c.reason + (f" (expected {c.expected})" if c.expected else "") for c in row.cells),
+              "yes" if row.ok else "NO: " + "; ".join(c.problem for c in row.cells if c.problem)]
+             for row in report.replay]))
+    if report.models:
+        sections.append(Section("Content models", ["object", "old", "new"],
+                                [[display(m.pointer), m.old or "-", m.new or "-"] for m in report.models]))
+    if report.unsupported:
+        sections.append(Section("Unsupported", ["version", "pointer", "keyword", "why"],
+                                [[label, display(u.pointer), u.keyword, u.reason] for label, u in report.unsupported]))
+    verdict = f"{'OK' if report.ok else 'FAILED'}: {held} of {len(report.checks)} checks hold"
+    return sections_page(f"Compat report — {_title(report)}", ok=report.ok, verdict=verdict, sections=sections)

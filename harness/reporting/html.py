@@ -2,8 +2,8 @@
 
 A matrix of tools x case kinds (fixture sources and mutation operators), each cell coloured by
 the layer that rejected its cases; clicking a cell opens the cases behind it (payload excerpt,
-expected and actual layer, message, reproduce command). Other commands (drift, compat) add
-their own sections through ``sections``.
+expected and actual layer, message, reproduce command). Other commands add their own sections
+through ``sections`` (drift, fuzz); ``compat``, which has no cases, uses :func:`sections_page`.
 """
 
 from __future__ import annotations
@@ -92,6 +92,46 @@ def _dominant(cases: list[dict[str, Any]]) -> str:
     return max(counts, key=lambda k: counts[k])
 
 
+def _head(title: str, verdict: str, generated_at: str, *, script: bool = True) -> list[str]:
+    """The document head (inline CSS; a CSP that forbids every fetch), the title and the verdict
+    line. ``verdict`` is markup built by the caller from escaped text."""
+    esc = html.escape
+    scripts = "script-src 'unsafe-inline'" if script else "script-src 'none'"
+    return [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        f"style-src 'unsafe-inline'; {scripts}; img-src data:\">",
+        f"<title>{esc(title)}</title><style>{_asset('report.css')}</style></head><body>",
+        f"<h1>{esc(title)}</h1>",
+        f"<div>{verdict} · tool-contract-harness {esc(__version__)}"
+        + (f" · {esc(generated_at)}" if generated_at else "") + "</div>",
+    ]
+
+
+def _sections(sections: Sequence[Section]) -> list[str]:
+    esc = html.escape
+    out = []
+    for section in sections:
+        out.append(f"<h2>{esc(section.title)}</h2>")
+        if section.note:
+            out.append(f"<p>{esc(section.note)}</p>")
+        head = "".join(f"<th>{esc(h)}</th>" for h in section.header)
+        out.append(f"<table><thead><tr>{head}</tr></thead><tbody>")
+        out += ["<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>" for row in section.rows]
+        out.append("</tbody></table>")
+    return out
+
+
+def sections_page(title: str, *, ok: bool, verdict: str, sections: Sequence[Section], generated_at: str = "") -> str:
+    """A report without cases (``compat``): the same page shell, a verdict and tables only; no
+    script at all."""
+    badge = f'<span class="verdict {"ok" if ok else "bad"}">{html.escape(verdict)}</span>'
+    return "\n".join(_head(title, badge, generated_at, script=False) + _sections(sections)
+                     + ["</body></html>"]) + "\n"
+
+
 def render(
     results: Sequence[CaseResult],
     summary: Summary,
@@ -109,15 +149,7 @@ def render(
         else f'<span class="verdict bad">{failed} failed, {findings} findings</span> of {summary.total} cases'
     )
     out = [
-        "<!doctype html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
-        f"<title>{esc(title)}</title><style>{_asset('report.css')}</style></head><body>",
-        f"<h1>{esc(title)}</h1>",
-        f"<div>{verdict} · tool-contract-harness {esc(__version__)}"
-        + (f" · {esc(generated_at)}" if generated_at else "") + "</div>",
+        *_head(title, verdict, generated_at),
         "<h2>Cases by rejecting layer</h2>",
         '<table class="summary"><thead><tr><th>tool</th><th>cases</th>'
         + "".join(f"<th>{esc(c)}</th>" for c in Summary.columns())
@@ -156,14 +188,7 @@ def render(
             )
         out.append("</tr>")
     out.append("</tbody></table>")
-    for section in sections:
-        out.append(f"<h2>{esc(section.title)}</h2>")
-        if section.note:
-            out.append(f"<p>{esc(section.note)}</p>")
-        head = "".join(f"<th>{esc(h)}</th>" for h in section.header)
-        out.append(f"<table><thead><tr>{head}</tr></thead><tbody>")
-        out += ["<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>" for row in section.rows]
-        out.append("</tbody></table>")
+    out += _sections(sections)
     payload = json.dumps({"matrix": grid, "colours": LAYER_COLOURS}, ensure_ascii=True)
     # Inside <script>, "</script" ends the element and "<!--" / "<script" change how the parser
     # reads it; with every <, > and & escaped, case text cannot touch the markup at all.
