@@ -20,15 +20,21 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import save, table
+# This folder holds harness.py (a benchmark), which must not shadow the package: import the
+# package first, then make _util importable.
+_HERE = str(Path(__file__).resolve().parent)
+sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
+import harness  # noqa: E402, F401
 
-from harness import load_contract
-from harness.compat import compare, consecutive_pairs
-from harness.compat.api import prepare_version
-from harness.compat.classify import Comparison
-from harness.compat.normalise import prepare
-from harness.contract import demo_root
+sys.path.append(_HERE)
+from _util import save, table  # noqa: E402
+
+from harness import load_contract  # noqa: E402
+from harness.compat import compare, consecutive_pairs  # noqa: E402
+from harness.compat.api import prepare_version  # noqa: E402
+from harness.compat.classify import Comparison  # noqa: E402
+from harness.compat.normalise import prepare  # noqa: E402
+from harness.contract import demo_root  # noqa: E402
 
 
 def best(fn: Any, repeat: int) -> float:
