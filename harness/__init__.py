@@ -1,27 +1,32 @@
 """tool-contract-harness: no byte of a tool result reaches an agent unless it held its contract.
 
 The public API. The CLI (``contract-harness``) and the pytest plugin are thin faces over it.
+The names load on first use, so importing the package (as pytest does to load the plugin, and
+the CLI to print ``--help``) costs nothing until one is needed.
 """
 
-from harness.boundary import (
-    AuditRecord,
-    Boundary,
-    Diagnostic,
-    JsonlAuditSink,
-    MemoryAuditSink,
-    RawStore,
-    RetryPolicy,
-    SchemaValidator,
-    SchemaViolation,
-    UpstreamError,
-    Verdict,
-    run_with_retry,
-    strict_loads,
-    validator_for,
-)
-from harness.codes import AgentCode, Layer
-from harness.contract import Contract, load_contract
-from harness.errors import ContractError, HarnessError, InvalidRequest, RejectedInput, UsageError
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.boundary import (
+        AuditRecord,
+        Boundary,
+        Diagnostic,
+        JsonlAuditSink,
+        MemoryAuditSink,
+        RawStore,
+        RetryPolicy,
+        SchemaValidator,
+        SchemaViolation,
+        UpstreamError,
+        Verdict,
+        run_with_retry,
+        strict_loads,
+        validator_for,
+    )
+    from harness.codes import AgentCode, Layer
+    from harness.contract import Contract, load_contract
+    from harness.errors import ContractError, HarnessError, InvalidRequest, RejectedInput, UsageError
 
 __version__ = "0.1.0"
 
@@ -51,3 +56,29 @@ __all__ = [
     "strict_loads",
     "validator_for",
 ]
+
+#: Where each public name lives.
+_EXPORTS = {
+    **dict.fromkeys(("AuditRecord", "Boundary", "Diagnostic", "JsonlAuditSink", "MemoryAuditSink", "RawStore",
+                     "RetryPolicy", "SchemaValidator", "SchemaViolation", "UpstreamError", "Verdict",
+                     "run_with_retry", "strict_loads", "validator_for"), "harness.boundary"),
+    **dict.fromkeys(("AgentCode", "Layer"), "harness.codes"),
+    **dict.fromkeys(("Contract", "load_contract"), "harness.contract"),
+    **dict.fromkeys(("ContractError", "HarnessError", "InvalidRequest", "RejectedInput", "UsageError"),
+                    "harness.errors"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

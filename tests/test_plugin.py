@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -148,3 +150,12 @@ def test_collecting_fuzz_items_does_not_load_hypothesis(demo_project) -> None:  
     )
     result = demo_project.runpytest_subprocess("--co", "-q")
     result.stdout.fnmatch_lines(["hypothesis loaded: False"])
+
+
+
+def test_loading_the_plugin_imports_none_of_the_library() -> None:
+    # pytest imports the plugin in every run of every project where the package is installed.
+    code = ("import sys, harness.pytest_plugin; "
+            "print(sorted(m for m in sys.modules if m.startswith(('harness.', 'jsonschema', 'yaml'))))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "['harness.pytest_plugin']"

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 _PLACEHOLDER = "\x00hx-splice\x00"
 _PLACEHOLDER_JSON = json.dumps(_PLACEHOLDER).encode()
 _MAX_TARGETS = 4096  # walking stops here: sampling keeps far fewer
+#: schema_nodes answers by (id(schema), pointer); the schema itself is kept to rule out a
+#: reused id. Bounded: cleared when full.
+_NODES: dict[tuple[int, str], tuple[Any, tuple[Mapping[str, Any], ...]]] = {}
+_NODES_MAX = 50_000
 
 
 def dumps(value: Any) -> bytes:
@@ -116,14 +120,24 @@ class MutationContext:
 
     # ---------------------------------------------------------------- schemas
     def schema_nodes(self, pointer: str) -> list[Mapping[str, Any]]:
-        """The schema objects that may govern ``pointer`` (branches and refs expanded)."""
+        """The schema objects that may govern ``pointer`` (branches and refs expanded).
+
+        Every fixture of a tool asks about the same pointers of the same schema, so the answer
+        is kept per schema object and pointer (read-only: callers only read the nodes)."""
         if self.schema is None:
             return []
+        key = (id(self.schema), pointer)
+        hit = _NODES.get(key)
+        if hit is not None and hit[0] is self.schema:
+            return list(hit[1])
         node = subschema_at(self.schema, pointer)
         candidates = node["anyOf"] if isinstance(node, dict) and set(node) == {"anyOf"} else [node]
         found: list[Mapping[str, Any]] = []
         for candidate in candidates:
             found.extend(expand_schema(candidate, self.schema))
+        if len(_NODES) >= _NODES_MAX:
+            _NODES.clear()
+        _NODES[key] = (self.schema, tuple(found))
         return found
 
     def keyword_values(self, pointer: str, keyword: str) -> list[Any]:
