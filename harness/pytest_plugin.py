@@ -57,6 +57,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   help="contract folders to collect, like --contracts")
     parser.addini("contract_harness_max_mutants", type="string", default="",
                   help="cap near-miss mutants per fixture")
+    group.addoption("--no-differential", action="store_true",
+                    help="skip the reference validator (python jsonschema) on each case: faster, "
+                         "but disagreements with the production validator go unnoticed")
+    parser.addini("contract_harness_differential", type="bool", default=True,
+                  help="run the reference validator on each case (differential findings)")
     group.addoption("--no-fuzz", action="store_true", help="do not collect the contracts' fuzz items")
     group.addoption("--fuzz-profile", choices=("ci", "nightly"), default=None,
                     help="hypothesis profile of the fuzz items (default ci)")
@@ -156,7 +161,8 @@ def _engine(config: pytest.Config) -> Engine:
 
     store = config.stash[_ENGINE]
     if "engine" not in store:
-        store["engine"] = Engine()
+        differential = not config.getoption("--no-differential") and config.getini("contract_harness_differential")
+        store["engine"] = Engine(differential=bool(differential))
     return store["engine"]  # type: ignore[no-any-return]
 
 

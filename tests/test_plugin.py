@@ -112,6 +112,23 @@ def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:
     assert result.ret != 0
 
 
+def test_no_differential_skips_the_reference_validator(demo_project) -> None:  # type: ignore[no-untyped-def]
+    # A Python-only regex construct: invalid for jsonschema-rs (ECMA-262), valid for python's re.
+    schema = demo_project.path / "contracts/deployment_status/schemas/v2.json"
+    schema.write_text(schema.read_text().replace(
+        '"state": {', '"note": {"type": "string", "format": "regex", "maxLength": 40},\n    "state": {'))
+    rejected = demo_project.path / "fixtures/rejected/deployment_status"
+    (rejected / "py_regex.json").write_text(
+        '{"environment": "staging", "revision": "a83f19c", "state": "healthy", "note": "(?P<n>a)"}')
+    (rejected / "py_regex.case.yaml").write_text("expect: {layer: schema, code: schema.format}\n")
+    result = demo_project.runpytest("-q", "-k", "py_regex")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*FINDING deployment_status::rejected::py_regex (differential)*"])
+    demo_project.runpytest("-q", "-k", "py_regex", "--no-differential").assert_outcomes(passed=1)
+    demo_project.makeini("[pytest]\ncontract_harness_differential = false\n")
+    demo_project.runpytest("-q", "-k", "py_regex").assert_outcomes(passed=1)
+
+
 def test_max_mutants_option_caps_the_items(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("--co", "-q", "--max-mutants", "5")
     assert any("28 tests collected" in line for line in result.stdout.lines)  # 10 fixtures + 2 x 5 mutants + lint + 3 compat + 4 fuzz

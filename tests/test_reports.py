@@ -96,3 +96,18 @@ def test_summary_json_counts_match_the_cases(demo) -> None:  # type: ignore[no-u
     report = json_report(results, events[-1].summary)
     by_layer = report["summary"]["tools"]["review_status"]["by_layer"]
     assert sum(by_layer.values()) == len(results) == report["summary"]["total"]
+
+
+def test_json_report_is_one_case_per_line_and_parses_back_to_the_same_document() -> None:
+    from harness.reporting.files import dump_report
+
+    document = {"report": "contract-harness/check", "summary": {"notes": ["a \"cases\" note"]},
+                "cases": [{"id": "t::accepted::a", "detail": "</script>\u2028é"}, {"id": "t::rejected::b"}]}
+    text = dump_report(document)
+    assert json.loads(text) == document
+    lines = text.split("\n")  # not splitlines(): U+2028 is a line break to it, not to JSON
+    assert '    {"id": "t::accepted::a", "detail": "</script>\u2028é"},' in lines
+    assert '    {"id": "t::rejected::b"}' in lines
+    # The marker text inside the document itself: still exact, by the slow path.
+    odd = {**document, "summary": {"notes": ["\u0000cases\u0000"]}}
+    assert json.loads(dump_report(odd)) == odd

@@ -26,7 +26,7 @@ from harness.engine import FAILED, FINDING, PASSED
 from harness.fuzz.model import ACCEPTED
 from harness.fuzz.properties import PROPERTIES
 from harness.fuzz.runner import FuzzEvent, FuzzFinished, FuzzReport, FuzzStarted, Outcome, PropertyStarted
-from harness.reporting.files import json_report, junit_xml
+from harness.reporting.files import dump_report, json_report, junit_xml
 from harness.reporting.html import Section, render
 from harness.reporting.terminal import interactive
 
@@ -306,7 +306,7 @@ class _FileReporter:
 
 class FuzzJsonReporter(_FileReporter):
     def render(self, report: FuzzReport) -> str:
-        return json.dumps(fuzz_json(report), indent=2, ensure_ascii=False) + "\n"
+        return dump_report(fuzz_json(report))
 
 
 class FuzzJUnitReporter(_FileReporter):
