@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 import hashlib
 import json
 import re
@@ -95,15 +96,16 @@ def dump_report(document: dict[str, Any]) -> str:
     return head.replace(marker, "[\n" + lines + "\n  ]") + "\n"
 
 
-class FileReporter(Collector):
+class FileReporter(Collector, abc.ABC):
     """Renders the whole run into one file when it finishes, written atomically."""
 
     def __init__(self, path: str | Path) -> None:
         super().__init__()
         self.path = Path(path)
 
-    def render(self) -> str:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abc.abstractmethod
+    def render(self) -> str:
+        """The file's whole text."""
 
     def finish(self) -> None:
         assert self.summary is not None

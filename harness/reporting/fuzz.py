@@ -10,6 +10,7 @@ generated examples by the layer that decided them.
 
 from __future__ import annotations
 
+import abc
 import json
 import sys
 import xml.etree.ElementTree as ET
@@ -290,7 +291,7 @@ def fuzz_html(report: FuzzReport, title: str = "Contract fuzz report") -> str:
     return render([o.case_result() for o in report.outcomes], report.summary(), title=title, sections=sections)
 
 
-class _FileReporter:
+class _FileReporter(abc.ABC):
     """Renders the finished run into one file, written atomically."""
 
     def __init__(self, path: str | Path) -> None:
@@ -300,8 +301,9 @@ class _FileReporter:
         if isinstance(event, FuzzFinished):
             write_atomic(self.path, self.render(event.report).encode("utf-8"))
 
-    def render(self, report: FuzzReport) -> str:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abc.abstractmethod
+    def render(self, report: FuzzReport) -> str:
+        """The file's whole text."""
 
 
 class FuzzJsonReporter(_FileReporter):
