@@ -143,3 +143,13 @@ def test_a_held_property_reports_what_every_example_did(tmp_path, monkeypatch, c
     assert cases["deployment_status::fuzz::accepts_valid"]["actual"]["accepted"] is True
     assert cases["deployment_status::fuzz::rejects_near_misses"]["actual"]["accepted"] is False
     assert cases["deployment_status::fuzz::rejects_near_misses"]["detail"] == "held on 5 examples"
+
+
+def test_hypothesis_caches_go_under_contract_harness_not_a_hypothesis_folder(tmp_path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "fuzz", "--tool", "review_status",
+                           "--property", "survives_any_bytes", "--examples", "20", "--no-progress"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not (tmp_path / ".hypothesis").exists()
+    assert (tmp_path / ".contract-harness/hypothesis/unicode_data").is_dir()

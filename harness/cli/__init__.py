@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -40,7 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Where hypothesis keeps its caches (its Unicode tables) when a command generates documents:
+#: with the harness's other state in ``.contract-harness/``, not a ``.hypothesis/`` of its own.
+HYPOTHESIS_HOME = ".contract-harness/hypothesis"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    # hypothesis reads this when first imported, which the commands do lazily, after this line.
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", HYPOTHESIS_HOME)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
