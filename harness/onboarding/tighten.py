@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.boundary.schema import dialect_of
+from harness.drift.shape import json_type
 from harness.onboarding.view import declared_types
 from harness.pointer import escape_token, join, resolve
 from harness.schemas import keywords as kw
@@ -148,19 +149,10 @@ def _matches(node: Any, value: Any) -> bool:
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
+    """The JSON type of a value, an integral float counting as an integer (as JSON Schema does)."""
+    if isinstance(value, float) and value.is_integer():
         return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    return json_type(value)
 
 
 class _Observations:
