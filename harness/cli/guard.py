@@ -93,12 +93,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-message-bytes must be at least 1024, not {cap}")
     names = _mapping(args.map)
 
+    from pathlib import Path
+
     from harness.boundary.audit import RawStore
     from harness.cli.check import load_contracts
+    from harness.drift.process import resolve_program
     from harness.guard.policy import Guard, GuardAudit
     from harness.guard.stdio import log_line, run_proxy
 
     contracts = load_contracts(args.contracts or [], args.tool)
+    resolve_program(command[0], Path.cwd(), "guard COMMAND")  # a missing server is a start-up error
     audit = None
     try:
         audit = GuardAudit(args.audit) if args.audit else None

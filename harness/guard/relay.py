@@ -64,6 +64,9 @@ ROUTING_DEPTH = 256
 #: client capability, header mismatch): the client needs them as sent, to negotiate.
 _PROTOCOL_ERRORS = range(-32099, -32019)
 _QUEUE = 64
+#: Guarded calls that ended without the server's answer (timeout, cancelled) whose ids are
+#: remembered, so that a late answer is dropped rather than relayed.
+_ENDED_KEPT = 4096
 
 Log = Callable[[str], None]
 OnVerdict = Callable[[Any, Verdict], None]
@@ -133,6 +136,7 @@ class Relay:
         self._progress: dict[str, _Call] = {}
         self._lists: set[str] = set()
         self._others: dict[str, str] = {}
+        self._ended: dict[str, None] = {}
         self._to_server, self._server_queue = anyio.create_memory_object_stream[bytes](_QUEUE)
         self._to_client, self._client_queue = anyio.create_memory_object_stream[bytes](_QUEUE)
         self._client_left = False
@@ -278,6 +282,7 @@ class Relay:
         method = message.get("method")
         if "id" in message and isinstance(method, str):
             key = _key(message["id"])
+            self._ended.pop(key, None)
             if method == "tools/call":
                 await self._call(item, message, key)
                 return
@@ -357,20 +362,27 @@ class Relay:
         if call is None:
             return
         self._finish(call)
+        self._end(call)
         verdict = call.tool.unavailable("cancelled by the client", call.request)
         self._record(call, verdict, "cancelled")
 
     async def _expire(self, call: _Call) -> None:
-        with call.timer:
+        with call.timer:  # cancelled when the answer comes first
             await anyio.sleep(call.tool.timeout_s)
-            if self._calls.get(call.key) is not call:
-                return
-            self._finish(call)
-            limit = f"timeout_s={call.tool.timeout_s:g}"
-            await self._deliver(call, call.tool.unavailable(f"no answer within {limit}", call.request), "timeout")
-            reason = f"contract-harness guard: no answer within {limit}"
-            await self._send_server(_dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                            "params": {"requestId": call.ident, "reason": reason}}))
+        if self._calls.get(call.key) is not call:
+            return
+        self._finish(call)
+        self._end(call)
+        limit = f"timeout_s={call.tool.timeout_s:g}"
+        await self._deliver(call, call.tool.unavailable(f"no answer within {limit}", call.request), "timeout")
+        reason = f"contract-harness guard: no answer within {limit}"
+        await self._send_server(_dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                        "params": {"requestId": call.ident, "reason": reason}}))
+
+    def _end(self, call: _Call) -> None:
+        self._ended[call.key] = None
+        if len(self._ended) > _ENDED_KEPT:
+            del self._ended[next(iter(self._ended))]
 
     def _finish(self, call: _Call) -> None:
         self._calls.pop(call.key, None)
@@ -404,9 +416,18 @@ class Relay:
         elif key in self._lists:
             self._lists.discard(key)
             await self._tools_listed(message)
-        else:
+        elif key in self._others or message["id"] is None:
+            # An answer to a request the guard relays as it is (or a parse error, id null).
             self._others.pop(key, None)
             await self._send_client(item)
+        elif key in self._ended:
+            del self._ended[key]
+            self.log(f"dropped the late answer to JSON-RPC id {key} (the guarded call had ended)")
+        else:
+            # No request of the client's is outstanding under this id (a server that answers
+            # a guarded call under another id): nothing may reach the client around the guard.
+            self.log(f"dropped an answer of {len(item)} bytes to JSON-RPC id {key[:40]}, which no request "
+                     "of the client's is waiting for")
 
     async def _answered(self, call: _Call, line: bytes, message: dict[str, Any]) -> None:
         result = message.get("result")
@@ -492,6 +513,9 @@ class Relay:
         elif key is not None and key in self._others:
             self._others.pop(key, None)
             await self._send_client(line)  # the answer to a call the guard does not judge
+        elif key is not None and key in self._ended:
+            del self._ended[key]
+            self.log(f"dropped the late answer to JSON-RPC id {key} (the guarded call had ended)")
         else:
             self.log(f"dropped a line of {len(line)} bytes from the server: not a JSON-RPC message")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import suppress
@@ -30,8 +31,9 @@ _CHUNK = 1 << 16
 class StdioEndpoint:
     """This process's stdin and stdout as the client's end of the relay.
 
-    Pipes (the normal case: an MCP client's) are read and written by the event loop itself;
-    anything else (a file redirected in, a terminal) falls back to a worker thread per read.
+    Pipes and sockets (the normal case: an MCP client's) are read and written by the event
+    loop itself; anything else (a file redirected in, a terminal, /dev/null) is read by a
+    worker thread and written directly.
     """
 
     def __init__(self) -> None:
@@ -43,17 +45,13 @@ class StdioEndpoint:
         loop = asyncio.get_running_loop()
         stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
         self._blocking = {fd: os.get_blocking(fd) for fd in (stdin, stdout)}
-        try:
+        if _is_pipe(stdin):
             reader = asyncio.StreamReader(limit=_CHUNK)
             await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), _dup(stdin, "rb"))
             self._reader = reader
-        except (ValueError, OSError):
-            self._reader = None
-        try:
+        if _is_pipe(stdout):
             transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, _dup(stdout, "wb"))
             self._writer = asyncio.StreamWriter(transport, protocol, None, loop)
-        except (ValueError, OSError):
-            self._writer = None
         return self
 
     async def receive(self) -> bytes:
@@ -77,6 +75,16 @@ class StdioEndpoint:
         for fd, blocking in self._blocking.items():
             with suppress(OSError):
                 os.set_blocking(fd, blocking)
+
+
+def _is_pipe(fd: int) -> bool:
+    """Whether the event loop can watch ``fd`` (a pipe or socket; not a file, /dev/null or a
+    terminal, which the thread fallback serves)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def _dup(fd: int, mode: str) -> IO[bytes]:
@@ -129,8 +137,7 @@ async def serve(guard: Guard, argv: Sequence[str], *, max_message_bytes: int, lo
     if status < 0:
         log(f"the server was stopped by signal {-status}")
         return 128 - status
-    if status:
-        log(f"the server exited with status {status}")
+    log(f"the server exited with status {status}")
     return status
 
 
