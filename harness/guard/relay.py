@@ -148,17 +148,21 @@ class Relay:
 
     # ------------------------------------------------------------------ lifecycle
     async def run(self) -> int | None:
-        async with anyio.create_task_group() as group:
-            self._group = group
-            group.start_soon(self._write_server)
-            group.start_soon(self._write_client)
-            group.start_soon(self._relay_stderr)
-            group.start_soon(self._read_client)
-            await self._read_server()
-            await self._server_gone()
-            self._to_client.close()
-            await self._client_flushed.wait()
-            group.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as group:
+                self._group = group
+                group.start_soon(self._write_server)
+                group.start_soon(self._write_client)
+                group.start_soon(self._relay_stderr)
+                group.start_soon(self._read_client)
+                await self._read_server()
+                await self._server_gone()
+                self._to_client.close()
+                await self._client_flushed.wait()
+                group.cancel_scope.cancel()
+        finally:
+            for stream in (self._to_server, self._server_queue, self._to_client, self._client_queue):
+                stream.close()
         if self._client_left:
             await proc.stop(self.process)
             return None

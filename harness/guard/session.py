@@ -117,6 +117,10 @@ class _SessionEndpoint:
     def close_server(self) -> None:
         self._to_session.close()
 
+    def close(self) -> None:
+        for stream in (self.session_write, self._from_session, self._to_session, self.session_read):
+            stream.close()
+
 
 @asynccontextmanager
 async def guarded_stdio_client(
@@ -152,4 +156,5 @@ async def guarded_stdio_client(
                 yield GuardedSession(session, verdicts, stderr)
             endpoint.close_client()
     finally:
+        endpoint.close()
         await stop(process)
