@@ -25,7 +25,10 @@ each message for what it is.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
+import math
 import time
 from collections.abc import Callable, Mapping
 from contextlib import suppress
@@ -63,7 +66,6 @@ ROUTING_DEPTH = 256
 #: The JSON-RPC error codes MCP reserves for itself (unsupported protocol version, missing
 #: client capability, header mismatch): the client needs them as sent, to negotiate.
 _PROTOCOL_ERRORS = range(-32099, -32019)
-_QUEUE = 64
 #: Guarded calls that ended without the server's answer (timeout, cancelled) whose ids are
 #: remembered, so that a late answer is dropped rather than relayed.
 _ENDED_KEPT = 4096
@@ -81,7 +83,19 @@ class ClientEndpoint(Protocol):
 
 
 def _key(ident: Any) -> str:
+    """A dictionary key for a JSON-RPC id: ids equal as JSON values, and only those, share one
+    (``1`` and ``"1"`` differ)."""
+    if type(ident) is int:
+        return f"#{ident}"
+    if type(ident) is str:
+        return f"'{ident}"
     return json.dumps(ident, sort_keys=True)
+
+
+def _shown(ident: Any) -> str:
+    """A JSON-RPC id as written, for diagnostics."""
+    text = json.dumps(ident, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _dumps(message: Any) -> bytes:
@@ -107,7 +121,6 @@ class _Call:
     token: Any
     progress: str | None
     started: float = field(default_factory=time.perf_counter)
-    timer: anyio.CancelScope = field(default_factory=anyio.CancelScope)
 
 
 class Relay:
@@ -137,32 +150,27 @@ class Relay:
         self._lists: set[str] = set()
         self._others: dict[str, str] = {}
         self._ended: dict[str, None] = {}
-        self._to_server, self._server_queue = anyio.create_memory_object_stream[bytes](_QUEUE)
-        self._to_client, self._client_queue = anyio.create_memory_object_stream[bytes](_QUEUE)
+        # Deadlines of guarded calls, earliest first; answered calls are skipped when reached.
+        self._deadlines: list[tuple[float, int, _Call]] = []
+        self._order = itertools.count()
+        self._wake = anyio.Event()
         self._client_left = False
-        self._server_input_closed = anyio.Event()
-        self._client_flushed = anyio.Event()
+        self._server_closed = False
+        self._client_gone = False
         self._listed_names: set[str] = set()
         self._noted: set[str] = set()
         self._group: Any = None
 
     # ------------------------------------------------------------------ lifecycle
     async def run(self) -> int | None:
-        try:
-            async with anyio.create_task_group() as group:
-                self._group = group
-                group.start_soon(self._write_server)
-                group.start_soon(self._write_client)
-                group.start_soon(self._relay_stderr)
-                group.start_soon(self._read_client)
-                await self._read_server()
-                await self._server_gone()
-                self._to_client.close()
-                await self._client_flushed.wait()
-                group.cancel_scope.cancel()
-        finally:
-            for stream in (self._to_server, self._server_queue, self._to_client, self._client_queue):
-                stream.close()
+        async with anyio.create_task_group() as group:
+            self._group = group
+            group.start_soon(self._relay_stderr)
+            group.start_soon(self._read_client)
+            group.start_soon(self._expire_calls)
+            await self._read_server()
+            await self._server_gone()
+            group.cancel_scope.cancel()
         if self._client_left:
             await proc.stop(self.process)
             return None
@@ -172,12 +180,17 @@ class Relay:
         return status
 
     async def stop(self) -> None:
-        """Stop the server (a signal to the guard): close its input, then TERM, then KILL."""
+        """Stop the server (the client left, or a signal): close its input, then TERM, then KILL."""
         self._client_left = True
-        self._to_server.close()
-        with anyio.move_on_after(2.0):  # a server that reads nothing blocks its input: stop it anyway
-            await self._server_input_closed.wait()
+        await self._close_server_input()
         await proc.stop(self.process)
+
+    async def _close_server_input(self) -> None:
+        self._server_closed = True
+        stdin = self.process.stdin
+        if stdin is not None:
+            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await stdin.aclose()
 
     async def _read_client(self) -> None:
         splitter = LineSplitter(self.cap)
@@ -209,35 +222,6 @@ class Relay:
         for item in splitter.finish():
             await self._from_server(item)
 
-    async def _write_server(self) -> None:
-        stdin = self.process.stdin
-        assert stdin is not None
-        broken = False
-        async with self._server_queue:
-            async for data in self._server_queue:
-                if broken:
-                    continue
-                try:
-                    await stdin.send(data)
-                except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    broken = True
-                    self.log("the server stopped reading its input")
-        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await stdin.aclose()
-        self._server_input_closed.set()
-
-    async def _write_client(self) -> None:
-        gone = False
-        async with self._client_queue:
-            async for data in self._client_queue:
-                if gone:
-                    continue
-                try:
-                    await self.client.send(data)
-                except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    gone = True
-        self._client_flushed.set()
-
     async def _relay_stderr(self) -> None:
         stream, sink = self.process.stderr, self.stderr
         if stream is None or sink is None:
@@ -257,13 +241,27 @@ class Relay:
             await self._deliver(call, call.tool.unavailable(f"{why} before answering", call.request), "server_gone")
 
     # ------------------------------------------------------------------ sending
+    # Each write is whole before its first await (a stream's write is synchronous; only the
+    # wait for the buffer to drain yields), so messages from different tasks never interleave
+    # and leave in the order they were sent; the wait is the backpressure.
     async def _send_server(self, line: bytes) -> None:
-        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await self._to_server.send(line + b"\n")
+        stdin = self.process.stdin
+        if self._server_closed or stdin is None:
+            return
+        try:
+            await stdin.send(line + b"\n")
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            if not self._server_closed:
+                self._server_closed = True
+                self.log("the server stopped reading its input")
 
     async def _send_client(self, line: bytes) -> None:
-        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await self._to_client.send(line + b"\n")
+        if self._client_gone:
+            return
+        try:
+            await self.client.send(line + b"\n")
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            self._client_gone = True
 
     async def _answer(self, ident: Any, result: Mapping[str, Any]) -> None:
         await self._send_client(_dumps({"jsonrpc": "2.0", "id": ident, "result": result}))
@@ -313,7 +311,7 @@ class Relay:
                 await self._send_server(line if token is None else self._with_meta(message, params, meta))
                 return
             request_id = new_request_id()
-            self.log(f"denied a call of {name!r} (JSON-RPC id {_key(ident)}): no contract guards it")
+            self.log(f"denied a call of {name!r} (JSON-RPC id {_shown(ident)}): no contract guards it")
             if self.guard.audit is not None:
                 self.guard.audit.write_event(
                     self._now(), str(name), request_id, mcp_tool=name, jsonrpc_id=ident, event="denied",
@@ -344,7 +342,10 @@ class Relay:
         self._calls[key] = call
         if call.progress is not None:
             self._progress[call.progress] = call
-        self._group.start_soon(self._expire, call)
+        deadline = anyio.current_time() + tool.timeout_s
+        if not self._deadlines or deadline < self._deadlines[0][0]:
+            self._wake.set()
+        heapq.heappush(self._deadlines, (deadline, next(self._order), call))
         original = params.get("_meta")
         await self._send_server(line if meta == original else self._with_meta(message, params, meta))
 
@@ -370,11 +371,20 @@ class Relay:
         verdict = call.tool.unavailable("cancelled by the client", call.request)
         self._record(call, verdict, "cancelled")
 
+    async def _expire_calls(self) -> None:
+        """Answer every guarded call still open at its deadline (one task for all calls)."""
+        while True:
+            now = anyio.current_time()
+            while self._deadlines and self._deadlines[0][0] <= now:
+                call = heapq.heappop(self._deadlines)[2]
+                if self._calls.get(call.key) is call:
+                    await self._expire(call)
+            delay = self._deadlines[0][0] - now if self._deadlines else math.inf
+            with anyio.move_on_after(delay):
+                await self._wake.wait()
+            self._wake = anyio.Event()
+
     async def _expire(self, call: _Call) -> None:
-        with call.timer:  # cancelled when the answer comes first
-            await anyio.sleep(call.tool.timeout_s)
-        if self._calls.get(call.key) is not call:
-            return
         self._finish(call)
         self._end(call)
         limit = f"timeout_s={call.tool.timeout_s:g}"
@@ -392,7 +402,6 @@ class Relay:
         self._calls.pop(call.key, None)
         if call.progress is not None:
             self._progress.pop(call.progress, None)
-        call.timer.cancel()
 
     # ------------------------------------------------------------------ server -> client
     async def _from_server(self, item: bytes | Oversized) -> None:
@@ -426,11 +435,11 @@ class Relay:
             await self._send_client(item)
         elif key in self._ended:
             del self._ended[key]
-            self.log(f"dropped the late answer to JSON-RPC id {key} (the guarded call had ended)")
+            self.log(f"dropped the late answer to JSON-RPC id {_shown(message['id'])} (the guarded call had ended)")
         else:
             # No request of the client's is outstanding under this id (a server that answers
             # a guarded call under another id): nothing may reach the client around the guard.
-            self.log(f"dropped an answer of {len(item)} bytes to JSON-RPC id {key[:40]}, which no request "
+            self.log(f"dropped an answer of {len(item)} bytes to JSON-RPC id {_shown(message['id'])}, which no request "
                      "of the client's is waiting for")
 
     async def _answered(self, call: _Call, line: bytes, message: dict[str, Any]) -> None:
@@ -477,7 +486,7 @@ class Relay:
                                         ms=elapsed_ms, event=event)
         if not verdict.accepted and event == "answered":
             where = f" at {verdict.instance_pointer}" if verdict.instance_pointer else ""
-            self.log(f"{call.tool.name} (JSON-RPC id {_key(call.ident)}, {verdict.audit.request_id}): rejected by "
+            self.log(f"{call.tool.name} (JSON-RPC id {_shown(call.ident)}, {verdict.audit.request_id}): rejected by "
                      f"{verdict.layer}: {verdict.code}{where}: {verdict.message}")
         if self.on_verdict is not None and call.token is not None:
             self.on_verdict(call.token, verdict)
@@ -519,7 +528,7 @@ class Relay:
             await self._send_client(line)  # the answer to a call the guard does not judge
         elif key is not None and key in self._ended:
             del self._ended[key]
-            self.log(f"dropped the late answer to JSON-RPC id {key} (the guarded call had ended)")
+            self.log(f"dropped the late answer to JSON-RPC id {_shown(ident)} (the guarded call had ended)")
         else:
             self.log(f"dropped a line of {len(line)} bytes from the server: not a JSON-RPC message")
 

@@ -68,10 +68,19 @@ class StdioEndpoint:
         while view:
             view = view[os.write(sys.stdout.fileno(), view) :]
 
+    async def aclose(self) -> None:
+        """Flush what is still buffered for the client (a few seconds at most: a client that
+        reads nothing more cannot hold the guard), then give the pipes back as they were."""
+        if self._writer is not None:
+            transport = self._writer.transport
+            with anyio.move_on_after(5.0):
+                while transport.get_write_buffer_size() and not transport.is_closing():
+                    await anyio.sleep(0.01)
+            transport.close()
+        self.close()
+
     def close(self) -> None:
         """Give the terminal or pipe back as it was (the event loop made it non-blocking)."""
-        if self._writer is not None:
-            self._writer.close()
         for fd, blocking in self._blocking.items():
             with suppress(OSError):
                 os.set_blocking(fd, blocking)
@@ -130,7 +139,7 @@ async def serve(guard: Guard, argv: Sequence[str], *, max_message_bytes: int, lo
             status = await relay.run()
             group.cancel_scope.cancel()
     finally:
-        endpoint.close()
+        await endpoint.aclose()
         await proc.stop(process)
     if status is None:
         return 0
