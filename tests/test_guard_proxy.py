@@ -326,7 +326,8 @@ def test_a_contract_whose_tool_the_server_does_not_list_is_named_with_the_neares
         peer.request("tools/list", {"cursor": first["result"]["nextCursor"]})
         peer.close()
     assert ("contract 'get_wether' guards MCP tool 'get_wether', which the server does not list "
-            "(did you mean 'get_weather'? map it with --map get_weather=get_wether)") in peer.stderr
+            "(did you mean 'get_weather'? fix the contract's tool, or map it with --map get_weather=get_wether)"
+            ) in peer.stderr
 
 
 @pytest.mark.parametrize(
@@ -354,6 +355,30 @@ def test_bad_configuration_is_one_line_and_exit_2(
     assert out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and expected in lines[0], err
+
+
+def test_the_guard_finds_the_projects_contracts_from_a_subfolder(project: Path) -> None:
+    sub = project / "src" / "deep"
+    sub.mkdir(parents=True)
+    with guard(server=TEST_SERVER, cwd=sub) as peer:
+        peer.initialize()
+        answer = peer.call("get_weather", {"city": "Oslo"})
+        peer.close()
+    assert _structured(answer) == VIEW
+
+
+def test_without_contracts_the_guard_refuses_to_start_rather_than_guard_with_the_demo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness.cli import main
+
+    if any((parent / "contracts").is_dir() for parent in tmp_path.parents):
+        pytest.skip(f"a contracts/ folder exists above {tmp_path}")
+    monkeypatch.chdir(tmp_path)
+    assert main(["guard", "--", "true"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"contract-harness: error: guard.no_contracts: no contracts/ folder in {tmp_path} or above")
+    assert "--demo" in err and len(err.strip().splitlines()) == 1
 
 
 def test_the_installed_command_reports_a_bad_configuration_in_one_line(project: Path) -> None:
@@ -402,7 +427,7 @@ def test_the_hostile_demo_server_yields_only_failure_envelopes_and_an_audit_reco
     from harness.sandbox.scenarios import INSTRUCTION
 
     audit = tmp_path / "audit.jsonl"
-    options = ("--contracts", str(demo_root / "contracts"), "--audit", str(audit))
+    options = ("--demo", "--audit", str(audit))
     with guard(*options, server=_sandbox("hostile", "--huge-bytes", "300000"), cwd=tmp_path) as peer:
         peer.initialize()
         answers = [peer.call(tool, args, timeout=30) for tool, args in SAMPLES]

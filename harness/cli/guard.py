@@ -26,8 +26,10 @@ def register(sub: Any) -> None:
         "--contracts",
         action="append",
         metavar="DIR",
-        help="contract dirs, contracts/ folders or project roots (repeatable; default ./contracts)",
+        help="contract dirs, contracts/ folders or project roots (repeatable; default: the nearest "
+        "contracts/ folder, from the working directory upward)",
     )
+    p.add_argument("--demo", action="store_true", help="guard with the embedded demo contracts")
     p.add_argument("--tool", action="append", metavar="T", help="guard only this contract's tool (repeatable)")
     p.add_argument(
         "--map",
@@ -76,6 +78,23 @@ def _mapping(entries: list[str] | None) -> dict[str, str]:
     return out
 
 
+def _nearest_contracts() -> list[str]:
+    """The project's contracts: the nearest ``contracts/`` folder from the working directory
+    upward. Never the embedded demo unless asked (--demo): a guard in front of a real server
+    with the wrong contracts would deny every tool, or worse, guard the wrong ones."""
+    from pathlib import Path
+
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / "contracts").is_dir():
+            return [str(folder / "contracts")]
+    raise UsageError(
+        f"no contracts/ folder in {here} or above it: give --contracts DIR (an MCP client may start the guard "
+        "in another directory: use an absolute path), or --demo for the embedded demo contracts",
+        code="guard.no_contracts",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from harness.guard.policy import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_TIMEOUT_S
 
@@ -97,11 +116,15 @@ def run(args: argparse.Namespace) -> int:
 
     from harness.boundary.audit import RawStore
     from harness.cli.check import load_contracts
+    from harness.contract import demo_root
     from harness.drift.process import resolve_program
     from harness.guard.policy import Guard, GuardAudit
     from harness.guard.stdio import log_line, run_proxy
 
-    contracts = load_contracts(args.contracts or [], args.tool)
+    if args.demo and args.contracts:
+        raise UsageError("--demo and --contracts exclude each other")
+    paths = [str(demo_root() / "contracts")] if args.demo else args.contracts or _nearest_contracts()
+    contracts = load_contracts(paths, args.tool)
     resolve_program(command[0], Path.cwd(), "guard COMMAND")  # a missing server is a start-up error
     audit = None
     try:

@@ -66,6 +66,7 @@ class GuardedTool:
     max_message_bytes: int
     upstream: str | None
     env: Environment
+    named_by: str = "the contract's tool"
 
     @property
     def output_schema(self) -> dict[str, Any]:
@@ -319,7 +320,8 @@ class Guard:
             if name in names:
                 continue
             near = difflib.get_close_matches(name, names, n=1)
-            hint = f" (did you mean {near[0]!r}? map it with --map {near[0]}={guarded.contract.tool})" if near else ""
+            hint = (f" (did you mean {near[0]!r}? fix {guarded.named_by}, or map it with "
+                    f"--map {near[0]}={guarded.contract.tool})") if near else ""
             out.append(f"contract {guarded.contract.tool!r} guards MCP tool {name!r}, which the server does not "
                        f"list{hint}")
         return out
@@ -336,10 +338,13 @@ def _guarded_tool(
 ) -> GuardedTool:
     chosen = _mcp_upstream(contract, upstream)
     name, result, timeout, message_cap = contract.tool, AUTO, timeout_s, None
+    named_by = "the contract's tool"
     meta: tuple[tuple[str, Template], ...] = ()
     if chosen is not None:
         cfg = Config(contract, chosen)
         name = str(cfg.data.get("tool", contract.tool))
+        if "tool" in cfg.data:
+            named_by = f"upstreams.{chosen.name}.mcp.tool"
         meta = tuple((key, cfg.template(f"meta/{key}", text)) for key, text in cfg.data.get("meta", {}).items())
         for _, template in meta:
             env.require(template)
@@ -358,6 +363,7 @@ def _guarded_tool(
         max_message_bytes=int(message_cap or default_max_message_bytes(contract.limits.max_bytes)),
         upstream=chosen.name if chosen else None,
         env=env,
+        named_by="--map" if mapped_name else named_by,
     )
 
 
