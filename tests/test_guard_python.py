@@ -206,3 +206,23 @@ def test_a_line_past_the_cap_keeps_only_its_head_and_tail() -> None:
 )
 def test_the_id_of_an_unreadable_line_is_recovered_only_where_it_is_the_messages(line: bytes, expected: Any) -> None:
     assert recover_id(line[:HEAD], line[-256:]) == expected
+
+
+# --------------------------------------------------------------------------- the documented lines
+
+def test_the_client_configuration_lines_in_the_guide_parse_as_written() -> None:
+    import re
+    import shlex
+
+    from harness.cli import build_parser
+    from tests.conftest import REPO
+
+    guide = (REPO / "docs" / "guard.md").read_text()
+    config = json.loads(re.search(r"```json\n(\{\n  \"mcpServers\".*?)```", guide, re.S).group(1))  # type: ignore[union-attr]
+    (server,) = config["mcpServers"].values()
+    line = re.search(r"```sh\n(contract-harness guard .*?)\n```", guide).group(1)  # type: ignore[union-attr]
+    for argv in (server["args"], shlex.split(line)[1:]):
+        args = build_parser().parse_args(argv)
+        assert args.command[0] == "--" and len(args.command) > 1
+        assert args.contracts and args.audit
+    assert server["command"] == "contract-harness"
