@@ -456,3 +456,28 @@ def test_the_stable_demo_server_answers_each_tool_with_its_agent_view(demo_root:
         peer.close()
     assert _structured(review) == {"change_id": "CR-1042", "decision": "approved", "reviewed_by": "alice"}
     assert _structured(deployment) == {"environment": "staging", "revision": "a83f19c", "state": "healthy"}
+
+
+def test_an_argument_a_meta_template_cannot_use_is_refused_before_sending(make_contract: Any, tmp_path: Path) -> None:
+    from tests.guard_support import WEATHER_SCHEMA
+
+    yaml_text = """\
+        tool: get_weather
+        version: 1
+        request: {schema: {type: object}, example: {city: Oslo}}
+        envelope: null
+        agent_view: {city: /city}
+        upstreams:
+          server:
+            mcp: {command: python, args: [x.py], meta: {city: "{city}"}}
+        """
+    make_contract("get_weather", yaml_text, {1: WEATHER_SCHEMA})
+    with guard(server=TEST_SERVER, cwd=tmp_path) as peer:
+        peer.initialize()
+        answer = peer.call("get_weather", {"city": {"name": "Oslo"}})
+        later = peer.call("get_weather", {"city": "Oslo"})
+        peer.close()
+    assert answer["result"]["isError"] is True
+    assert "was not sent: " in answer["result"]["content"][0]["text"]
+    assert "needs a string or number" in answer["result"]["content"][0]["text"]
+    assert _structured(later) == {"city": "Oslo"}  # the relay carries on

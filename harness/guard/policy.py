@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
@@ -207,7 +208,7 @@ class GuardAudit(JsonlAuditSink):
             self._file.flush()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Guard:
     """The contracts in front of an MCP server, by MCP tool name.
 
@@ -240,8 +241,6 @@ class Guard:
         """Build a guard. ``names`` maps MCP tool names to contract tools where they differ
         (and wins over the contracts' own ``mcp.tool``); ``upstream`` names the ``mcp``
         upstream whose settings apply when a contract has several."""
-        import os
-
         env = Environment(os.environ if environ is None else environ)
         contracts = list(contracts)
         by_tool = {c.tool: c for c in contracts}

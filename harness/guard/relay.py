@@ -14,8 +14,9 @@ Every JSON-RPC line passes through unchanged (as the same bytes), except:
 - ``notifications/progress`` for a guarded call: relayed without its free-text ``message``.
 - ``notifications/cancelled`` from the client for a guarded call: relayed; the call ends
   there (its late answer, if any, is dropped, as the specification asks of the requester).
-- server lines that are not JSON-RPC messages: dropped (said on stderr), never relayed — a
-  lenient client might read an answer into them.
+- server lines that are not JSON-RPC messages, answers to ids no request of the client's is
+  waiting for, and late answers to guarded calls that already ended: dropped (said on stderr),
+  never relayed — a lenient client might read an answer into them.
 
 Everything else — initialize or server/discover, notifications, server-initiated requests
 (sampling, elicitation, roots, ping) and the client's answers to them, ``input_required``
@@ -42,7 +43,7 @@ from harness.boundary.pipeline import Verdict, system_clock
 from harness.boundary.transport import check_depth
 from harness.codes import TRANSPORT_MAX_BYTES
 from harness.drift import process as proc
-from harness.errors import InvalidRequest, RejectedInput
+from harness.errors import HarnessError, RejectedInput
 from harness.guard.lines import HEAD, NO_ID, TAIL, LineSplitter, Oversized, recover_id
 from harness.guard.policy import (
     PROTOCOL_META_PREFIX,
@@ -202,9 +203,9 @@ class Relay:
             if not chunk:
                 break
             for item in splitter.feed(chunk):
-                await self._from_client(item)
+                await self._client_line(item)
         for item in splitter.finish():
-            await self._from_client(item)
+            await self._client_line(item)
         # The client closed its side: shut the server down the way a client would.
         await self.stop()
 
@@ -218,9 +219,9 @@ class Relay:
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 break
             for item in splitter.feed(chunk):
-                await self._from_server(item)
+                await self._server_line(item)
         for item in splitter.finish():
-            await self._from_server(item)
+            await self._server_line(item)
 
     async def _relay_stderr(self) -> None:
         stream, sink = self.process.stderr, self.stderr
@@ -268,6 +269,24 @@ class Relay:
 
     async def _error(self, ident: Any, code: int, message: str) -> None:
         await self._send_client(_dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}))
+
+    # A line the relay fails to handle is a bug of ours; it must neither stop the relay nor let
+    # anything around the guard: a client request gets an error, a server line is dropped (a
+    # guarded call it answered then ends at its deadline, with the failure envelope).
+    async def _client_line(self, item: bytes | Oversized) -> None:
+        try:
+            await self._from_client(item)
+        except Exception as exc:
+            self.log(f"internal error on a client message ({type(exc).__name__}: {exc}): answered with an error")
+            ident = recover_id(item.head, item.tail) if isinstance(item, Oversized) else recover_id(item[:HEAD])
+            if ident is not NO_ID and ident is not None:
+                await self._error(ident, -32603, "contract-harness guard: internal error")
+
+    async def _server_line(self, item: bytes | Oversized) -> None:
+        try:
+            await self._from_server(item)
+        except Exception as exc:
+            self.log(f"internal error on a server message ({type(exc).__name__}: {exc}): dropped")
 
     # ------------------------------------------------------------------ client -> server
     async def _from_client(self, item: bytes | Oversized) -> None:
@@ -326,7 +345,7 @@ class Relay:
         try:
             request = tool.request(params.get("arguments"), request_id)
             meta.update(tool.meta_for(request))
-        except InvalidRequest as exc:
+        except HarnessError as exc:  # arguments outside the request schema, or unusable in a meta template
             text = f"contract-harness guard: the call of {name!r} was not sent: {exc}"
             self.log(text.removeprefix("contract-harness guard: "))
             if self.guard.audit is not None:
