@@ -7,6 +7,7 @@ arrived). The guard runs as the real ``contract-harness`` console script.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -135,10 +136,8 @@ class StdioPeer:
     def close(self, timeout: float = 20.0) -> int:
         """Close stdin (the MCP way to stop a stdio server) and wait for the exit status."""
         assert self.process.stdin is not None
-        try:
+        with contextlib.suppress(BrokenPipeError):
             self.process.stdin.close()
-        except BrokenPipeError:
-            pass
         try:
             return self.process.wait(timeout)
         finally:
@@ -153,10 +152,8 @@ class StdioPeer:
             thread.join(5)
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
-                try:
+                with contextlib.suppress(BrokenPipeError):
                     stream.close()
-                except BrokenPipeError:
-                    pass
 
     def __enter__(self) -> StdioPeer:
         return self

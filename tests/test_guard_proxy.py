@@ -481,3 +481,53 @@ def test_an_argument_a_meta_template_cannot_use_is_refused_before_sending(make_c
     assert "was not sent: " in answer["result"]["content"][0]["text"]
     assert "needs a string or number" in answer["result"]["content"][0]["text"]
     assert _structured(later) == {"city": "Oslo"}  # the relay carries on
+
+
+def test_a_guarded_call_the_client_cancels_ends_there_and_its_late_answer_is_dropped(
+    project: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "server.log"
+    audit = tmp_path / "audit.jsonl"
+    with guard("--audit", str(audit), server=[*TEST_SERVER, "--slow-weather=1", f"--log={log}"], cwd=project) as peer:
+        peer.initialize()
+        peer.send({"jsonrpc": "2.0", "id": 21, "method": "tools/call",
+                   "params": {"name": "get_weather", "arguments": {"city": "Oslo"}}})
+        peer.notify("notifications/cancelled", {"requestId": 21, "reason": "the user gave up"})
+        assert peer.request("ping", ident=22, timeout=30) == {"jsonrpc": "2.0", "id": 22, "result": {}}
+        peer.close()
+    assert 21 not in [m.get("id") for m in peer.seen]
+    cancelled = [m for m in logged(log) if m.get("method") == "notifications/cancelled"]
+    assert [c["params"] for c in cancelled] == [{"requestId": 21, "reason": "the user gave up"}]
+    (record,) = audit_lines(audit)
+    assert record["guard"]["event"] == "cancelled" and record["message"] == "cancelled by the client"
+
+
+def test_an_input_required_answer_is_relayed_and_the_retry_is_guarded(project: Path) -> None:
+    modern = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    with guard(server=[*TEST_SERVER, "--input-required"], cwd=project) as peer:
+        asked = peer.call("get_weather", {"city": "Oslo"}, meta=modern)
+        retried = peer.call("get_weather", {"city": "Oslo"}, meta=modern,
+                            params={"requestState": "s1", "inputResponses": {"which": {"action": "accept"}}})
+        peer.close()
+    assert asked["result"]["resultType"] == "input_required" and asked["result"]["requestState"] == "s1"
+    assert retried["result"] == {"content": [{"type": "text", "text": json.dumps(VIEW, separators=(",", ":"))}],
+                                 "structuredContent": VIEW, "isError": False, "resultType": "complete"}
+
+
+def test_a_protocol_error_from_mcps_reserved_range_reaches_the_client_as_sent(project: Path) -> None:
+    with guard(server=[*TEST_SERVER, "--version-error"], cwd=project) as peer:
+        answer = peer.call("service_status")
+        peer.close()
+    assert answer["error"]["code"] == -32022
+    assert answer["error"]["data"] == {"supported": ["2025-11-25"], "requested": "2099-01-01"}
+
+
+def test_a_terminate_signal_stops_the_server_and_the_guard(project: Path) -> None:
+    import signal
+
+    with guard(server=TEST_SERVER, cwd=project) as peer:
+        peer.initialize()
+        peer.process.send_signal(signal.SIGTERM)
+        assert peer.next_message() is None
+        assert peer.process.wait(20) == 0
+    assert "SIGTERM: stopping the server" in peer.stderr

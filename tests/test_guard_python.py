@@ -6,7 +6,6 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-from pathlib import Path
 from typing import Any
 
 import anyio

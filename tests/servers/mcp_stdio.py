@@ -15,6 +15,8 @@ For the guard's tests (each opt-in; without them nothing changes):
     --progress            a tools/call with a progressToken gets a progress notification with a message
     --tasks               get_weather is listed with execution.taskSupport: optional
     --exit-on-call        the server exits when get_weather is called
+    --input-required      get_weather asks for input (2026-07-28 MRTR) unless the call carries requestState
+    --version-error       service_status answers with the protocol's UnsupportedProtocolVersion error
     --log=FILE            every line received is appended to FILE
 """
 
@@ -175,6 +177,17 @@ def main() -> int:
                 sys.stdout.flush()
             if name == "get_weather" and "--exit-on-call" in flags:
                 return 5
+            if name == "get_weather" and "--input-required" in flags and "requestState" not in params:
+                reply(ident, json.dumps({"resultType": "input_required", "requestState": "s1", "inputRequests": {
+                    "which": {"method": "elicitation/create", "params": {
+                        "message": "Which Oslo?", "requestedSchema": {"type": "object", "properties": {}}}}}}))
+                continue
+            if name == "service_status" and "--version-error" in flags:
+                sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": ident, "error": {
+                    "code": -32022, "message": "Unsupported protocol version",
+                    "data": {"supported": ["2025-11-25"], "requested": "2099-01-01"}}}) + "\n")
+                sys.stdout.flush()
+                continue
             if name == "get_weather" and option(flags, "--slow-weather"):
                 time.sleep(float(option(flags, "--slow-weather") or 0))
             if name not in {t["name"] for t in listed}:
