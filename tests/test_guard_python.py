@@ -225,3 +225,26 @@ def test_the_client_configuration_lines_in_the_guide_parse_as_written() -> None:
         assert args.command[0] == "--" and len(args.command) > 1
         assert args.contracts and args.audit
     assert server["command"] == "contract-harness"
+
+
+# --------------------------------------------------------------------------- the raw bytes judged
+
+@pytest.mark.parametrize(
+    ("result", "expected"),
+    [
+        # structuredContent: its bytes exactly as they stood in the line (spacing, escapes, order)
+        (b'{"structuredContent": {"b" : 2,"a":"\\u00e9"} ,"content":[{"type":"text","text":"x"}]}',
+         b'{"b" : 2,"a":"\\u00e9"}'),
+        # no structuredContent: the first text block's text, UTF-8 encoded
+        (b'{"content":[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"text","text":"{\\"a\\":\\"\\u00e9\\"}"}]}',
+         '{"a":"é"}'.encode()),
+    ],
+)
+def test_the_raw_bytes_judged_are_structured_content_as_written_else_the_first_text(
+    result: bytes, expected: bytes
+) -> None:
+    from harness.drift.frame import AUTO, read_call_line
+
+    line = b'{"jsonrpc":"2.0","id":1,"result":' + result + b"}"
+    fetched = read_call_line(line, expected_id=1, result=AUTO, max_message_bytes=10_000, max_depth=8)
+    assert fetched.body == expected
