@@ -10,8 +10,9 @@ to see. So the drift client reads the line itself, and this module judges it:
    ``error``; an ``error``, or a result with ``isError: true``, is the tool reporting a
    failure — mapped to the failure envelope, never validated as data;
 3. the result: the exact bytes of ``result.structuredContent`` (or the first text block's
-   text), which the boundary then checks like any other body — byte cap, depth, strict parse,
-   schema and every later layer.
+   text; ``auto``: structuredContent when the result has that member, else the text), which
+   the boundary then checks like any other body — byte cap, depth, strict parse, schema and
+   every later layer.
 
 The same function reads recorded lines (the real-tools corpus) and live ones.
 """
@@ -34,7 +35,7 @@ from harness.codes import (
 from harness.drift.kinds import Failure, Fetched, Refusal
 from harness.errors import RejectedInput
 
-STRUCTURED, TEXT = "structured", "text"
+STRUCTURED, TEXT, AUTO = "structured", "text", "auto"
 #: Levels a message adds around the result (message -> result -> content -> block).
 FRAME_DEPTH = 4
 _STRUCTURED_POINTER = "/result/structuredContent"
@@ -110,6 +111,8 @@ def read_call_line(
             failure=Failure(TRANSPORT_TOOL_ERROR, "is_error", "the tool answered with isError: true"),
             info=info,
         )
+    if result == AUTO:
+        result = STRUCTURED if "structuredContent" in body else TEXT
     if result == TEXT:
         text = _first_text(body.get("content"))
         if text is None:

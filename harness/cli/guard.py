@@ -1,0 +1,164 @@
+"""``contract-harness guard -- COMMAND [ARGS...]``: the contracts in front of a running agent."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from harness.errors import UsageError
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "guard",
+        help="an MCP stdio proxy: every result of a contracted tool passes the boundary first",
+        description=(
+            "Start the MCP server COMMAND and relay JSON-RPC between it and the client on "
+            "stdin/stdout. Each tools/call result of a tool that has a contract goes through the "
+            "boundary; the client gets the agent view (structuredContent and one text block) or "
+            "the failure envelope with isError: true, never the server's own text. tools/list "
+            "shows each guarded tool with the agent view's outputSchema and hides tools without "
+            "a contract (--allow-unguarded lets them through). Diagnostics go to stderr. "
+            "Configure your MCP client to start: contract-harness guard [OPTIONS] -- COMMAND [ARGS...]"
+        ),
+    )
+    p.add_argument(
+        "--contracts",
+        action="append",
+        metavar="DIR",
+        help="contract dirs, contracts/ folders or project roots (repeatable; default: the nearest "
+        "contracts/ folder, from the working directory upward)",
+    )
+    p.add_argument("--demo", action="store_true", help="guard with the embedded demo contracts")
+    p.add_argument("--tool", action="append", metavar="T", help="guard only this contract's tool (repeatable)")
+    p.add_argument(
+        "--map",
+        action="append",
+        metavar="MCP_NAME=TOOL",
+        help="the MCP tool MCP_NAME is guarded by contract TOOL (when the names differ; repeatable)",
+    )
+    p.add_argument(
+        "--upstream",
+        metavar="NAME",
+        help="read tool name, meta, result and timeouts from the mcp upstream of this name",
+    )
+    p.add_argument(
+        "--allow-unguarded",
+        action="store_true",
+        help="let tools without a contract through unchecked (default: hidden and denied)",
+    )
+    p.add_argument("--audit", metavar="FILE", help="append one JSON line per guarded call to FILE")
+    p.add_argument("--raw-dir", metavar="DIR", help="keep a protected copy of every raw result in DIR")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="time per guarded call when the contract's mcp upstream sets no timeout_s (default 60)",
+    )
+    p.add_argument(
+        "--max-message-bytes",
+        type=int,
+        metavar="N",
+        help="longest JSON-RPC line ever buffered (default 16 MiB; each guarded tool also has "
+        "its own cap from its contract)",
+    )
+    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
+    p.set_defaults(run=run)
+
+
+def _mapping(entries: list[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for entry in entries or []:
+        mcp_name, sep, tool = entry.partition("=")
+        if not sep or not mcp_name or not tool:
+            raise UsageError(f"--map {entry!r}: expected MCP_NAME=TOOL (e.g. --map read_text_file=file_text)")
+        if mcp_name in out:
+            raise UsageError(f"--map {mcp_name!r} is given twice")
+        out[mcp_name] = tool
+    return out
+
+
+def _nearest_contracts() -> list[str]:
+    """The project's contracts: the nearest ``contracts/`` folder from the working directory
+    upward. Never the embedded demo unless asked (--demo): a guard in front of a real server
+    with the wrong contracts would deny every tool, or worse, guard the wrong ones."""
+    from pathlib import Path
+
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / "contracts").is_dir():
+            return [str(folder / "contracts")]
+    raise UsageError(
+        f"no contracts/ folder in {here} or above it: give --contracts DIR (an MCP client may start the guard "
+        "in another directory: use an absolute path), or --demo for the embedded demo contracts",
+        code="guard.no_contracts",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.guard.policy import DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_TIMEOUT_S
+
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise UsageError("no server command: contract-harness guard [OPTIONS] -- COMMAND [ARGS...]",
+                         code="guard.no_command")
+    timeout = DEFAULT_TIMEOUT_S if args.timeout is None else args.timeout
+    if not timeout > 0:
+        raise UsageError(f"--timeout must be greater than 0, not {args.timeout:g}")
+    cap = DEFAULT_MAX_MESSAGE_BYTES if args.max_message_bytes is None else args.max_message_bytes
+    if cap < 1024:
+        raise UsageError(f"--max-message-bytes must be at least 1024, not {cap}")
+    names = _mapping(args.map)
+
+    from pathlib import Path
+
+    from harness.boundary.audit import RawStore
+    from harness.cli.check import load_contracts
+    from harness.contract import demo_root
+    from harness.drift.process import resolve_program
+    from harness.guard.policy import Guard, GuardAudit
+    from harness.guard.stdio import log_line, run_proxy
+
+    if args.demo and args.contracts:
+        raise UsageError("--demo and --contracts exclude each other")
+    paths = [str(demo_root() / "contracts")] if args.demo else args.contracts or _nearest_contracts()
+    contracts = load_contracts(paths, args.tool)
+    resolve_program(command[0], Path.cwd(), "guard COMMAND")  # a missing server is a start-up error
+    audit = None
+    try:
+        audit = GuardAudit(args.audit) if args.audit else None
+        raw_store = RawStore(args.raw_dir) if args.raw_dir else None
+    except OSError as exc:
+        where = exc.filename or args.audit
+        raise UsageError(f"cannot open {where}: {exc.strerror or exc}", code="guard.audit") from None
+    try:
+        guard = Guard.from_contracts(
+            contracts,
+            names=names,
+            upstream=args.upstream,
+            allow_unguarded=args.allow_unguarded,
+            timeout_s=timeout,
+            audit=audit,
+            raw_store=raw_store,
+        )
+        listed = ", ".join(
+            name if name == t.contract.tool else f"{name} (contract {t.contract.tool})"
+            for name, t in sorted(guard.tools.items())
+        )
+        log_line(f"guarding {len(guard.tools)} tool(s) of `{' '.join(command)}`: {listed}"
+                 + (f"; audit: {args.audit}" if args.audit else ""))
+        if args.allow_unguarded:
+            log_line("WARNING: --allow-unguarded: tools without a contract pass through UNCHECKED; "
+                     "their results reach the client exactly as the server sent them")
+        for note in guard.notes:
+            log_line(note)
+        for name, tool in sorted(guard.tools.items()):
+            if tool.max_message_bytes > cap:
+                log_line(f"{name}: max_message_bytes={tool.max_message_bytes} is above --max-message-bytes={cap}, "
+                         "which applies")
+        return run_proxy(guard, command, max_message_bytes=cap, log=log_line)
+    finally:
+        if audit is not None:
+            audit.close()

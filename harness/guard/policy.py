@@ -1,0 +1,401 @@
+"""Which MCP tools are guarded, by which contract, and what the client sees of each call.
+
+A :class:`Guard` maps MCP tool names to contracts. A contract guards the MCP tool of its own
+``tool`` name, unless its ``mcp`` upstream names another (``upstreams.<name>.mcp.tool``, as
+``contract-harness import mcp`` writes it for tools whose MCP name is not a valid contract
+name) or the caller maps one explicitly. The same upstream entry supplies what the guard needs
+to reach the tool the way the contract expects: ``meta`` (``_meta`` members sent with each
+call, e.g. the request id a server must echo), ``result`` (where the result is),
+``timeout_s`` and ``max_message_bytes``. Its ``command`` is not used: the guard fronts
+whichever server it was started with.
+
+What is judged is the **raw bytes** of a ``tools/call`` answer, cut from the JSON-RPC line by
+:func:`harness.drift.frame.read_call_line`: the exact bytes of ``result.structuredContent`` as
+they stood in the line, or — when the result has no ``structuredContent`` — the first text
+block's text, UTF-8 encoded. A ``result:`` of ``structured`` or ``text`` in the contract's
+``mcp`` upstream pins one of the two.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import secrets
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from harness.boundary.audit import AuditRecord, JsonlAuditSink, RawStore
+from harness.boundary.pipeline import Boundary, Verdict
+from harness.codes import TRANSPORT_FRAME, TRANSPORT_UNAVAILABLE, AgentCode
+from harness.contract import Contract, Upstream, discover, load_contract
+from harness.drift.frame import AUTO, STRUCTURED, TEXT, default_max_message_bytes, read_call_line
+from harness.drift.kinds import Config, Fetched
+from harness.drift.template import Environment, Template, template_values
+from harness.errors import ContractError, InvalidRequest, UsageError
+from harness.timeutil import format_rfc3339
+
+#: Time per guarded call when the contract's ``mcp`` upstream declares no ``timeout_s``.
+DEFAULT_TIMEOUT_S = 60.0
+#: The longest JSON-RPC line the relay ever buffers (each guarded tool has its own, smaller cap).
+DEFAULT_MAX_MESSAGE_BYTES = 16 << 20
+#: Members of a result's ``_meta`` that the protocol defines (server identity, related task):
+#: kept on a guarded result. Any other ``_meta`` member is upstream data and is dropped.
+PROTOCOL_META_PREFIX = "io.modelcontextprotocol/"
+
+Clock = Callable[[], datetime]
+
+
+def new_request_id() -> str:
+    """The guard's own request id for one call (the client's JSON-RPC id is the client's)."""
+    return f"guard.{secrets.token_hex(8)}"
+
+
+@dataclass(frozen=True, slots=True)
+class GuardedTool:
+    """One MCP tool and the contract in front of it."""
+
+    name: str
+    contract: Contract
+    boundary: Boundary
+    meta: tuple[tuple[str, Template], ...]
+    result: str
+    timeout_s: float
+    max_message_bytes: int
+    upstream: str | None
+    env: Environment
+    named_by: str = "the contract's tool"
+
+    @property
+    def output_schema(self) -> dict[str, Any]:
+        """What the client is told it will get on success: the agent view's schema."""
+        return self.contract.view_schema(self.boundary.version)
+
+    def request(self, arguments: Any, request_id: str) -> Mapping[str, Any]:
+        """The boundary's request for a call; raises :class:`InvalidRequest` when the
+        arguments do not fit the contract's request schema."""
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, Mapping):
+            raise InvalidRequest(f"arguments must be an object, not {type(arguments).__name__}")
+        return self.contract.normalise_request(
+            {"tool": self.contract.tool, "request_id": request_id, "args": dict(arguments)}
+        )
+
+    def meta_for(self, request: Mapping[str, Any]) -> dict[str, str]:
+        """The ``_meta`` members the contract sends with each call, filled in."""
+        values = template_values(request)
+        out = {}
+        for name, template in self.meta:
+            try:
+                out[name] = template.render(self.env, values)
+            except KeyError as exc:
+                raise InvalidRequest(f"meta {name!r} needs argument {exc.args[0]!r}, which the call lacks") from None
+        return out
+
+    def judge(self, line: bytes, jsonrpc_id: Any, request: Mapping[str, Any]) -> Verdict:
+        """The verdict on one JSON-RPC answer line to a call of this tool."""
+        fetched = read_call_line(
+            line,
+            expected_id=jsonrpc_id,
+            result=self.result,
+            max_message_bytes=self.max_message_bytes,
+            max_depth=self.contract.limits.max_depth,
+        )
+        return self.verdict(fetched, request)
+
+    def verdict(self, fetched: Fetched, request: Mapping[str, Any]) -> Verdict:
+        if fetched.failure is not None:
+            failure = fetched.failure
+            return self.boundary.upstream_failure(failure.code, failure.message, request)
+        if fetched.refusal is not None:
+            refusal = fetched.refusal
+            return self.boundary.reject(
+                refusal.code, refusal.message, request, instance_pointer=refusal.pointer, raw=refusal.raw
+            )
+        return self.boundary.check(fetched.body, request)
+
+    def unavailable(self, message: str, request: Mapping[str, Any]) -> Verdict:
+        """No answer: a timeout, a server that exited, a call the client cancelled."""
+        return self.boundary.upstream_failure(TRANSPORT_UNAVAILABLE, message, request)
+
+    def refused(self, code: str, message: str, request: Mapping[str, Any], raw: bytes = b"") -> Verdict:
+        """An answer refused before the layers ran (too long, unreadable, not a final result)."""
+        return self.boundary.reject(code, message, request, raw=raw)
+
+    def not_final(self, result_type: Any, request: Mapping[str, Any], raw: bytes) -> Verdict:
+        return self.refused(
+            TRANSPORT_FRAME,
+            f"resultType {json.dumps(result_type)[:40]} is not a final tool result",
+            request,
+            raw,
+        )
+
+
+def agent_tool_result(verdict: Verdict, *, modern: bool = False) -> dict[str, Any]:
+    """The ``tools/call`` result the client gets for a verdict.
+
+    Success: the projected fields (the agent view) as ``structuredContent`` and as one text
+    block of their JSON. Otherwise the fixed failure envelope, the same two ways, with
+    ``isError: true``. Nothing else: no upstream text, no upstream ``_meta``.
+    """
+    agent = verdict.agent_result
+    failed = agent["outcome"] != "success"
+    payload = agent if failed else agent["data"]
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    result: dict[str, Any] = {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": payload,
+        "isError": failed,
+    }
+    if modern:
+        result["resultType"] = "complete"
+    return result
+
+
+def denied_tool_result(tool: str, request_id: str, *, modern: bool = False) -> dict[str, Any]:
+    """The answer to a call of a tool that has no contract (and is not let through)."""
+    envelope = {
+        "tool": tool,
+        "request_id": request_id,
+        "outcome": "failure",
+        "error": {"code": AgentCode.NOT_FOUND.value, "retryable": False},
+    }
+    result: dict[str, Any] = {
+        "content": [{"type": "text", "text": json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))}],
+        "structuredContent": envelope,
+        "isError": True,
+    }
+    if modern:
+        result["resultType"] = "complete"
+    return result
+
+
+def invalid_call_result(message: str, *, modern: bool = False) -> dict[str, Any]:
+    """The answer to a guarded call whose arguments the contract cannot judge a result for.
+
+    The call is not sent. The text is the guard's own (which argument is wrong), so the
+    model can correct the call; no upstream text is in it."""
+    result: dict[str, Any] = {"content": [{"type": "text", "text": message}], "isError": True}
+    if modern:
+        result["resultType"] = "complete"
+    return result
+
+
+class GuardAudit(JsonlAuditSink):
+    """The audit file: one JSON line per guarded call (the boundary's :class:`AuditRecord`
+    plus a ``guard`` member: MCP tool, JSON-RPC id, milliseconds, what happened), and one per
+    denied call."""
+
+    def write_call(self, record: AuditRecord, **guard: Any) -> None:
+        self._line({**record.to_dict(), "guard": guard})
+
+    def write_event(self, at: datetime, tool: str, request_id: str | None, **guard: Any) -> None:
+        """A line for a call that no contract judged (denied, invalid arguments): the
+        record's members, empty where there is no verdict."""
+        data: dict[str, Any] = {f.name: None for f in fields(AuditRecord)}
+        data.update(at=format_rfc3339(at), tool=tool, request_id=request_id, accepted=False, outcome="failure",
+                    raw_size=0, guard=guard)
+        self._line(data)
+
+    def _line(self, data: Mapping[str, Any]) -> None:
+        line = json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
+        with self._lock:
+            self._file.write(line)
+            self._file.flush()
+
+
+@dataclass(frozen=True)
+class Guard:
+    """The contracts in front of an MCP server, by MCP tool name.
+
+    ``allow_unguarded`` lets tools without a contract through untouched (default: hidden from
+    ``tools/list`` and answered with the failure envelope). ``audit`` receives a record per
+    guarded call; ``raw_store`` keeps protected copies of the raw results; ``clock`` is what
+    freshness is judged against.
+    """
+
+    tools: Mapping[str, GuardedTool]
+    allow_unguarded: bool = False
+    audit: GuardAudit | None = None
+    clock: Clock | None = None
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def from_contracts(
+        cls,
+        contracts: Iterable[Contract],
+        *,
+        names: Mapping[str, str] | None = None,
+        upstream: str | None = None,
+        allow_unguarded: bool = False,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        audit: GuardAudit | None = None,
+        raw_store: RawStore | None = None,
+        clock: Clock | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> Guard:
+        """Build a guard. ``names`` maps MCP tool names to contract tools where they differ
+        (and wins over the contracts' own ``mcp.tool``); ``upstream`` names the ``mcp``
+        upstream whose settings apply when a contract has several."""
+        env = Environment(os.environ if environ is None else environ)
+        contracts = list(contracts)
+        by_tool = {c.tool: c for c in contracts}
+        mapped = dict(names or {})
+        unknown = sorted(set(mapped.values()) - set(by_tool))
+        if unknown:
+            raise UsageError(
+                f"--map names no contract {', '.join(map(repr, unknown))} (contracts: {', '.join(sorted(by_tool))})",
+                code="guard.unknown_contract",
+            )
+        renamed = {contract_tool: mcp for mcp, contract_tool in mapped.items()}
+        tools: dict[str, GuardedTool] = {}
+        notes: list[str] = []
+        for contract in contracts:
+            guarded = _guarded_tool(contract, upstream, renamed.get(contract.tool), timeout_s, raw_store, clock, env)
+            if guarded.name in tools:
+                other = tools[guarded.name].contract
+                raise ContractError(
+                    f"contracts {other.tool!r} ({other.path}) and {contract.tool!r} both guard MCP tool "
+                    f"{guarded.name!r}; map one elsewhere with --map MCP_NAME={contract.tool}",
+                    file=str(contract.path),
+                    code="guard.duplicate_tool",
+                )
+            tools[guarded.name] = guarded
+            notes.extend(_binding_note(guarded))
+        return cls(tools, allow_unguarded=allow_unguarded, audit=audit, clock=clock, notes=tuple(notes))
+
+    @classmethod
+    def from_paths(cls, paths: Sequence[str | Path], **options: Any) -> Guard:
+        """A guard over the contracts under ``paths`` (contract dirs, ``contracts/`` folders
+        or project roots)."""
+        found = discover([Path(p) for p in paths])
+        if not found:
+            raise UsageError(f"no contracts found under {', '.join(map(str, paths))}", code="guard.no_contracts")
+        return cls.from_contracts([load_contract(d) for d in found], **options)
+
+    def tool(self, name: Any) -> GuardedTool | None:
+        return self.tools.get(name) if isinstance(name, str) else None
+
+    def rewrite_tools_list(self, result: Mapping[str, Any]) -> tuple[dict[str, Any], list[str], list[str]]:
+        """A ``tools/list`` result as the client may see it: each guarded tool's
+        ``outputSchema`` replaced by its agent view's schema (and ``execution.taskSupport``
+        forbidden: a task's result would arrive by ``tasks/result``, around the guard);
+        unguarded tools dropped unless let through. Also returns the hidden tools' names and
+        notes for the operator. Raises ``ValueError`` when ``tools`` is not a list of objects."""
+        listed = result.get("tools")
+        if not isinstance(listed, list) or not all(isinstance(t, dict) for t in listed):
+            raise ValueError("tools is not a list of objects")
+        out, hidden, notes = [], [], []
+        for entry in listed:
+            name = entry.get("name")
+            guarded = self.tool(name)
+            if guarded is None:
+                if self.allow_unguarded:
+                    out.append(entry)
+                else:
+                    hidden.append(str(name))
+                continue
+            rewritten = dict(entry)
+            rewritten["outputSchema"] = guarded.output_schema
+            execution = entry.get("execution")
+            if isinstance(execution, dict) and execution.get("taskSupport", "forbidden") != "forbidden":
+                rewritten["execution"] = {**execution, "taskSupport": "forbidden"}
+                if execution.get("taskSupport") == "required":
+                    notes.append(f"tool {name!r} requires task execution, which the guard does not relay: "
+                                 "its calls will fail")
+            out.append(rewritten)
+        return {**result, "tools": out}, hidden, notes
+
+    def unlisted(self, names: Iterable[str]) -> list[str]:
+        """Notes for contracts whose MCP tool a complete listing did not contain (a typo, a
+        renamed tool), with the nearest listed name."""
+        names = list(names)
+        out = []
+        for name, guarded in sorted(self.tools.items()):
+            if name in names:
+                continue
+            near = difflib.get_close_matches(name, names, n=1)
+            hint = (f" (did you mean {near[0]!r}? fix {guarded.named_by}, or map it with "
+                    f"--map {near[0]}={guarded.contract.tool})") if near else ""
+            out.append(f"contract {guarded.contract.tool!r} guards MCP tool {name!r}, which the server does not "
+                       f"list{hint}")
+        return out
+
+
+def _guarded_tool(
+    contract: Contract,
+    upstream: str | None,
+    mapped_name: str | None,
+    timeout_s: float,
+    raw_store: RawStore | None,
+    clock: Clock | None,
+    env: Environment,
+) -> GuardedTool:
+    chosen = _mcp_upstream(contract, upstream)
+    name, result, timeout, message_cap = contract.tool, AUTO, timeout_s, None
+    named_by = "the contract's tool"
+    meta: tuple[tuple[str, Template], ...] = ()
+    if chosen is not None:
+        cfg = Config(contract, chosen)
+        name = str(cfg.data.get("tool", contract.tool))
+        if "tool" in cfg.data:
+            named_by = f"upstreams.{chosen.name}.mcp.tool"
+        meta = tuple((key, cfg.template(f"meta/{key}", text)) for key, text in cfg.data.get("meta", {}).items())
+        for _, template in meta:
+            env.require(template)
+        declared = cfg.data.get("result")
+        result = declared if declared in (STRUCTURED, TEXT) else AUTO
+        timeout = cfg.number("timeout_s", timeout_s)
+        message_cap = cfg.data.get("max_message_bytes")
+    boundary = Boundary(contract, clock=clock, raw_store=raw_store, upstream=chosen.name if chosen else "guard")
+    return GuardedTool(
+        name=mapped_name or name,
+        contract=contract,
+        boundary=boundary,
+        meta=meta,
+        result=result,
+        timeout_s=timeout,
+        max_message_bytes=int(message_cap or default_max_message_bytes(contract.limits.max_bytes)),
+        upstream=chosen.name if chosen else None,
+        env=env,
+        named_by="--map" if mapped_name else named_by,
+    )
+
+
+def _mcp_upstream(contract: Contract, name: str | None) -> Upstream | None:
+    candidates = [u for u in contract.upstreams if u.kind == "mcp"]
+    if name is not None:
+        candidates = [u for u in candidates if u.name == name]
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    keys = ("tool", "meta", "result", "timeout_s", "max_message_bytes")
+    settings = {json.dumps({k: u.config.get(k) for k in keys}, sort_keys=True, default=dict) for u in candidates}
+    if len(settings) > 1:
+        raise ContractError(
+            f"{len(candidates)} mcp upstreams ({', '.join(u.name for u in candidates)}) set tool, meta, result or "
+            "timeouts differently; choose one with --upstream NAME",
+            file=str(contract.path),
+            pointer="/upstreams",
+            code="guard.ambiguous_upstream",
+        )
+    return candidates[0]
+
+
+def _binding_note(guarded: GuardedTool) -> list[str]:
+    """A contract whose results must echo the request id, reached without sending one, can
+    never accept: say so at start rather than let every call fail at binding."""
+    envelope = guarded.contract.envelope
+    if envelope is None or guarded.contract.adapter is not None:  # an adapter builds the envelope itself
+        return []
+    sends_id = any("request_id" in template.fields for _, template in guarded.meta)
+    if sends_id:
+        return []
+    return [
+        f"contract {guarded.contract.tool!r} binds the result's request_id, but its mcp upstream sends none "
+        "(add meta: {request_id: \"{request_id}\"} under upstreams.<name>.mcp if the server echoes it): "
+        "every result will be rejected at binding.request_id"
+    ]

@@ -1,0 +1,157 @@
+"""``contract-harness guard``: the relay between this process's stdin/stdout and a server.
+
+The MCP client starts the guard in place of the server; the guard starts the server (the
+command after ``--``) with the same environment and working directory, and relays. The
+server's stderr is the guard's own (inherited), so its logs go where the client keeps them.
+Nothing but protocol is ever written to stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import stat
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+from anyio.abc import Process
+
+from harness.drift import process as proc
+from harness.guard.policy import Guard
+from harness.guard.relay import Relay
+
+_CHUNK = 1 << 16
+
+
+class StdioEndpoint:
+    """This process's stdin and stdout as the client's end of the relay.
+
+    Pipes and sockets (the normal case: an MCP client's) are read and written by the event
+    loop itself; anything else (a file redirected in, a terminal, /dev/null) is read by a
+    worker thread and written directly.
+    """
+
+    def __init__(self) -> None:
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._blocking: dict[int, bool] = {}
+
+    async def open(self) -> StdioEndpoint:
+        loop = asyncio.get_running_loop()
+        stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
+        self._blocking = {fd: os.get_blocking(fd) for fd in (stdin, stdout)}
+        if _is_pipe(stdin):
+            reader = asyncio.StreamReader(limit=_CHUNK)
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), _dup(stdin, "rb"))
+            self._reader = reader
+        if _is_pipe(stdout):
+            transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, _dup(stdout, "wb"))
+            self._writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        return self
+
+    async def receive(self) -> bytes:
+        if self._reader is not None:
+            return await self._reader.read(_CHUNK)
+        return await anyio.to_thread.run_sync(os.read, sys.stdin.fileno(), _CHUNK, abandon_on_cancel=True)
+
+    async def send(self, data: bytes) -> None:
+        if self._writer is not None:
+            self._writer.write(data)
+            await self._writer.drain()
+            return
+        view = memoryview(data)
+        while view:
+            view = view[os.write(sys.stdout.fileno(), view) :]
+
+    async def aclose(self) -> None:
+        """Flush what is still buffered for the client (a few seconds at most: a client that
+        reads nothing more cannot hold the guard), then give the pipes back as they were."""
+        if self._writer is not None:
+            transport = self._writer.transport
+            with anyio.move_on_after(5.0):
+                while transport.get_write_buffer_size() and not transport.is_closing():
+                    await anyio.sleep(0.01)
+            transport.close()
+        self.close()
+
+    def close(self) -> None:
+        """Give the terminal or pipe back as it was (the event loop made it non-blocking)."""
+        for fd, blocking in self._blocking.items():
+            with suppress(OSError):
+                os.set_blocking(fd, blocking)
+
+
+def _is_pipe(fd: int) -> bool:
+    """Whether the event loop can watch ``fd`` (a pipe or socket; not a file, /dev/null or a
+    terminal, which the thread fallback serves)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+def _dup(fd: int, mode: str) -> IO[bytes]:
+    # A copy of the descriptor: the transport closes what it is given, and fd 0/1 stay ours.
+    return os.fdopen(os.dup(fd), mode, buffering=0)
+
+
+def log_line(text: str) -> None:
+    """One diagnostic line on stderr (never stdout: that is the protocol's)."""
+    with suppress(OSError, ValueError):
+        sys.stderr.write(f"contract-harness guard: {text}\n")
+        sys.stderr.flush()
+
+
+async def start_server(argv: Sequence[str], *, stderr: Any = None, cwd: Path | None = None) -> Process:
+    """Start the server with this process's environment, in its own process group (so a stop
+    reaches whatever it started). ``stderr`` None inherits this process's."""
+    program = proc.resolve_program(argv[0], Path.cwd(), "guard COMMAND")
+    return await anyio.open_process(
+        [program, *argv[1:]],
+        stderr=stderr,
+        cwd=str(cwd) if cwd is not None else None,
+        start_new_session=True,
+    )
+
+
+async def serve(guard: Guard, argv: Sequence[str], *, max_message_bytes: int, log: Callable[[str], None]) -> int:
+    """Relay between stdin/stdout and the server until one side is gone; the exit status."""
+    process = await start_server(argv)
+    endpoint = await StdioEndpoint().open()
+    relay = Relay(guard, process, endpoint, max_message_bytes=max_message_bytes, log=log)
+    try:
+        async with anyio.create_task_group() as group:
+
+            async def on_signal() -> None:
+                with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
+                    async for number in signals:
+                        log(f"{signal.Signals(number).name}: stopping the server")
+                        await relay.stop()
+                        return
+
+            group.start_soon(on_signal)
+            status = await relay.run()
+            group.cancel_scope.cancel()
+    finally:
+        await endpoint.aclose()
+        await proc.stop(process)
+    if status is None:
+        return 0
+    if status < 0:
+        log(f"the server was stopped by signal {-status}")
+        return 128 - status
+    log(f"the server exited with status {status}")
+    return status
+
+
+def run_proxy(
+    guard: Guard, argv: Sequence[str], *, max_message_bytes: int, log: Callable[[str], None] = log_line
+) -> int:
+    """Blocking entry point for the CLI."""
+    return anyio.run(lambda: serve(guard, argv, max_message_bytes=max_message_bytes, log=log), backend="asyncio")
