@@ -42,12 +42,14 @@ _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 @dataclass(frozen=True, slots=True)
 class Baseline:
-    """``shape``: the merged shape of accepted historical fixtures (None: nothing accepted yet).
-    ``known``: (fixture id, shape digest) of every historical fixture, accepted or not."""
+    """``shapes``: the shape of each accepted historical fixture (``fixtures``: their ids, in the
+    same order); ``shape``: their merge (None: nothing accepted yet). ``known``: (fixture id,
+    shape digest) of every historical fixture, accepted or not."""
 
     shape: Shape | None
     fixtures: tuple[str, ...]
     known: tuple[tuple[str, str], ...]
+    shapes: tuple[Shape, ...] = ()
 
     @property
     def digests(self) -> frozenset[str]:
@@ -84,7 +86,7 @@ def load_baseline(contract: Contract, hints: Hints) -> Baseline:
         if fixture.expect.accept:
             accepted.append(shape)
             used.append(fixture.id)
-    return Baseline(merge_all(accepted), tuple(used), tuple(known))
+    return Baseline(merge_all(accepted), tuple(used), tuple(known), tuple(accepted))
 
 
 # --------------------------------------------------------------------------- recording

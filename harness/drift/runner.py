@@ -35,7 +35,7 @@ from harness.drift.check import (
     DriftCheck,
     DriftChecked,
 )
-from harness.drift.diff import diff_shapes
+from harness.drift.diff import Comparison, compare, diff_shapes
 from harness.drift.kinds import (
     KINDS,
     AdvertisedSchema,
@@ -363,8 +363,14 @@ class DriftRunner:
             verdict, document = boundary.check_document(fetched.body, request)
         shape = None if document is MISSING else document_shape(document, target.hints)
         baseline = target.baseline
-        changes = diff_shapes(baseline.shape, shape) if shape is not None and baseline.shape else ()
+        comparison = compare(baseline.shapes, shape) if shape is not None else Comparison(())
+        changes = comparison.changes
         notes: list[str] = []
+        if comparison.nearest is not None:
+            notes.append(
+                "a shape no recorded sample has (a new combination of what they had): "
+                f"compared with the nearest, {baseline.fixtures[comparison.nearest]}"
+            )
         if shape is not None and baseline.shape is None:
             notes.append(
                 f"no baseline yet: fixtures/historical/{target.contract.tool}/ holds no "
