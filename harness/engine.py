@@ -122,11 +122,22 @@ class CaseFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class CaseSkipped:
+    """A case deliberately not run (drift: a request that may change data, an upstream with no
+    sample requests). Never a failure, and not counted in the summary; reporters that know
+    nothing of the reason may ignore it."""
+
+    id: str
+    tool: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished:
     summary: Summary
 
 
-Event = RunStarted | CaseFinished | RunFinished
+Event = RunStarted | CaseFinished | CaseSkipped | RunFinished
 
 
 # ------------------------------------------------------------------------ summary

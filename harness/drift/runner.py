@@ -28,12 +28,14 @@ from harness.drift.baseline import Baseline, Recorder, hints_for, load_baseline
 from harness.drift.check import (
     DRIFTED,
     HELD,
+    NOT_CALLED,
     OUTPUT_SCHEMA,
     REJECTED,
     RESPONSE,
     UNAVAILABLE,
     DriftCheck,
     DriftChecked,
+    DriftNotCalled,
 )
 from harness.drift.diff import Comparison, compare, diff_shapes
 from harness.drift.kinds import (
@@ -42,11 +44,13 @@ from harness.drift.kinds import (
     Failure,
     Fetched,
     KindRegistry,
+    NotCalled,
     Session,
     SessionFailed,
     SharedSource,
     Source,
 )
+from harness.drift.process import tail_lines
 from harness.drift.shape import Hints, document_shape, schema_dialect, schema_shape
 from harness.drift.template import RESERVED_FIELDS, Environment, redacted_logging
 from harness.engine import Event, RunFinished, RunStarted, Summary
@@ -72,6 +76,15 @@ class Target:
     @property
     def id_prefix(self) -> str:
         return f"{self.contract.tool}::drift::{self.upstream.name}"
+
+    @property
+    def side_effects(self) -> str | None:
+        return "allowed" if self.upstream.side_effects_allowed else None
+
+    @property
+    def needs_session(self) -> bool:
+        """Whether anything is sent at all: a sample request, or an MCP server's tools/list."""
+        return bool(self.requests) or self.upstream.kind == "mcp"
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +122,9 @@ def _label(args: Mapping[str, Any], index: int) -> str:
 
 
 def _requests(contract: Contract, upstream: Upstream) -> tuple[tuple[Mapping[str, Any], ...], tuple[str, ...]]:
-    samples = list(upstream.requests) or [dict(contract.request_example)]
+    """The upstream's sample requests, in full. None means none: an upstream is called only with
+    the requests it declares, never with a default it did not ask for."""
+    samples = list(upstream.requests)
     requests, labels = [], []
     for index, args in enumerate(samples):
         try:
@@ -225,27 +240,35 @@ class DriftRunner:
         with redacted_logging(plan.env):
             outcome = anyio.run(self._run_all)
         self.duration_s = time.perf_counter() - started
+        # The one redaction point of a drift run: every event, as it leaves the runner.
+        redactor = plan.env.redactor()
         summary = Summary(notes=list(plan.notes))
         index = 0
         for t_index, target in enumerate(plan.targets):
             slots = [-1] if target.upstream.kind == "mcp" else []
             for r_index in [*slots, *range(len(target.requests))]:
                 check = outcome.checks.get((t_index, r_index)) or self._unanswered(target, r_index)
+                if check.status == NOT_CALLED:
+                    yield redactor.value(DriftNotCalled(check.id, check.tool, check.detail(), check))
+                    continue
                 result = check.to_case_result()
                 summary.add(result)
-                yield DriftChecked(index, result, check)
+                yield redactor.value(DriftChecked(index, result, check))
                 index += 1
+            if not target.requests:
+                check = self._not_called(target, None, NotCalled("no_requests", _NO_REQUESTS))
+                yield redactor.value(DriftNotCalled(check.id, check.tool, check.detail(), check))
         summary.notes.extend(f"recorded new shapes into {folder}" for folder in self.recorded)
         summary.notes.extend(self.record_errors)
         summary.duration_s = self.duration_s
-        yield RunFinished(summary)
+        yield redactor.value(RunFinished(summary))
 
     def run(self) -> tuple[list[DriftCheck], Summary]:
-        """The whole run at once: every check and the summary."""
+        """The whole run at once: every check (those not called too) and the summary."""
         checks: list[DriftCheck] = []
         summary = Summary()
         for event in self.events():
-            if isinstance(event, DriftChecked) and event.check is not None:
+            if isinstance(event, DriftChecked | DriftNotCalled) and event.check is not None:
                 checks.append(event.check)
             elif isinstance(event, RunFinished):
                 summary = event.summary
@@ -257,6 +280,8 @@ class DriftRunner:
         limiter = anyio.CapacityLimiter(self.concurrency)
         groups: dict[Hashable, list[tuple[int, Target]]] = {}
         for index, target in enumerate(self.plan.targets):
+            if not target.needs_session:
+                continue  # nothing to send: not even a process is started
             source = target.source
             key = ("shared", source.connection_key) if isinstance(source, SharedSource) else ("own", index)
             groups.setdefault(key, []).append((index, target))
@@ -289,7 +314,9 @@ class DriftRunner:
 
     async def _run_session(self, t_index: int, target: Target, session: Session, outcome: _Outcome) -> None:
         boundary = Boundary(target.contract, clock=self.clock, upstream=target.upstream.name)
-        recorder = Recorder(target.contract, target.upstream.name) if self.record else None
+        recorder = (
+            Recorder(target.contract, target.upstream.name, redactor=self.plan.env.redactor()) if self.record else None
+        )
         seen: set[str] = set()
         try:
             started = time.perf_counter()
@@ -298,7 +325,7 @@ class DriftRunner:
                 outcome.checks[(t_index, -1)] = self._schema_check(target, advertised, time.perf_counter() - started)
             for r_index, request in enumerate(target.requests):
                 started = time.perf_counter()
-                fetched = await session.fetch(request)
+                fetched = await _fetch(session, request)
                 outcome.checks[(t_index, r_index)] = self._judge(
                     target, r_index, fetched, boundary, recorder, seen, time.perf_counter() - started
                 )
@@ -317,6 +344,26 @@ class DriftRunner:
             else:
                 fetched = Fetched(failure=exc.failure, stderr=exc.stderr)
                 outcome.checks[(t_index, r_index)] = self._judge(target, r_index, fetched, boundary, None, set(), 0.0)
+
+    def _not_called(self, target: Target, r_index: int | None, why: NotCalled) -> DriftCheck:
+        """A check deliberately not sent: one per sample request, or one for an upstream with none."""
+        label = "no requests" if r_index is None else target.labels[r_index]
+        request = None if r_index is None else target.requests[r_index]
+        return DriftCheck(
+            id=f"{target.id_prefix}[{label}]",
+            tool=target.contract.tool,
+            upstream=target.upstream.name,
+            kind=target.source.kind,
+            subject=RESPONSE,
+            target="(nothing sent)" if request is None else target.source.describe(request),
+            status=NOT_CALLED,
+            version=target.contract.version,
+            contract_dir=str(target.contract.directory),
+            request=request,
+            reason=why.reason,
+            notes=(why.message,),
+            side_effects=target.side_effects,
+        )
 
     def _commit(self, recorder: Recorder) -> None:
         try:
@@ -341,7 +388,9 @@ class DriftRunner:
         seen: set[str],
         duration: float,
     ) -> DriftCheck:
-        env = self.plan.env
+        if fetched.not_called is not None:
+            return self._not_called(target, r_index, fetched.not_called)
+        redactor = self.plan.env.redactor()
         request = target.requests[r_index]
         label = target.labels[r_index]
         document: Any = MISSING
@@ -349,12 +398,12 @@ class DriftRunner:
         if fetched.failure is not None:
             failure = fetched.failure
             reason = failure.reason
-            verdict = boundary.upstream_failure(failure.code, env.redact(failure.message), request)
+            verdict = boundary.upstream_failure(failure.code, failure.message, request)
         elif fetched.refusal is not None:
             refusal = fetched.refusal
             verdict = boundary.reject(
                 refusal.code,
-                env.redact(refusal.message),
+                refusal.message,
                 request,
                 instance_pointer=refusal.pointer,
                 raw=refusal.raw,
@@ -379,12 +428,15 @@ class DriftRunner:
         status = _status(fetched, verdict, changes)
         recorded = None
         if recorder is not None and shape is not None and fetched.body is not None:
+            secrets = sorted({*redactor.found_in(fetched.body), *redactor.found_in_document(document)})
             if shape.digest in baseline.digests or shape.digest in seen:
                 pass
-            elif env.found_in(fetched.body):
-                notes.append(
-                    "not recorded: the body contains the value of "
-                    + ", ".join("${" + n + "}" for n in env.found_in(fetched.body))
+            elif secrets:
+                names = ", ".join("${" + n + "}" for n in secrets)
+                notes.append(f"not recorded: the body contains the value of {names}")
+                self.record_errors.append(
+                    f"{target.contract.tool}: a new shape from upstream {target.upstream.name} ({label}) "
+                    f"was not recorded: the body contains the value of {names}"
                 )
             else:
                 seen.add(shape.digest)
@@ -415,10 +467,11 @@ class DriftRunner:
             seen_before=baseline.seen_as(shape) if shape is not None and changes else None,
             recorded=recorded,
             notes=tuple(notes),
-            info={k: env.redact(v) if isinstance(v, str) else v for k, v in fetched.info.items()},
-            stderr=env.redact(fetched.stderr[-_STDERR_TAIL:]),
+            info=dict(fetched.info),
+            stderr=tail_lines(fetched.stderr, _STDERR_TAIL),
             duration_s=duration,
             payload=fetched.body if status == REJECTED and fetched.body is not None else None,
+            side_effects=target.side_effects,
         )
 
     def _schema_check(self, target: Target, advertised: AdvertisedSchema, duration: float) -> DriftCheck:
@@ -434,6 +487,7 @@ class DriftRunner:
             version=contract.version,
             contract_dir=str(contract.directory),
             duration_s=duration,
+            side_effects=target.side_effects,
         )
         if not advertised.listed:
             return replace(
@@ -467,8 +521,9 @@ class DriftRunner:
             version=contract.version,
             contract_dir=str(contract.directory),
             reason=failure.reason,
-            notes=(self.plan.env.redact(failure.message),),
-            stderr=self.plan.env.redact(stderr[-_STDERR_TAIL:]),
+            notes=(failure.message,),
+            stderr=tail_lines(stderr, _STDERR_TAIL),
+            side_effects=target.side_effects,
         )
 
     def _unanswered(self, target: Target, r_index: int) -> DriftCheck:
@@ -481,6 +536,23 @@ class DriftRunner:
             return self._schema_failure(target, failure, "")
         boundary = Boundary(target.contract, clock=self.clock, upstream=target.upstream.name)
         return self._judge(target, r_index, Fetched(failure=failure), boundary, None, set(), 0.0)
+
+
+_NO_REQUESTS = (
+    "no sample requests (requests: is empty; add the arguments of calls that are harmless to make, "
+    "and drift sends those)"
+)
+
+
+async def _fetch(session: Session, request: Mapping[str, Any]) -> Fetched:
+    """One request through its session. Whatever a kind raises is a failure of this request,
+    named by the exception's type only (its text may quote what was sent: a header, a token)."""
+    try:
+        return await session.fetch(request)
+    except Exception as exc:
+        return Fetched(
+            failure=Failure(TRANSPORT_UNAVAILABLE, "error", f"sending the request failed: {type(exc).__name__}")
+        )
 
 
 def _status(fetched: Fetched, verdict: Verdict, changes: tuple[Any, ...]) -> str:
