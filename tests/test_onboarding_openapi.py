@@ -103,7 +103,7 @@ def test_required_query_parameters_are_request_args_and_part_of_the_url(helpdesk
     assert contract.request_example == {"q": "printer"}
     upstream = contract.upstreams[0]
     assert (upstream.name, upstream.kind) == ("eu.helpdesk.example.com", "http")
-    assert upstream.config["url"] == "https://eu.helpdesk.example.com/v2/search?q={q}"
+    assert upstream.config["url"] == "${API_BASE_URL}/search?q={q}"  # never the description's production host
     assert contract.request_schema["required"] == ["q"]
 
 

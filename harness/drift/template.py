@@ -17,13 +17,16 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import ContractError, UsageError
 from harness.redaction import MIN_REDACTED_LENGTH, Redactor
+
+if TYPE_CHECKING:
+    from harness.contract import Contract
 
 _TOKEN = re.compile(
     r"\$\{(?P<env>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}"
@@ -158,6 +161,15 @@ def env_names(node: Any) -> set[str]:
         elif isinstance(item, list | tuple):
             stack.extend(item)
     return names
+
+
+def upstream_redactor(contracts: Iterable[Contract], environ: Mapping[str, str]) -> Redactor:
+    """The redactor of what ``check`` writes: the values, where set, of every ``${NAME}`` the
+    contracts' upstreams use (a recorded fixture may hold one, from before it was refused)."""
+    names: set[str] = set()
+    for contract in contracts:
+        names |= env_names(contract.raw.get("upstreams", {}))
+    return Redactor({name: environ[name] for name in sorted(names) if environ.get(name)})
 
 
 class Environment:
