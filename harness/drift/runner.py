@@ -355,7 +355,7 @@ class DriftRunner:
             upstream=target.upstream.name,
             kind=target.source.kind,
             subject=RESPONSE,
-            target="(nothing sent)" if request is None else target.source.describe(request),
+            target="(no sample requests)" if request is None else target.source.describe(request),
             status=NOT_CALLED,
             version=target.contract.version,
             contract_dir=str(target.contract.directory),

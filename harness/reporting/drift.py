@@ -187,6 +187,8 @@ class DriftTerminalReporter(_Checks, TerminalReporter):
         counts = {s: sum(1 for c in self.checks if c.status == s) for s in STATUSES}
         budget = f", budget {self.budget_s:g}s" if self.budget_s is not None else ""
         verdict = "no drift" if counts[HELD] + counts[NOT_CALLED] == len(self.checks) else "drift"
+        if self.checks and counts[NOT_CALLED] == len(self.checks):
+            verdict = "nothing called"
         not_called = f", {counts[NOT_CALLED]} not called" if counts[NOT_CALLED] else ""
         console.print(
             f"{verdict}: {counts[HELD]} held, {counts[DRIFTED]} drifted, {counts[REJECTED]} rejected, "
@@ -200,8 +202,8 @@ def check_text(check: DriftCheck) -> str:
     """Everything the operator needs about one check that did not hold."""
     if check.status == NOT_CALLED:
         return "\n".join(
-            [f"\n{_MARK[check.status].upper()} {check.id}", f"  not sent: {sent(check)}", f"  reason:   {check.reason}"]
-            + [f"  note:     {note}" for note in check.notes]
+            [f"\n{_MARK[check.status].upper()} {check.id} ({check.reason})", f"  not sent: {sent(check)}",
+             f"  {check.detail()}"]
         )
     lines = [f"\n{_MARK[check.status]} {check.id}", f"  sent:     {sent(check)}"]
     verdict = check.verdict

@@ -6,6 +6,12 @@ violates its own outputSchema, an isError result, a duplicated member in structu
 crash on start or mid-session, a server that never answers, tool names that clash.
 
     python -m tests.servers.mcp_stdio [--dup] [--crash-on-start] [--crash-on-list] [--hang] [--clash]
+                                      [--drop-required] [--log=FILE]
+
+``--drop-required``: get_weather's outputSchema no longer has ``temperature_c``. ``--log=FILE``:
+append the name of every tool called to FILE (what a test asserts was, or was not, called). A
+get_weather call without ``city`` is refused as the TypeScript SDK refuses invalid arguments:
+an ``isError`` result whose text starts ``MCP error -32602:``.
 """
 
 from __future__ import annotations
@@ -74,11 +80,20 @@ EXPLODE = {
 def tools(flags: set[str]) -> list[dict]:
     if "--clash" in flags:
         return [dict(WEATHER, name="a/b"), dict(WEATHER, name="a.b")]
-    return [WEATHER, TICKETS, ECHO, STATUS, EXPLODE]
+    weather = WEATHER
+    if "--drop-required" in flags:
+        schema = json.loads(json.dumps(WEATHER["outputSchema"]))
+        schema["required"].remove("temperature_c")
+        del schema["properties"]["temperature_c"]
+        weather = dict(WEATHER, outputSchema=schema)
+    return [weather, TICKETS, ECHO, STATUS, EXPLODE]
 
 
 def call(name: str, args: dict, flags: set[str]) -> str:
     """The ``result`` member of a tools/call response, as JSON text (written as-is)."""
+    if name == "get_weather" and "city" not in args:
+        text = "MCP error -32602: Input validation error: Invalid arguments for tool get_weather: city is required"
+        return json.dumps({"content": [{"type": "text", "text": text}], "isError": True})
     if name in ("get_weather", "a/b", "a.b"):
         city = json.dumps(args.get("city", "Oslo"))
         if "--dup" in flags:
@@ -138,6 +153,10 @@ def main() -> int:
             reply(ident, json.dumps(result))
         elif method == "tools/call":
             name = params.get("name")
+            for flag in flags:
+                if flag.startswith("--log="):
+                    with open(flag[len("--log="):], "a", encoding="utf-8") as log:
+                        log.write(f"{name}\n")
             if name not in {t["name"] for t in listed}:
                 error(ident, -32602, f"Unknown tool: {name}")
             else:
