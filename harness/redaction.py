@@ -5,7 +5,8 @@ read from the environment; ``check``: the variables the selected contracts' upst
 where set). Values shorter than :data:`MIN_REDACTED_LENGTH` are not secrets worth the name.
 
 A secret reaches text in many spellings, and each is matched, in any mix, character by
-character: as written; JSON-escaped (``\\u0041``, ``\\n``, ``\\"``, ``\\/``); Python ``repr``
+character: as written; JSON-escaped (``\\u0041``, ``\\n``, ``\\"``, ``\\/``); in a JSON Pointer
+(``~1``, ``~0``: a member name in an instance pointer or a shape's location); Python ``repr``
 (``\\x41``, ``\\U0001f600``, ``\\'``), also of its UTF-8 bytes (``b'\\xc3\\xa9'``, as h11 and
 httpx quote header values); URL-encoded (``%41``, ``+`` for a space, either hex case); and HTML
 or XML character references (``&#65;``, ``&amp;``). Each match becomes ``${NAME}``.
@@ -53,7 +54,8 @@ _SHORT_ESCAPES = {
     '"': ('\\"',),
     "'": ("\\'",),
     "\\": ("\\\\",),
-    "/": ("\\/",),
+    "/": ("\\/", "~1"),  # JSON: \/; JSON Pointer: ~1 (a member name in an instance pointer)
+    "~": ("~0",),
 }
 _ENTITIES = {"&": ("&amp;",), "<": ("&lt;",), ">": ("&gt;",), '"': ("&quot;",), "'": ("&#39;", "&apos;")}
 
