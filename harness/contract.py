@@ -202,7 +202,7 @@ class Upstream:
     """A live source for drift checks. ``kind`` is ``http``, ``command`` or ``mcp``.
 
     ``side_effects_allowed`` (``side_effects: allowed``) lets drift send requests that may
-    change data: an HTTP method other than GET/HEAD, an MCP tool not annotated read-only."""
+    change data: an HTTP method other than GET, an MCP tool not annotated read-only."""
 
     name: str
     kind: str

@@ -260,7 +260,7 @@ class HttpSession:
             return Fetched(
                 not_called=NotCalled(
                     "side_effects",
-                    f"{source.method} may change data: drift sends only GET and HEAD unless the upstream "
+                    f"{source.method} may change data: drift sends only GET unless the upstream "
                     "sets side_effects: allowed",
                 )
             )

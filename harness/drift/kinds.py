@@ -48,7 +48,7 @@ REASONS: dict[str, str] = {
     "error": "sending the request failed inside the harness (the exception's type is named, never its text)",
     "no_requests": "not called: the upstream declares no sample requests (requests:)",
     "side_effects": (
-        "not called: the request may change data (an HTTP method other than GET/HEAD, an MCP tool "
+        "not called: the request may change data (an HTTP method other than GET, an MCP tool "
         "tools/list does not annotate readOnlyHint: true) and the upstream does not set side_effects: allowed"
     ),
 }

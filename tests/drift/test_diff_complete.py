@@ -168,3 +168,14 @@ def test_an_output_schema_that_drops_enum_values_or_the_enum_is_named() -> None:
 def test_widening_and_narrowing_kinds_partition_the_catalogue() -> None:
     assert set(CHANGE_KINDS) > WIDENING
     assert {"type_narrowed", "field_absent", "items_absent", "enum_value_absent"} <= set(CHANGE_KINDS) - WIDENING
+
+
+def test_the_published_report_schema_lists_every_change_kind_and_status() -> None:
+    from importlib import resources
+
+    from harness.drift.check import STATUSES
+
+    schema = json.loads(resources.files("harness").joinpath("report.schema.json").read_text())
+    check = schema["properties"]["drift"]["properties"]["checks"]["items"]["properties"]
+    assert check["changes"]["items"]["properties"]["kind"]["enum"] == list(CHANGE_KINDS)
+    assert check["status"]["enum"] == list(STATUSES)
