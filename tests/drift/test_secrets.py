@@ -176,6 +176,7 @@ def test_a_token_the_upstream_uses_as_a_member_name_reaches_no_report_case_file_
     # Rejected payloads holding the token are not written to the cases directory; the others are.
     cases = sorted(p.name for p in (root / "out/cases/closed").glob("*.json") if not p.name.endswith(".request.json"))
     assert len(cases) == 1 and "clean" in cases[0]
+    assert "payload not written to the cases directory: it holds the value of ${TOKEN}" in written["stdout"]
     for case in report["cases"]:
         if "clean" not in case["id"]:
             assert "payload not written to the cases directory: it holds the value of ${TOKEN}" in case["detail"]
