@@ -139,7 +139,7 @@ class Redactor:
         if not self:
             return []
         found: set[str] = set()
-        for text in _strings(document):
+        for text in json_strings(document):
             found.update(self.found_in(text))
         return sorted(found)
 
@@ -181,7 +181,8 @@ class Redactor:
             yield self.value(event)
 
 
-def _strings(document: Any) -> Iterator[str]:
+def json_strings(document: Any) -> Iterator[str]:
+    """Every string of a parsed JSON document: values and member names."""
     stack = [document]
     while stack:
         node = stack.pop()

@@ -81,6 +81,21 @@ class Target:
     def side_effects(self) -> str | None:
         return "allowed" if self.upstream.side_effects_allowed else None
 
+    def check(self, label: str, target: str, status: str, **fields: Any) -> DriftCheck:
+        """A check of this upstream, ``<tool>::drift::<upstream>[<label>]`` (a response unless
+        ``subject`` says otherwise), with what every check of it carries."""
+        return DriftCheck(
+            id=f"{self.id_prefix}[{label}]",
+            tool=self.contract.tool,
+            upstream=self.upstream.name,
+            kind=self.source.kind,
+            target=target,
+            status=status,
+            contract_dir=str(self.contract.directory),
+            side_effects=self.side_effects,
+            **{"subject": RESPONSE, "version": self.contract.version, **fields},
+        )
+
     @property
     def needs_session(self) -> bool:
         """Whether anything is sent at all: a sample request, or an MCP server's tools/list."""
@@ -349,20 +364,13 @@ class DriftRunner:
         """A check deliberately not sent: one per sample request, or one for an upstream with none."""
         label = "no requests" if r_index is None else target.labels[r_index]
         request = None if r_index is None else target.requests[r_index]
-        return DriftCheck(
-            id=f"{target.id_prefix}[{label}]",
-            tool=target.contract.tool,
-            upstream=target.upstream.name,
-            kind=target.source.kind,
-            subject=RESPONSE,
-            target="(no sample requests)" if request is None else target.source.describe(request),
-            status=NOT_CALLED,
-            version=target.contract.version,
-            contract_dir=str(target.contract.directory),
+        return target.check(
+            label,
+            "(no sample requests)" if request is None else target.source.describe(request),
+            NOT_CALLED,
             request=request,
             reason=why.reason,
             notes=(why.message,),
-            side_effects=target.side_effects,
         )
 
     def _commit(self, recorder: Recorder) -> None:
@@ -448,16 +456,11 @@ class DriftRunner:
                     f"Recorded by contract-harness drift from upstream {target.upstream.name} "
                     f"({target.source.kind}): {target.source.describe(request)}",
                 )
-        return DriftCheck(
-            id=f"{target.id_prefix}[{label}]",
-            tool=target.contract.tool,
-            upstream=target.upstream.name,
-            kind=target.source.kind,
-            subject=RESPONSE,
-            target=target.source.describe(request),
-            status=status,
+        return target.check(
+            label,
+            target.source.describe(request),
+            status,
             version=boundary.version,
-            contract_dir=str(target.contract.directory),
             request=request,
             verdict=verdict,
             reason=reason,
@@ -471,24 +474,11 @@ class DriftRunner:
             stderr=tail_lines(fetched.stderr, _STDERR_TAIL),
             duration_s=duration,
             payload=fetched.body if status == REJECTED and fetched.body is not None else None,
-            side_effects=target.side_effects,
         )
 
     def _schema_check(self, target: Target, advertised: AdvertisedSchema, duration: float) -> DriftCheck:
         contract = target.contract
-        base = DriftCheck(
-            id=f"{target.id_prefix}[outputSchema]",
-            tool=contract.tool,
-            upstream=target.upstream.name,
-            kind=target.source.kind,
-            subject=OUTPUT_SCHEMA,
-            target=advertised.target,
-            status=HELD,
-            version=contract.version,
-            contract_dir=str(contract.directory),
-            duration_s=duration,
-            side_effects=target.side_effects,
-        )
+        base = target.check("outputSchema", advertised.target, HELD, subject=OUTPUT_SCHEMA, duration_s=duration)
         if not advertised.listed:
             return replace(
                 base, status=UNAVAILABLE, reason="not_found", notes=(advertised.problem or "the tool is not listed",)
@@ -509,21 +499,14 @@ class DriftRunner:
         )
 
     def _schema_failure(self, target: Target, failure: Failure, stderr: str) -> DriftCheck:
-        contract = target.contract
-        return DriftCheck(
-            id=f"{target.id_prefix}[outputSchema]",
-            tool=contract.tool,
-            upstream=target.upstream.name,
-            kind=target.source.kind,
+        return target.check(
+            "outputSchema",
+            "tools/list",
+            UNAVAILABLE,
             subject=OUTPUT_SCHEMA,
-            target="tools/list",
-            status=UNAVAILABLE,
-            version=contract.version,
-            contract_dir=str(contract.directory),
             reason=failure.reason,
             notes=(failure.message,),
             stderr=tail_lines(stderr, _STDERR_TAIL),
-            side_effects=target.side_effects,
         )
 
     def _unanswered(self, target: Target, r_index: int) -> DriftCheck:
