@@ -14,6 +14,8 @@ upstreams:
     requests: [{change_id: CR-1042}]
 ```
 
+Only ``GET`` is sent unless the upstream sets ``side_effects: allowed`` (any other method is
+reported as not called); ``${ENV}`` values in headers are checked before anything is sent.
 The body is read with ``aiter_raw`` and never more than ``max_bytes + 1`` bytes of it are kept
 (gzip and deflate are inflated with a bounded output), so a 1 GB body costs what the cap
 allows. Redirects are followed only to the same host (an upgrade from http to https allowed).

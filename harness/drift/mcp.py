@@ -14,6 +14,8 @@ upstreams:
     requests: [{}]
 ```
 
+A ``tools/call`` is sent only for a tool ``tools/list`` annotates ``readOnlyHint: true``, or
+when the upstream sets ``side_effects: allowed``; any other call is reported as not called.
 The server is started in its own process group and spoken to with the ``mcp`` SDK's
 :class:`~mcp.ClientSession` for the handshake and ``tools/list`` (the advertised
 ``outputSchema`` is compared with the contract's schema: schema drift). Each ``tools/call``
