@@ -37,6 +37,9 @@ class AgentCode(StrEnum):
     NOT_FOUND = "NOT_FOUND"
     UPSTREAM_UNAVAILABLE = "UPSTREAM_UNAVAILABLE"
     INVALID_RESPONSE = "INVALID_RESPONSE"
+    #: The upstream refused the request itself (invalid arguments): repeating it cannot help,
+    #: so it is never retryable.
+    INVALID_REQUEST = "INVALID_REQUEST"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +75,11 @@ TRANSPORT_CONTENT_TYPE = _code(
 TRANSPORT_TOOL_ERROR = _code(
     "transport.tool_error",
     "no result: the tool reported a failure (MCP isError, a JSON-RPC error, a non-zero exit)",
+)
+TRANSPORT_INVALID_REQUEST = _code(
+    "transport.invalid_request",
+    "no result: the upstream refused the request itself as invalid (JSON-RPC -32602, -32601 or -32600, "
+    "HTTP 400 or 422); the agent sees INVALID_REQUEST, never retryable",
 )
 TRANSPORT_FRAME = _code(
     "transport.frame",

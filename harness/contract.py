@@ -199,12 +199,16 @@ class Envelope:
 
 @dataclass(frozen=True, slots=True)
 class Upstream:
-    """A live source for drift checks. ``kind`` is ``http``, ``command`` or ``mcp``."""
+    """A live source for drift checks. ``kind`` is ``http``, ``command`` or ``mcp``.
+
+    ``side_effects_allowed`` (``side_effects: allowed``) lets drift send requests that may
+    change data: an HTTP method other than GET, an MCP tool not annotated read-only."""
 
     name: str
     kind: str
     config: Mapping[str, Any]
     requests: tuple[Mapping[str, Any], ...]
+    side_effects_allowed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -520,7 +524,8 @@ def _meta_error(file: Path, data: Any) -> ContractError:
     elif violation.keyword == "enum":
         schema_node = _schema_at(meta_schema(), violation.schema_pointer)
         if isinstance(schema_node, dict):
-            allowed = [str(v) for v in schema_node.get("enum", [])]
+            values = [str(v) for v in schema_node.get("enum", [])]
+            allowed = values if len(values) > 1 else None  # one value: the message names it
     message = message.replace("<value>", _shown(_value_at(data, pointer)))
     return ContractError(message, file=str(file), pointer=pointer, allowed=allowed)
 
@@ -623,6 +628,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
                 kinds[0],
                 MappingProxyType(dict(spec[kinds[0]])),
                 tuple(MappingProxyType(dict(r)) for r in spec.get("requests", [])),
+                spec.get("side_effects") == "allowed",
             )
         )
 

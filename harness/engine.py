@@ -29,6 +29,7 @@ from harness.differential import compare
 from harness.errors import HarnessError
 from harness.mutations import CANARY_PREFIX
 from harness.pointer import MISSING, escape_token
+from harness.redaction import json_strings
 
 PASSED, FAILED, FINDING = "passed", "failed", "finding"
 ACCEPTED_COLUMN = "accepted"
@@ -122,11 +123,22 @@ class CaseFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class CaseSkipped:
+    """A case deliberately not run (drift: a request that may change data, an upstream with no
+    sample requests). Never a failure, and not counted in the summary; reporters that know
+    nothing of the reason may ignore it."""
+
+    id: str
+    tool: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished:
     summary: Summary
 
 
-Event = RunStarted | CaseFinished | RunFinished
+Event = RunStarted | CaseFinished | CaseSkipped | RunFinished
 
 
 # ------------------------------------------------------------------------ summary
@@ -216,19 +228,6 @@ def _unexpected_values(document: Any, contract: Contract, view_values: set[Any])
     return found
 
 
-def _strings(value: Any) -> Iterator[str]:
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            yield node
-        elif isinstance(node, dict):
-            yield from node.keys()
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-
-
 def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
     """Why the agent result carries something it must not, or None."""
     agent = verdict.agent_json
@@ -239,8 +238,8 @@ def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
     result = json.loads(agent)
     data = result.get("data", {})
     # The agent result legitimately holds the projected values and the envelope's own words.
-    allowed = {v for v in _strings(data)} | set(_strings({k: v for k, v in result.items() if k != "data"}))
-    agent_strings = list(_strings(data))
+    allowed = {v for v in json_strings(data)} | set(json_strings({k: v for k, v in result.items() if k != "data"}))
+    agent_strings = list(json_strings(data))
     for value in _unexpected_values(document, case.contract, allowed):
         if any(value in text for text in agent_strings):
             shown = value if len(value) <= 40 else value[:37] + "..."

@@ -7,7 +7,9 @@ It is a thin adapter over the same engine as ``contract-harness check``; it work
 ``-n`` (pytest-xdist) and ``--junitxml``, and adds a tools x layers table to the summary.
 With ``--drift`` (opt-in: it talks to live upstreams) each contract also gets drift items,
 one per upstream sample request (and per advertised MCP schema), marked ``drift``, with ids
-like ``contracts/review_status/contract.yaml::drift::sandbox[CR-1042]``.
+like ``contracts/review_status/contract.yaml::drift::sandbox[CR-1042]``. A request drift does
+not send (no sample requests; one that may change data without ``side_effects: allowed``) is a
+skipped item that says why.
 Each contract also gets one fuzz item per applicable property
 (``contracts/review_status/contract.yaml::fuzz::accepts_valid``, marker ``fuzz``; ``--no-fuzz``
 turns them off); hypothesis loads only when one of them runs.
@@ -302,7 +304,10 @@ class DriftGroup(pytest.Collector):
         except HarnessError as exc:
             raise self.CollectError(f"{exc.code}: {exc}") from None
         for target in drift_plan.targets:
-            names = (["outputSchema"] if target.upstream.kind == "mcp" else []) + list(target.labels)
+            # An upstream without sample requests is never called: one item says so (skipped).
+            names = (["outputSchema"] if target.upstream.kind == "mcp" else []) + (
+                list(target.labels) or ["no requests"]
+            )
             for label in names:
                 yield DriftItem.from_parent(self, name=f"{target.upstream.name}[{label}]",
                                             contract=self.contract, upstream=target.upstream.name)
@@ -342,6 +347,8 @@ class DriftItem(pytest.Item):
             ("drift_status", check.status), ("code", check.verdict.code or "" if check.verdict else ""),
             ("changes", str(len(check.changes))),
         ])
+        if check.status == "not_called":  # deliberately not sent: a skip with the reason, never a failure
+            pytest.skip(check.detail())
         if check.status != "held":
             raise DriftNotHeld(check)
 

@@ -269,3 +269,18 @@ def test_only_the_tools_asked_for_are_imported(tmp_path: Path) -> None:
     imported = import_mcp(tmp_path, command=SERVER, tools=["service_status"])
     assert [t.tool for t in imported.written.tools] == ["service_status"]
     assert sorted(p.name for p in (tmp_path / "contracts").iterdir()) == ["service_status"]
+
+
+def test_a_sample_that_failed_is_reported_and_never_kept_as_a_drift_request(tmp_path: Path) -> None:
+    imported = import_mcp(
+        tmp_path, command=SERVER, tools=["get_weather", "explode"],
+        samples=[("get_weather", {"city": "Oslo"}), ("get_weather", {}), ("explode", {})],
+    )
+    weather = load_contract(tmp_path / "contracts/get_weather").upstreams[0]
+    assert [dict(r) for r in weather.requests] == [{"city": "Oslo"}]  # not the call refused for its arguments
+    outcome = next(t for t in imported.written.tools if t.tool == "get_weather")
+    assert [s.name for s in outcome.skipped] == ["sample_2"]
+    assert "-32602" in outcome.skipped[0].reason and "nor as a drift request" in outcome.skipped[0].reason
+    explode = next(t for t in imported.written.tools if t.tool == "explode")
+    assert load_contract(tmp_path / "contracts/explode").upstreams[0].requests == ()
+    assert any("no sampled call succeeded" in note for note in explode.notes)

@@ -103,7 +103,7 @@ def test_required_query_parameters_are_request_args_and_part_of_the_url(helpdesk
     assert contract.request_example == {"q": "printer"}
     upstream = contract.upstreams[0]
     assert (upstream.name, upstream.kind) == ("eu.helpdesk.example.com", "http")
-    assert upstream.config["url"] == "https://eu.helpdesk.example.com/v2/search?q={q}"
+    assert upstream.config["url"] == "${API_BASE_URL}/search?q={q}"  # never the description's production host
     assert contract.request_schema["required"] == ["q"]
 
 
@@ -243,3 +243,30 @@ def test_importing_over_an_existing_contract_is_refused_and_changes_nothing(tmp_
     err = capsys.readouterr().err
     assert err.startswith("contract-harness: error: import.exists: contracts/tickets.search, fixtures/accepted/tickets.search already exist")
     assert sorted((p.relative_to(tmp_path), p.read_bytes()) for p in tmp_path.rglob("*") if p.is_file()) == before
+
+
+def test_a_post_operation_gets_no_sample_requests_and_drift_would_not_call_it(helpdesk: Path) -> None:
+    upstream = load_contract(helpdesk / "contracts" / "comments.create").upstreams[0]
+    assert (upstream.config["method"], upstream.requests, upstream.side_effects_allowed) == ("POST", (), False)
+    assert len(load_contract(helpdesk / "contracts" / "tickets.get").upstreams[0].requests) == 1  # GET: one
+
+
+def test_the_base_url_comes_from_the_variable_an_option_names_never_from_the_description(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["import", "openapi", str(SPEC_30), "--operation", "tickets/get", "--into", str(tmp_path),
+                 "--base-url-env", "HELPDESK_STAGING_URL"]) == 0
+    out = capsys.readouterr().out
+    text = (tmp_path / "contracts/tickets.get/contract.yaml").read_text()
+    assert "${HELPDESK_STAGING_URL}/tickets/{ticket_id}" in text and "helpdesk.example.com/v2" not in text
+    assert "set it to a sandbox or staging copy of https://eu.helpdesk.example.com/v2" in out
+
+
+def test_a_base_url_variable_that_is_no_variable_name_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["import", "openapi", str(SPEC_30), "--operation", "tickets/get", "--into", str(tmp_path),
+                 "--base-url-env", "https://prod.example.com"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not an environment variable name" in err
+    assert not (tmp_path / "contracts").exists()

@@ -45,7 +45,7 @@ def agent_code_for(contract: Contract, upstream_code: Any) -> str:
 
 def is_retryable(contract: Contract, agent_code: str, layer: Layer | None) -> bool:
     """Whether the agent may be told a retry makes sense. Structural rejections never are."""
-    if layer in _NEVER_RETRYABLE:
+    if layer in _NEVER_RETRYABLE or agent_code == AgentCode.INVALID_REQUEST:
         return False
     if layer is Layer.FRESHNESS:
         return contract.errors.freshness_retryable

@@ -25,7 +25,7 @@ from harness.boundary import (
 )
 from harness.boundary.audit import AuditRecord, AuditSink, RawStore
 from harness.boundary.base import Evaluation, Rejection
-from harness.codes import TRANSPORT_NOT_FOUND, AgentCode, Layer, layer_of
+from harness.codes import TRANSPORT_INVALID_REQUEST, TRANSPORT_NOT_FOUND, AgentCode, Layer, layer_of
 from harness.errors import UsageError
 from harness.pointer import resolve
 from harness.timeutil import parse_rfc3339
@@ -229,6 +229,7 @@ class Boundary:
         ev = Evaluation(self.contract, self.version, full_request, self.clock(), b"")
         agent_code = (
             AgentCode.NOT_FOUND.value if code == TRANSPORT_NOT_FOUND
+            else AgentCode.INVALID_REQUEST.value if code == TRANSPORT_INVALID_REQUEST
             else AgentCode.UPSTREAM_UNAVAILABLE.value
         )
         return self._rejected(ev, layer_of(code), Rejection(code, message), upstream, agent_code)

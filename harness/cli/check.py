@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from harness.cases import DEFAULT_MAX_MUTANTS, SOURCES, Case, cases_for, shard
 from harness.contract import Contract, demo_root, discover, load_contract
-from harness.engine import CaseFinished, Engine, Event, RunFinished
+from harness.drift.template import upstream_redactor
+from harness.engine import Engine, Event, RunFinished
 from harness.errors import UsageError
 from harness.mutations import REGISTRY
 from harness.reporting import Reporter, dispatch
-from harness.reporting.files import JsonReporter, JUnitReporter, MarkdownReporter, write_reproduction
+from harness.reporting.files import JsonReporter, JUnitReporter, MarkdownReporter
 from harness.reporting.html import HtmlReporter
+from harness.reporting.reproductions import protected
 from harness.reporting.terminal import TerminalReporter
 
 DEFAULT_CASES_DIR = ".contract-harness/cases"
@@ -98,6 +100,7 @@ def load_contracts(paths: list[str], tools: list[str] | None) -> list[Contract]:
 
 
 def collect(args: argparse.Namespace) -> tuple[list[Case], list[str]]:
+    """The selected cases of the selected contracts, and why some could not be made."""
     if args.max_mutants < 0:
         raise UsageError(f"--max-mutants must be >= 0, not {args.max_mutants}")
     if args.operator:
@@ -123,16 +126,11 @@ def collect(args: argparse.Namespace) -> tuple[list[Case], list[str]]:
     return cases, notes
 
 
-def with_reproductions(events: Iterator[Event], directory: Path) -> Iterator[Event]:
-    """Write the payload of every case that did not hold, and attach the verify command."""
-    for event in events:
-        if isinstance(event, CaseFinished) and event.result.payload is not None:
-            event = replace(event, result=write_reproduction(event.result, directory))
-        yield event
-
-
 def run(args: argparse.Namespace) -> int:
     cases, notes = collect(args)
+    contracts = {id(c.contract): c.contract for c in cases}.values()
+    redactor = upstream_redactor(contracts, os.environ)
+    fixtures = {c.id: (c.path, c.contract.root) for c in cases if c.path is not None}
     reporters: list[Reporter] = [TerminalReporter(progress=False if args.no_progress else None)]
     if args.json:
         reporters.append(JsonReporter(args.json))
@@ -152,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
                 summary = event.summary
             yield event
 
-    dispatch(watch(with_reproductions(engine.run(cases, notes), Path(args.cases_dir))), reporters)
+    events = protected(engine.run(cases, notes), redactor, Path(args.cases_dir), fixtures)
+    dispatch(watch(events), reporters)
     assert summary is not None
     return 0 if summary.ok else 1

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from harness.cli.check import DEFAULT_CASES_DIR, load_contracts
 from harness.drift.runner import DEFAULT_CONCURRENCY, DriftRunner, plan
-from harness.engine import CaseFinished, RunFinished
+from harness.engine import RunFinished
 from harness.errors import UsageError
 from harness.reporting import Reporter, dispatch
 from harness.reporting.drift import (
@@ -19,7 +18,7 @@ from harness.reporting.drift import (
     DriftMarkdownReporter,
     DriftTerminalReporter,
 )
-from harness.reporting.files import write_reproduction
+from harness.reporting.reproductions import protected
 
 
 def register(sub: Any) -> None:
@@ -104,14 +103,8 @@ def run(args: argparse.Namespace) -> int:
                 summary = event.summary
             yield event
 
-    dispatch(watch(_with_reproductions(runner.events(), Path(args.cases_dir))), reporters)
+    # Rejected responses go to the cases directory only when they hold no secret; every event
+    # is redacted (the runner's events already are; this is the same single point as check's).
+    dispatch(watch(protected(runner.events(), drift_plan.env.redactor(), Path(args.cases_dir))), reporters)
     assert summary is not None
     return 0 if summary.ok else 1
-
-
-def _with_reproductions(events: Any, directory: Path) -> Any:
-    """Rejected responses are written out with a ``contract-harness verify`` command."""
-    for event in events:
-        if isinstance(event, CaseFinished) and event.result.payload is not None:
-            event = replace(event, result=write_reproduction(event.result, directory))
-        yield event

@@ -62,12 +62,16 @@ def register(sub: Any) -> None:
             "Write a contract for each --operation: the success response schema (2020-12, local "
             "$refs bundled into $defs, 3.0 nullable converted), the operation's response "
             "examples as fixtures, path parameters as request args and, where the response "
-            "echoes them, bindings; an http upstream from the description's server."
+            "echoes them, bindings; an http upstream whose base URL comes from ${API_BASE_URL} "
+            "(--base-url-env), with a sample request for GET operations only."
         ),
     )
     o.add_argument("spec", metavar="SPEC", help="the OpenAPI description (.json, .yaml, .yml)")
     o.add_argument("--operation", dest="operations", action="append", required=True, metavar="ID",
                    help="an operationId to import (repeatable)")
+    o.add_argument("--base-url-env", metavar="NAME", default="API_BASE_URL",
+                   help="the environment variable each upstream reads its base URL from (default API_BASE_URL); "
+                        "the description's own server is never written into a contract")
     _common_options(o)
     o.set_defaults(run=run_openapi)
 
@@ -152,6 +156,7 @@ def run_openapi(args: argparse.Namespace) -> int:
         renames=_renames(args.renames),
         strict=args.strict,
         compat=args.compat,
+        base_url_env=args.base_url_env,
     )
     _print(imported, args.spec)
     return 0

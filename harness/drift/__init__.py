@@ -2,13 +2,14 @@
 
 ``plan(contracts)`` configures every upstream (exit 2 on any misconfiguration, before anything
 is sent); ``DriftRunner(plan).run()`` returns one :class:`DriftCheck` per sample request and per
-advertised MCP schema, and the summary. Upstream kinds (``http``, ``command``, ``mcp``) are an
+advertised MCP schema (a request that may change data is a check with status ``not_called``),
+and the summary, every secret the run used redacted. Upstream kinds (``http``, ``command``, ``mcp``) are an
 extension point: :class:`UpstreamKind`, registered in a :class:`KindRegistry`. See docs/drift.md.
 """
 
-from harness.drift.check import DriftCheck, DriftChecked
-from harness.drift.diff import CHANGE_KINDS, Change, diff_shapes
-from harness.drift.kinds import KINDS, REASONS, Fetched, KindRegistry, Source, UpstreamKind
+from harness.drift.check import DriftCheck, DriftChecked, DriftNotCalled
+from harness.drift.diff import CHANGE_KINDS, Change, Comparison, compare, diff_shapes
+from harness.drift.kinds import KINDS, REASONS, Fetched, KindRegistry, NotCalled, Source, UpstreamKind
 from harness.drift.runner import DriftRunner, Plan, plan
 from harness.drift.shape import Hints, Shape, document_shape, schema_shape
 
@@ -17,16 +18,20 @@ __all__ = [
     "KINDS",
     "REASONS",
     "Change",
+    "Comparison",
     "DriftCheck",
     "DriftChecked",
+    "DriftNotCalled",
     "DriftRunner",
     "Fetched",
     "Hints",
     "KindRegistry",
+    "NotCalled",
     "Plan",
     "Shape",
     "Source",
     "UpstreamKind",
+    "compare",
     "diff_shapes",
     "document_shape",
     "plan",

@@ -35,6 +35,7 @@ from harness.corpus import PAYLOAD_SUFFIX, SIDECAR_SUFFIX, fixtures_for
 from harness.drift.check import verdict_summary
 from harness.drift.shape import Hints, Shape, document_shape, merge_all
 from harness.errors import RejectedInput
+from harness.redaction import Redactor
 from harness.timeutil import format_rfc3339
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
@@ -42,12 +43,14 @@ _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 @dataclass(frozen=True, slots=True)
 class Baseline:
-    """``shape``: the merged shape of accepted historical fixtures (None: nothing accepted yet).
-    ``known``: (fixture id, shape digest) of every historical fixture, accepted or not."""
+    """``shapes``: the shape of each accepted historical fixture (``fixtures``: their ids, in the
+    same order); ``shape``: their merge (None: nothing accepted yet). ``known``: (fixture id,
+    shape digest) of every historical fixture, accepted or not."""
 
     shape: Shape | None
     fixtures: tuple[str, ...]
     known: tuple[tuple[str, str], ...]
+    shapes: tuple[Shape, ...] = ()
 
     @property
     def digests(self) -> frozenset[str]:
@@ -84,7 +87,7 @@ def load_baseline(contract: Contract, hints: Hints) -> Baseline:
         if fixture.expect.accept:
             accepted.append(shape)
             used.append(fixture.id)
-    return Baseline(merge_all(accepted), tuple(used), tuple(known))
+    return Baseline(merge_all(accepted), tuple(used), tuple(known), tuple(accepted))
 
 
 # --------------------------------------------------------------------------- recording
@@ -107,9 +110,12 @@ def expectation_of(verdict: Verdict) -> Any:
 class Recorder:
     """New shapes of one contract's upstream, staged and then moved into place together."""
 
-    def __init__(self, contract: Contract, upstream: str, *, clock: datetime | None = None) -> None:
+    def __init__(
+        self, contract: Contract, upstream: str, *, clock: datetime | None = None, redactor: Redactor | None = None
+    ) -> None:
         self.contract = contract
         self.upstream = upstream
+        self.redactor = redactor or Redactor({})
         moment = (clock or datetime.now(UTC)).astimezone(UTC)
         self.recorded_at = format_rfc3339(moment.replace(microsecond=0))
         self.label = f"{_slug(upstream)}-{moment.strftime('%Y%m%dT%H%M%SZ')}"
@@ -134,7 +140,8 @@ class Recorder:
             "expect_by_version": {self.contract.version: expect},
             "verdict": {**verdict_summary(verdict), "raw_sha256": verdict.audit.raw_sha256},
         }
-        self._entries.append((name, raw, sidecar))
+        # The body was refused if it held a secret; the sidecar's text goes through the redactor.
+        self._entries.append((name, raw, self.redactor.value(sidecar)))
         return f"{self.contract.tool}::historical::{self.label}/{name}"
 
     def commit(self) -> Path | None:

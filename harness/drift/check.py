@@ -4,7 +4,9 @@ and against what the upstream sent before.
 Statuses: ``held`` (accepted, shape as before), ``drifted`` (accepted, but the shape changed,
 or the advertised schema differs from the contract's), ``rejected`` (the boundary refused the
 response; the layer and code say why), ``failed`` (no response to judge: unavailable, not
-found, a tool error). Only ``held`` lets ``contract-harness drift`` exit 0.
+found, a tool error), ``not_called`` (deliberately not sent: no sample requests, or a request
+that may change data without ``side_effects: allowed``). ``held`` and ``not_called`` let
+``contract-harness drift`` exit 0; a not-called check is reported, never counted as a case.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from harness.boundary.pipeline import Verdict
 from harness.cases import CaseExpectation
 from harness.drift.diff import Change
 from harness.drift.shape import Shape
-from harness.engine import FAILED, FINDING, PASSED, CaseFinished, CaseResult
+from harness.engine import FAILED, FINDING, PASSED, CaseFinished, CaseResult, CaseSkipped
 
-HELD, DRIFTED, REJECTED, UNAVAILABLE = "held", "drifted", "rejected", "failed"
-STATUSES = (HELD, DRIFTED, REJECTED, UNAVAILABLE)
+HELD, DRIFTED, REJECTED, UNAVAILABLE, NOT_CALLED = "held", "drifted", "rejected", "failed", "not_called"
+STATUSES = (HELD, DRIFTED, REJECTED, UNAVAILABLE, NOT_CALLED)
 RESPONSE, OUTPUT_SCHEMA = "response", "output_schema"
 
 _CASE_STATUS = {HELD: PASSED, DRIFTED: FINDING, REJECTED: FAILED, UNAVAILABLE: FAILED}
@@ -54,10 +56,12 @@ class DriftCheck:
     duration_s: float = 0.0
     payload: bytes | None = field(default=None, repr=False)
     dialect: str | None = None
+    #: ``allowed`` when the upstream opts in to requests that may change data (shown in reports).
+    side_effects: str | None = None
 
     @property
     def problem(self) -> str | None:
-        if self.status == HELD:
+        if self.status in (HELD, NOT_CALLED):
             return None
         if self.status == UNAVAILABLE:
             return "upstream_failure"
@@ -68,6 +72,8 @@ class DriftCheck:
     def detail(self, limit: int = 3) -> str:
         """One line: the verdict, then the changes (the first ``limit``)."""
         verdict = self.verdict
+        if self.status == NOT_CALLED:
+            return "not called: " + "; ".join(self.notes)
         if self.status == UNAVAILABLE:
             head = f"no result ({self.reason}): {verdict.message if verdict else ''}".rstrip(": ")
         elif self.status == REJECTED and verdict is not None:
@@ -141,6 +147,7 @@ class DriftCheck:
             "baseline": list(self.baseline),
             "fingerprint": None if self.shape is None else {"digest": self.shape.digest, **self.shape.to_dict()},
             "dialect": self.dialect,
+            "side_effects": self.side_effects,
             "recorded": self.recorded,
             "notes": list(self.notes),
             "info": dict(self.info),
@@ -163,5 +170,13 @@ def verdict_summary(verdict: Verdict, *extra: str) -> dict[str, Any]:
 class DriftChecked(CaseFinished):
     """A :class:`~harness.engine.CaseFinished` that also carries the drift check: reporters that
     know nothing of drift see an ordinary case; drift reporters read ``check``."""
+
+    check: DriftCheck | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DriftNotCalled(CaseSkipped):
+    """A :class:`~harness.engine.CaseSkipped` for a drift check that was deliberately not sent;
+    drift reporters list ``check`` (status ``not_called``) with the others."""
 
     check: DriftCheck | None = None

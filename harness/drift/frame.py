@@ -29,6 +29,7 @@ from harness.boundary.parse import strict_loads
 from harness.codes import (
     TRANSPORT_EMPTY,
     TRANSPORT_FRAME,
+    TRANSPORT_INVALID_REQUEST,
     TRANSPORT_MAX_BYTES,
     TRANSPORT_TOOL_ERROR,
 )
@@ -40,6 +41,12 @@ STRUCTURED, TEXT, AUTO = "structured", "text", "auto"
 FRAME_DEPTH = 4
 _STRUCTURED_POINTER = "/result/structuredContent"
 _WS = re.compile(r"[ \t\n\r]*")
+#: JSON-RPC errors about the request itself (invalid request, unknown method, invalid params):
+#: the same call fails the same way again.
+REQUEST_ERRORS = frozenset({-32600, -32601, -32602})
+#: How the MCP SDKs write such an error into an ``isError`` result's text, e.g.
+#: "MCP error -32602: Input validation error: ..." (the TypeScript SDK's McpError).
+_MCP_ERROR_TEXT = re.compile(r"MCP error (-?\d+):")
 
 
 def default_max_message_bytes(max_bytes: int) -> int:
@@ -97,6 +104,9 @@ def read_call_line(
     info["jsonrpc_id"] = message["id"]
     if "error" in message:
         code = message["error"].get("code")
+        if code in REQUEST_ERRORS:
+            refused = _invalid_request(f"JSON-RPC error {code}: the request itself was refused")
+            return Fetched(failure=refused, info=info)
         return Fetched(
             failure=Failure(
                 TRANSPORT_TOOL_ERROR,
@@ -107,6 +117,12 @@ def read_call_line(
         )
     body = message["result"]
     if body.get("isError") is True:
+        code = _request_error_in(body.get("content"))
+        if code is not None:
+            return Fetched(
+                failure=_invalid_request(f"isError: true with MCP error {code}: the request itself was refused"),
+                info=info,
+            )
         return Fetched(
             failure=Failure(TRANSPORT_TOOL_ERROR, "is_error", "the tool answered with isError: true"),
             info=info,
@@ -129,6 +145,20 @@ def read_call_line(
     span = member_span(line, ("result", "structuredContent"))
     assert span is not None  # the member exists and the message is strict JSON
     return Fetched(body=line[span[0] : span[1]], info=info)
+
+
+def _invalid_request(message: str) -> Failure:
+    return Failure(TRANSPORT_INVALID_REQUEST, "invalid_request", message)
+
+
+def _request_error_in(content: Any) -> int | None:
+    """The JSON-RPC request-error code an ``isError`` result's first text names, if any."""
+    text = _first_text(content)
+    match = _MCP_ERROR_TEXT.match(text.strip()) if text else None
+    if match is None:
+        return None
+    code = int(match.group(1))
+    return code if code in REQUEST_ERRORS else None
 
 
 def _frame_problem(message: Any, expected_id: Any) -> str | None:

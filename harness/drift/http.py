@@ -14,6 +14,8 @@ upstreams:
     requests: [{change_id: CR-1042}]
 ```
 
+Only ``GET`` is sent unless the upstream sets ``side_effects: allowed`` (any other method is
+reported as not called); ``${ENV}`` values in headers are checked before anything is sent.
 The body is read with ``aiter_raw`` and never more than ``max_bytes + 1`` bytes of it are kept
 (gzip and deflate are inflated with a bounded output), so a 1 GB body costs what the cap
 allows. Redirects are followed only to the same host (an upgrade from http to https allowed).
@@ -38,11 +40,12 @@ import httpx
 from harness import __version__
 from harness.codes import (
     TRANSPORT_CONTENT_TYPE,
+    TRANSPORT_INVALID_REQUEST,
     TRANSPORT_NOT_FOUND,
     TRANSPORT_READ_ERROR,
     TRANSPORT_UNAVAILABLE,
 )
-from harness.drift.kinds import Config, Failure, Fetched, Refusal
+from harness.drift.kinds import SAFE_HTTP_METHODS, Config, Failure, Fetched, NotCalled, Refusal
 from harness.drift.template import Environment, Template, template_values
 
 if TYPE_CHECKING:
@@ -54,9 +57,14 @@ DEFAULT_CONTENT_TYPE = "application/json"
 DEFAULT_NOT_FOUND = (404, 410)
 DEFAULT_MAX_REDIRECTS = 5
 _REDIRECTS = (301, 302, 303, 307, 308)
+#: Statuses refusing the request itself (malformed, unprocessable): it would fail again as sent.
+_REQUEST_ERRORS = (400, 422)
 #: Header names whose values are credentials: they must come from ${ENV}.
 _SECRET_HEADER = re.compile(r"(?i)^(authorization|proxy-authorization|cookie)$|token|secret|passw|api[-_]?key|auth")
 _SECRET_QUERY = re.compile(r"(?i)[?&](access_token|token|api_?key|apikey|key|secret|password|sig|signature)=([^&#]*)")
+#: What an HTTP header value may hold (visible ASCII, space, tab): anything else is refused
+#: before sending, because HTTP libraries quote the whole value in their error.
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
 
 
 def _quote_segment(value: str) -> str:
@@ -86,6 +94,7 @@ class HttpKind:
                 )
             if any(c in template.text for c in "\r\n"):
                 raise cfg.error(f"headers/{name}", "a header value cannot contain a line break")
+            _check_header_env(cfg, name, template, env)
         timeout = cfg.number("timeout_s", DEFAULT_TIMEOUT_S)
         body = _json_templates(cfg, cfg.data.get("json"), "json") if "json" in cfg.data else None
         source = HttpSource(
@@ -103,11 +112,34 @@ class HttpKind:
             max_bytes=contract.limits.max_bytes,
             requests=max(1, len(upstream.requests)),
             env=env,
+            side_effects_allowed=upstream.side_effects_allowed,
         )
         for template in source.request_templates():
             env.require(template)
         source.check_url(cfg)
         return source
+
+
+def _check_header_env(cfg: Config, name: str, template: Template, env: Environment) -> None:
+    """Each ``${ENV}`` value in a header must be sendable as one: never echoed in the error."""
+    for kind, variable, default in template.parts:
+        if kind != "env":
+            continue
+        value = env.get(variable, default, template.where)
+        if any(c in value for c in "\r\n\0"):
+            problem = "holds a line break or NUL"
+        elif not value.isascii():
+            problem = "holds non-ASCII characters"
+        elif not _HEADER_VALUE.fullmatch(value):
+            problem = "holds control characters"
+        else:
+            continue
+        raise cfg.error(
+            f"headers/{name}",
+            f"the value of ${{{variable}}} {problem}, which an HTTP header cannot carry (is the variable set to "
+            "the right value?)",
+            code="upstream.env_invalid",
+        )
 
 
 def _check_url_secrets(cfg: Config, url: Template) -> None:
@@ -171,6 +203,7 @@ class HttpSource:
     max_bytes: int
     requests: int
     env: Environment
+    side_effects_allowed: bool = False
     kind: str = "http"
 
     @property
@@ -225,10 +258,27 @@ class HttpSession:
 
     async def fetch(self, request: Mapping[str, Any]) -> Fetched:
         source = self.source
+        if source.method not in SAFE_HTTP_METHODS and not source.side_effects_allowed:
+            return Fetched(
+                not_called=NotCalled(
+                    "side_effects",
+                    f"{source.method} may change data: drift sends only GET unless the upstream "
+                    "sets side_effects: allowed",
+                )
+            )
         values = template_values(request)
         url = httpx.URL(source.url.render(source.env, values, _quote_segment))
         headers = {"Accept": source.content_type or "*/*", "Accept-Encoding": "identity"}
         headers.update({name: t.render(source.env, values) for name, t in source.headers})
+        for name, value in headers.items():
+            if not _HEADER_VALUE.fullmatch(value):
+                return Fetched(
+                    failure=Failure(
+                        TRANSPORT_UNAVAILABLE,
+                        "error",
+                        f"header {name!r} holds a character HTTP does not allow once its placeholders are filled in",
+                    )
+                )
         body = _render_json(source.json_body, source.env, values) if source.json_body is not None else None
         method = source.method
         try:
@@ -283,6 +333,15 @@ class HttpSession:
                         failure=Failure(TRANSPORT_NOT_FOUND, "not_found", f"HTTP {status}"),
                         info=info,
                     )
+                if status in _REQUEST_ERRORS:
+                    return Fetched(
+                        failure=Failure(
+                            TRANSPORT_INVALID_REQUEST,
+                            "invalid_request",
+                            f"HTTP {status}: the request itself was refused",
+                        ),
+                        info=info,
+                    )
                 if not 200 <= status < 300:
                     return Fetched(
                         failure=Failure(TRANSPORT_UNAVAILABLE, "http_status", f"HTTP {status}"),
@@ -291,7 +350,7 @@ class HttpSession:
                 refusal = _refuse_media(response, source.content_type)
                 if refusal is not None:
                     return Fetched(refusal=refusal, info=info)
-                return await _read_body(response, source.max_bytes + 1, info)
+                return await _read_body(response, source.max_bytes + 1, info, source.env)
         except httpx.TimeoutException as exc:
             return Fetched(
                 failure=Failure(
@@ -301,18 +360,19 @@ class HttpSession:
                 )
             )
         except httpx.ConnectError as exc:
-            return Fetched(failure=Failure(TRANSPORT_UNAVAILABLE, "refused", _describe_error(exc)))
+            return Fetched(failure=Failure(TRANSPORT_UNAVAILABLE, "refused", _describe_error(exc, source.env)))
         except (httpx.TransportError, OSError) as exc:
-            return Fetched(failure=Failure(TRANSPORT_UNAVAILABLE, "reset", _describe_error(exc)))
+            return Fetched(failure=Failure(TRANSPORT_UNAVAILABLE, "reset", _describe_error(exc, source.env)))
 
 
-def _describe_error(exc: BaseException) -> str:
+def _describe_error(exc: BaseException, env: Environment) -> str:
     cause = exc.__cause__ or exc.__context__
     detail = f"{type(exc).__name__}"
     if isinstance(cause, OSError) and cause.strerror:
         detail += f" ({cause.strerror})"
     elif str(exc):
-        detail += f" ({str(exc).splitlines()[0][:120]})"
+        # Redacted before it is cut short: a cut could leave part of a secret no redactor knows.
+        detail += f" ({env.redact(str(exc)).splitlines()[0][:120]})"
     return detail
 
 
@@ -367,7 +427,7 @@ class _Inflater:
         return out
 
 
-async def _read_body(response: httpx.Response, limit: int, info: dict[str, Any]) -> Fetched:
+async def _read_body(response: httpx.Response, limit: int, info: dict[str, Any], env: Environment) -> Fetched:
     """At most ``limit`` bytes of the (decoded) body; the rest is never read."""
     encoding = _media(response.headers.get("content-encoding"))
     inflater = _Inflater(encoding) if encoding in ("gzip", "x-gzip", "deflate") else None
@@ -387,7 +447,7 @@ async def _read_body(response: httpx.Response, limit: int, info: dict[str, Any])
         )
     except (httpx.TransportError, OSError) as exc:
         return Fetched(
-            failure=Failure(TRANSPORT_READ_ERROR, "reset", f"the body broke off: {_describe_error(exc)}"),
+            failure=Failure(TRANSPORT_READ_ERROR, "reset", f"the body broke off: {_describe_error(exc, env)}"),
             info=info,
         )
     except zlib.error:

@@ -41,7 +41,21 @@ REASONS: dict[str, str] = {
     "spawn": "the command or server could not be started",
     "corrupt": "the body could not be decoded (a broken gzip or deflate stream)",
     "run_budget": "the whole run reached its time budget before this request was answered",
+    "invalid_request": (
+        "the upstream refused the request itself as invalid (JSON-RPC -32602, -32601 or -32600, also "
+        "inside an isError result; HTTP 400 or 422): the same request cannot succeed"
+    ),
+    "error": "sending the request failed inside the harness (the exception's type is named, never its text)",
+    "no_requests": "not called: the upstream declares no sample requests (requests:)",
+    "side_effects": (
+        "not called: the request may change data (an HTTP method other than GET, an MCP tool "
+        "tools/list does not annotate readOnlyHint: true) and the upstream does not set side_effects: allowed"
+    ),
 }
+#: Reasons of checks that were deliberately not sent (status ``not_called``), never failures.
+NOT_CALLED_REASONS = ("no_requests", "side_effects")
+#: Methods drift sends without ``side_effects: allowed``: they never change data.
+SAFE_HTTP_METHODS = ("GET", "HEAD")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +80,18 @@ class Refusal:
 
 
 @dataclass(frozen=True, slots=True)
+class NotCalled:
+    """A sample request deliberately not sent: ``reason`` a key of :data:`NOT_CALLED_REASONS`,
+    ``message`` why, and how to opt in."""
+
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Fetched:
-    """What one sample request brought back: exactly one of ``body``, ``failure``, ``refusal``.
+    """What one sample request brought back: exactly one of ``body``, ``failure``, ``refusal``,
+    ``not_called`` (the kind decided not to send it: it may change data).
 
     ``info`` holds operator facts (HTTP status, media type, exit status, JSON-RPC id);
     ``stderr`` the tail of a command's or server's standard error. Neither reaches an agent.
@@ -76,6 +100,7 @@ class Fetched:
     body: bytes | None = None
     failure: Failure | None = None
     refusal: Refusal | None = None
+    not_called: NotCalled | None = None
     info: Mapping[str, Any] = field(default_factory=dict)
     stderr: str = ""
 

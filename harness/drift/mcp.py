@@ -14,6 +14,8 @@ upstreams:
     requests: [{}]
 ```
 
+A ``tools/call`` is sent only for a tool ``tools/list`` annotates ``readOnlyHint: true``, or
+when the upstream sets ``side_effects: allowed``; any other call is reported as not called.
 The server is started in its own process group and spoken to with the ``mcp`` SDK's
 :class:`~mcp.ClientSession` for the handshake and ``tools/list`` (the advertised
 ``outputSchema`` is compared with the contract's schema: schema drift). Each ``tools/call``
@@ -42,7 +44,7 @@ from harness.boundary.transport import check_depth
 from harness.codes import TRANSPORT_MAX_BYTES, TRANSPORT_UNAVAILABLE
 from harness.drift import process as proc
 from harness.drift.frame import STRUCTURED, TEXT, default_max_message_bytes, read_call_line
-from harness.drift.kinds import AdvertisedSchema, Config, Failure, Fetched, Refusal, SessionFailed
+from harness.drift.kinds import AdvertisedSchema, Config, Failure, Fetched, NotCalled, Refusal, SessionFailed
 from harness.drift.template import Environment, Template, template_values
 from harness.errors import RejectedInput
 
@@ -104,6 +106,7 @@ class McpKind:
             max_depth=contract.limits.max_depth,
             requests=max(1, len(upstream.requests)),
             env=env,
+            side_effects_allowed=upstream.side_effects_allowed,
         )
 
 
@@ -123,6 +126,7 @@ class McpSource:
     max_depth: int
     requests: int
     env: Environment
+    side_effects_allowed: bool = False
     kind: str = "mcp"
 
     @property
@@ -224,6 +228,22 @@ class McpConnection:
     tools: list[Any]
     display: str
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    def listed(self, tool: str) -> Any:
+        """The ``tools/list`` entry of ``tool``; None if the server does not list it."""
+        return next((entry for entry in self.tools if entry.name == tool), None)
+
+    def not_called(self, tool: str) -> NotCalled | None:
+        """Why a call of ``tool`` may change data (drift then does not send it), or None when
+        ``tools/list`` annotates it ``readOnlyHint: true``."""
+        entry = self.listed(tool)
+        if entry is None:
+            why = f"the server does not list {tool!r}, so nothing says calling it is read-only"
+        elif entry.annotations is None or entry.annotations.read_only_hint is not True:
+            why = f"tools/list does not annotate {tool!r} readOnlyHint: true, so calling it may change data"
+        else:
+            return None
+        return NotCalled("side_effects", f"{why} (set side_effects: allowed on the upstream to call it anyway)")
 
     def advertised(self, tool: str) -> AdvertisedSchema:
         target = f"tools/list {tool} on `{self.display}`"
@@ -407,6 +427,10 @@ class McpSession:
         return self.connection.advertised(self.source.tool)
 
     async def fetch(self, request: Mapping[str, Any]) -> Fetched:
+        if not self.source.side_effects_allowed:
+            why = self.connection.not_called(self.source.tool)
+            if why is not None:
+                return Fetched(not_called=why)
         async with self.connection.lock:  # one raw call at a time on a server
             return await self._call(request)
 

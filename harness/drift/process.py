@@ -125,15 +125,22 @@ class StderrTail:
     def __init__(self, limit: int = 8192) -> None:
         self.limit = limit
         self._data = bytearray()
+        self._cut = False
         self.done = anyio.Event()
 
     def feed(self, chunk: bytes) -> None:
         self._data += chunk
         if len(self._data) > self.limit:
             del self._data[: len(self._data) - self.limit]
+            self._cut = True
 
     def text(self) -> str:
-        return self._data.decode("utf-8", "replace")
+        text = self._data.decode("utf-8", "replace")
+        if self._cut:
+            # The cut fell inside a line: drop that part line, which could hold the end of a
+            # secret no redaction would recognise any more.
+            text = text.partition("\n")[2]
+        return text
 
     async def drain(self, process: Process) -> None:
         try:
@@ -143,3 +150,11 @@ class StderrTail:
             pass
         finally:
             self.done.set()
+
+
+def tail_lines(text: str, limit: int) -> str:
+    """The last ``limit`` characters of ``text``, from the start of a line: a part line could
+    hold the end of a secret, which no redaction would recognise."""
+    if len(text) <= limit:
+        return text
+    return text[-limit:].partition("\n")[2]

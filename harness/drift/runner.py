@@ -28,25 +28,29 @@ from harness.drift.baseline import Baseline, Recorder, hints_for, load_baseline
 from harness.drift.check import (
     DRIFTED,
     HELD,
+    NOT_CALLED,
     OUTPUT_SCHEMA,
     REJECTED,
     RESPONSE,
     UNAVAILABLE,
     DriftCheck,
     DriftChecked,
+    DriftNotCalled,
 )
-from harness.drift.diff import diff_shapes
+from harness.drift.diff import Comparison, compare, diff_shapes
 from harness.drift.kinds import (
     KINDS,
     AdvertisedSchema,
     Failure,
     Fetched,
     KindRegistry,
+    NotCalled,
     Session,
     SessionFailed,
     SharedSource,
     Source,
 )
+from harness.drift.process import tail_lines
 from harness.drift.shape import Hints, document_shape, schema_dialect, schema_shape
 from harness.drift.template import RESERVED_FIELDS, Environment, redacted_logging
 from harness.engine import Event, RunFinished, RunStarted, Summary
@@ -72,6 +76,30 @@ class Target:
     @property
     def id_prefix(self) -> str:
         return f"{self.contract.tool}::drift::{self.upstream.name}"
+
+    @property
+    def side_effects(self) -> str | None:
+        return "allowed" if self.upstream.side_effects_allowed else None
+
+    def check(self, label: str, target: str, status: str, **fields: Any) -> DriftCheck:
+        """A check of this upstream, ``<tool>::drift::<upstream>[<label>]`` (a response unless
+        ``subject`` says otherwise), with what every check of it carries."""
+        return DriftCheck(
+            id=f"{self.id_prefix}[{label}]",
+            tool=self.contract.tool,
+            upstream=self.upstream.name,
+            kind=self.source.kind,
+            target=target,
+            status=status,
+            contract_dir=str(self.contract.directory),
+            side_effects=self.side_effects,
+            **{"subject": RESPONSE, "version": self.contract.version, **fields},
+        )
+
+    @property
+    def needs_session(self) -> bool:
+        """Whether anything is sent at all: a sample request, or an MCP server's tools/list."""
+        return bool(self.requests) or self.upstream.kind == "mcp"
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +137,9 @@ def _label(args: Mapping[str, Any], index: int) -> str:
 
 
 def _requests(contract: Contract, upstream: Upstream) -> tuple[tuple[Mapping[str, Any], ...], tuple[str, ...]]:
-    samples = list(upstream.requests) or [dict(contract.request_example)]
+    """The upstream's sample requests, in full. None means none: an upstream is called only with
+    the requests it declares, never with a default it did not ask for."""
+    samples = list(upstream.requests)
     requests, labels = [], []
     for index, args in enumerate(samples):
         try:
@@ -225,27 +255,35 @@ class DriftRunner:
         with redacted_logging(plan.env):
             outcome = anyio.run(self._run_all)
         self.duration_s = time.perf_counter() - started
+        # The one redaction point of a drift run: every event, as it leaves the runner.
+        redactor = plan.env.redactor()
         summary = Summary(notes=list(plan.notes))
         index = 0
         for t_index, target in enumerate(plan.targets):
             slots = [-1] if target.upstream.kind == "mcp" else []
             for r_index in [*slots, *range(len(target.requests))]:
                 check = outcome.checks.get((t_index, r_index)) or self._unanswered(target, r_index)
+                if check.status == NOT_CALLED:
+                    yield redactor.value(DriftNotCalled(check.id, check.tool, check.detail(), check))
+                    continue
                 result = check.to_case_result()
                 summary.add(result)
-                yield DriftChecked(index, result, check)
+                yield redactor.value(DriftChecked(index, result, check))
                 index += 1
+            if not target.requests:
+                check = self._not_called(target, None, NotCalled("no_requests", _NO_REQUESTS))
+                yield redactor.value(DriftNotCalled(check.id, check.tool, check.detail(), check))
         summary.notes.extend(f"recorded new shapes into {folder}" for folder in self.recorded)
         summary.notes.extend(self.record_errors)
         summary.duration_s = self.duration_s
-        yield RunFinished(summary)
+        yield redactor.value(RunFinished(summary))
 
     def run(self) -> tuple[list[DriftCheck], Summary]:
-        """The whole run at once: every check and the summary."""
+        """The whole run at once: every check (those not called too) and the summary."""
         checks: list[DriftCheck] = []
         summary = Summary()
         for event in self.events():
-            if isinstance(event, DriftChecked) and event.check is not None:
+            if isinstance(event, DriftChecked | DriftNotCalled) and event.check is not None:
                 checks.append(event.check)
             elif isinstance(event, RunFinished):
                 summary = event.summary
@@ -257,6 +295,8 @@ class DriftRunner:
         limiter = anyio.CapacityLimiter(self.concurrency)
         groups: dict[Hashable, list[tuple[int, Target]]] = {}
         for index, target in enumerate(self.plan.targets):
+            if not target.needs_session:
+                continue  # nothing to send: not even a process is started
             source = target.source
             key = ("shared", source.connection_key) if isinstance(source, SharedSource) else ("own", index)
             groups.setdefault(key, []).append((index, target))
@@ -289,7 +329,9 @@ class DriftRunner:
 
     async def _run_session(self, t_index: int, target: Target, session: Session, outcome: _Outcome) -> None:
         boundary = Boundary(target.contract, clock=self.clock, upstream=target.upstream.name)
-        recorder = Recorder(target.contract, target.upstream.name) if self.record else None
+        recorder = (
+            Recorder(target.contract, target.upstream.name, redactor=self.plan.env.redactor()) if self.record else None
+        )
         seen: set[str] = set()
         try:
             started = time.perf_counter()
@@ -298,7 +340,7 @@ class DriftRunner:
                 outcome.checks[(t_index, -1)] = self._schema_check(target, advertised, time.perf_counter() - started)
             for r_index, request in enumerate(target.requests):
                 started = time.perf_counter()
-                fetched = await session.fetch(request)
+                fetched = await _fetch(session, request)
                 outcome.checks[(t_index, r_index)] = self._judge(
                     target, r_index, fetched, boundary, recorder, seen, time.perf_counter() - started
                 )
@@ -317,6 +359,19 @@ class DriftRunner:
             else:
                 fetched = Fetched(failure=exc.failure, stderr=exc.stderr)
                 outcome.checks[(t_index, r_index)] = self._judge(target, r_index, fetched, boundary, None, set(), 0.0)
+
+    def _not_called(self, target: Target, r_index: int | None, why: NotCalled) -> DriftCheck:
+        """A check deliberately not sent: one per sample request, or one for an upstream with none."""
+        label = "no requests" if r_index is None else target.labels[r_index]
+        request = None if r_index is None else target.requests[r_index]
+        return target.check(
+            label,
+            "(no sample requests)" if request is None else target.source.describe(request),
+            NOT_CALLED,
+            request=request,
+            reason=why.reason,
+            notes=(why.message,),
+        )
 
     def _commit(self, recorder: Recorder) -> None:
         try:
@@ -341,7 +396,9 @@ class DriftRunner:
         seen: set[str],
         duration: float,
     ) -> DriftCheck:
-        env = self.plan.env
+        if fetched.not_called is not None:
+            return self._not_called(target, r_index, fetched.not_called)
+        redactor = self.plan.env.redactor()
         request = target.requests[r_index]
         label = target.labels[r_index]
         document: Any = MISSING
@@ -349,12 +406,12 @@ class DriftRunner:
         if fetched.failure is not None:
             failure = fetched.failure
             reason = failure.reason
-            verdict = boundary.upstream_failure(failure.code, env.redact(failure.message), request)
+            verdict = boundary.upstream_failure(failure.code, failure.message, request)
         elif fetched.refusal is not None:
             refusal = fetched.refusal
             verdict = boundary.reject(
                 refusal.code,
-                env.redact(refusal.message),
+                refusal.message,
                 request,
                 instance_pointer=refusal.pointer,
                 raw=refusal.raw,
@@ -363,8 +420,14 @@ class DriftRunner:
             verdict, document = boundary.check_document(fetched.body, request)
         shape = None if document is MISSING else document_shape(document, target.hints)
         baseline = target.baseline
-        changes = diff_shapes(baseline.shape, shape) if shape is not None and baseline.shape else ()
+        comparison = compare(baseline.shapes, shape) if shape is not None else Comparison(())
+        changes = comparison.changes
         notes: list[str] = []
+        if comparison.nearest is not None:
+            notes.append(
+                "a shape no recorded sample has (a new combination of what they had): "
+                f"compared with the nearest, {baseline.fixtures[comparison.nearest]}"
+            )
         if shape is not None and baseline.shape is None:
             notes.append(
                 f"no baseline yet: fixtures/historical/{target.contract.tool}/ holds no "
@@ -373,12 +436,15 @@ class DriftRunner:
         status = _status(fetched, verdict, changes)
         recorded = None
         if recorder is not None and shape is not None and fetched.body is not None:
+            secrets = sorted({*redactor.found_in(fetched.body), *redactor.found_in_document(document)})
             if shape.digest in baseline.digests or shape.digest in seen:
                 pass
-            elif env.found_in(fetched.body):
-                notes.append(
-                    "not recorded: the body contains the value of "
-                    + ", ".join("${" + n + "}" for n in env.found_in(fetched.body))
+            elif secrets:
+                names = ", ".join("${" + n + "}" for n in secrets)
+                notes.append(f"not recorded: the body contains the value of {names}")
+                self.record_errors.append(
+                    f"{target.contract.tool}: a new shape from upstream {target.upstream.name} ({label}) "
+                    f"was not recorded: the body contains the value of {names}"
                 )
             else:
                 seen.add(shape.digest)
@@ -390,16 +456,11 @@ class DriftRunner:
                     f"Recorded by contract-harness drift from upstream {target.upstream.name} "
                     f"({target.source.kind}): {target.source.describe(request)}",
                 )
-        return DriftCheck(
-            id=f"{target.id_prefix}[{label}]",
-            tool=target.contract.tool,
-            upstream=target.upstream.name,
-            kind=target.source.kind,
-            subject=RESPONSE,
-            target=target.source.describe(request),
-            status=status,
+        return target.check(
+            label,
+            target.source.describe(request),
+            status,
             version=boundary.version,
-            contract_dir=str(target.contract.directory),
             request=request,
             verdict=verdict,
             reason=reason,
@@ -409,26 +470,15 @@ class DriftRunner:
             seen_before=baseline.seen_as(shape) if shape is not None and changes else None,
             recorded=recorded,
             notes=tuple(notes),
-            info={k: env.redact(v) if isinstance(v, str) else v for k, v in fetched.info.items()},
-            stderr=env.redact(fetched.stderr[-_STDERR_TAIL:]),
+            info=dict(fetched.info),
+            stderr=tail_lines(fetched.stderr, _STDERR_TAIL),
             duration_s=duration,
             payload=fetched.body if status == REJECTED and fetched.body is not None else None,
         )
 
     def _schema_check(self, target: Target, advertised: AdvertisedSchema, duration: float) -> DriftCheck:
         contract = target.contract
-        base = DriftCheck(
-            id=f"{target.id_prefix}[outputSchema]",
-            tool=contract.tool,
-            upstream=target.upstream.name,
-            kind=target.source.kind,
-            subject=OUTPUT_SCHEMA,
-            target=advertised.target,
-            status=HELD,
-            version=contract.version,
-            contract_dir=str(contract.directory),
-            duration_s=duration,
-        )
+        base = target.check("outputSchema", advertised.target, HELD, subject=OUTPUT_SCHEMA, duration_s=duration)
         if not advertised.listed:
             return replace(
                 base, status=UNAVAILABLE, reason="not_found", notes=(advertised.problem or "the tool is not listed",)
@@ -449,20 +499,14 @@ class DriftRunner:
         )
 
     def _schema_failure(self, target: Target, failure: Failure, stderr: str) -> DriftCheck:
-        contract = target.contract
-        return DriftCheck(
-            id=f"{target.id_prefix}[outputSchema]",
-            tool=contract.tool,
-            upstream=target.upstream.name,
-            kind=target.source.kind,
+        return target.check(
+            "outputSchema",
+            "tools/list",
+            UNAVAILABLE,
             subject=OUTPUT_SCHEMA,
-            target="tools/list",
-            status=UNAVAILABLE,
-            version=contract.version,
-            contract_dir=str(contract.directory),
             reason=failure.reason,
-            notes=(self.plan.env.redact(failure.message),),
-            stderr=self.plan.env.redact(stderr[-_STDERR_TAIL:]),
+            notes=(failure.message,),
+            stderr=tail_lines(stderr, _STDERR_TAIL),
         )
 
     def _unanswered(self, target: Target, r_index: int) -> DriftCheck:
@@ -475,6 +519,23 @@ class DriftRunner:
             return self._schema_failure(target, failure, "")
         boundary = Boundary(target.contract, clock=self.clock, upstream=target.upstream.name)
         return self._judge(target, r_index, Fetched(failure=failure), boundary, None, set(), 0.0)
+
+
+_NO_REQUESTS = (
+    "no sample requests (requests: is empty; add the arguments of calls that are harmless to make, "
+    "and drift sends those)"
+)
+
+
+async def _fetch(session: Session, request: Mapping[str, Any]) -> Fetched:
+    """One request through its session. Whatever a kind raises is a failure of this request,
+    named by the exception's type only (its text may quote what was sent: a header, a token)."""
+    try:
+        return await session.fetch(request)
+    except Exception as exc:
+        return Fetched(
+            failure=Failure(TRANSPORT_UNAVAILABLE, "error", f"sending the request failed: {type(exc).__name__}")
+        )
 
 
 def _status(fetched: Fetched, verdict: Verdict, changes: tuple[Any, ...]) -> str:

@@ -17,12 +17,16 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import ContractError, UsageError
+from harness.redaction import MIN_REDACTED_LENGTH, Redactor
+
+if TYPE_CHECKING:
+    from harness.contract import Contract
 
 _TOKEN = re.compile(
     r"\$\{(?P<env>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}"
@@ -32,9 +36,6 @@ _TOKEN = re.compile(
 )
 #: Request fields every template may name besides the request's args.
 RESERVED_FIELDS = ("request_id", "tool")
-#: Environment values shorter than this are not redacted: they cannot be secrets worth the
-#: name, and replacing every "1" or "on" in a message would make reports unreadable.
-MIN_REDACTED_LENGTH = 4
 
 Encode = Callable[[str], str]
 
@@ -147,17 +148,42 @@ def template_values(request: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
+def env_names(node: Any) -> set[str]:
+    """The ``${NAME}`` variables named anywhere in a configuration tree (its strings)."""
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            names.update(m.group("env") for m in _TOKEN.finditer(item) if m.group("env"))
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return names
+
+
+def upstream_redactor(contracts: Iterable[Contract], environ: Mapping[str, str]) -> Redactor:
+    """The redactor of what ``check`` writes: the values, where set, of every ``${NAME}`` the
+    contracts' upstreams use (a recorded fixture may hold one, from before it was refused)."""
+    names: set[str] = set()
+    for contract in contracts:
+        names |= env_names(contract.raw.get("upstreams", {}))
+    return Redactor({name: environ[name] for name in sorted(names) if environ.get(name)})
+
+
 class Environment:
     """The process environment as upstream templates read it; it remembers what it handed out.
 
-    Every value read from the environment (not a ``:-`` fallback) is a secret: :meth:`redact`
-    replaces each with its ``${NAME}`` in any text, longest first.
+    Every value read from the environment (not a ``:-`` fallback) is a secret: :meth:`redactor`
+    replaces each, in any spelling, with its ``${NAME}`` (see :mod:`harness.redaction`).
     """
 
     def __init__(self, environ: Mapping[str, str]) -> None:
         self._environ = dict(environ)
         self._used: dict[str, str] = {}
         self._lock = threading.Lock()
+        self._redactor: tuple[tuple[tuple[str, str], ...], Redactor] | None = None
 
     def get(self, name: str, default: str | None, where: str) -> str:
         value = self._environ.get(name)
@@ -183,15 +209,20 @@ class Environment:
         with self._lock:
             return {k: v for k, v in self._used.items() if len(v) >= MIN_REDACTED_LENGTH}
 
+    def redactor(self) -> Redactor:
+        """The redactor of every value handed out so far (rebuilt when that grows)."""
+        key = tuple(sorted(self.secrets.items()))
+        cached = self._redactor
+        if cached is None or cached[0] != key:
+            cached = self._redactor = (key, Redactor(dict(key)))
+        return cached[1]
+
     def redact(self, text: str) -> str:
-        for name, value in sorted(self.secrets.items(), key=lambda kv: -len(kv[1])):
-            if value in text:
-                text = text.replace(value, "${" + name + "}")
-        return text
+        return self.redactor().text(text)
 
     def found_in(self, data: bytes) -> list[str]:
-        """Names of secrets whose value occurs in ``data`` (e.g. an upstream echoing a token)."""
-        return sorted(name for name, value in self.secrets.items() if value.encode("utf-8", "replace") in data)
+        """Names of secrets ``data`` holds in any spelling (e.g. an upstream echoing a token)."""
+        return self.redactor().found_in(data)
 
 
 @contextmanager

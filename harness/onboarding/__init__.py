@@ -112,8 +112,11 @@ def import_openapi(
     strict: bool = False,
     now: datetime | None = None,
     compat: bool = True,
+    base_url_env: str = openapi.DEFAULT_BASE_URL_ENV,
 ) -> Imported:
-    """Contracts for named operations of an OpenAPI 3.0 / 3.1 description."""
+    """Contracts for named operations of an OpenAPI 3.0 / 3.1 description; each upstream reads
+    its base URL from ``${base_url_env}``."""
+    openapi.check_env_name(base_url_env)
     loaded = openapi.load_spec(spec)
-    drafts = openapi.drafts(loaded, operations, renames=renames, imported_at=_stamp(now))
+    drafts = openapi.drafts(loaded, operations, renames=renames, imported_at=_stamp(now), base_url_env=base_url_env)
     return _finish(write_drafts(into, drafts, strict=strict), compat)

@@ -20,11 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.boundary.parse import strict_loads
 from harness.boundary.transport import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 from harness.errors import RejectedInput
+
+if TYPE_CHECKING:
+    from harness.drift.kinds import Fetched
 from harness.onboarding.draft import Candidate, Skipped, ToolDraft, first_line, header
 from harness.onboarding.errors import OnboardingError
 from harness.onboarding.instances import example_of
@@ -201,7 +204,17 @@ def _read_request(path: Path, default_tool: str) -> tuple[str, Mapping[str, Any]
     return name, args
 
 
-def candidate_from_call(call: Call, upstream: str | None) -> Candidate | Skipped:
+def read_call(call: Call) -> Fetched:
+    """A raw ``tools/call`` response line as drift reads it, at an imported contract's limits."""
+    from harness.drift.frame import STRUCTURED, default_max_message_bytes, read_call_line  # drift is large
+
+    return read_call_line(
+        call.raw, result=STRUCTURED, max_depth=DEFAULT_MAX_DEPTH,
+        max_message_bytes=default_max_message_bytes(DEFAULT_MAX_BYTES),
+    )
+
+
+def candidate_from_call(call: Call, upstream: str | None, fetched: Fetched | None = None) -> Candidate | Skipped:
     """The fixture candidate a raw ``tools/call`` response line holds, or why there is none.
 
     The line is judged exactly as drift judges it (:func:`harness.drift.frame.read_call_line`,
@@ -210,14 +223,13 @@ def candidate_from_call(call: Call, upstream: str | None) -> Candidate | Skipped
     message refused before the boundary would run (a duplicate member anywhere in it, NaN, a
     broken frame) is no fixture: drift reports those as failures of the upstream.
     """
-    from harness.drift.frame import STRUCTURED, default_max_message_bytes, read_call_line  # drift is large
-
-    fetched = read_call_line(
-        call.raw, result=STRUCTURED, max_depth=DEFAULT_MAX_DEPTH,
-        max_message_bytes=default_max_message_bytes(DEFAULT_MAX_BYTES),
-    )
+    fetched = fetched or read_call(call)
     if fetched.failure is not None:
-        return Skipped(call.name, f"{fetched.failure.message} (a tool failure: drift maps it to the failure envelope)")
+        return Skipped(
+            call.name,
+            f"{fetched.failure.message} (a tool failure, drift maps it to the failure envelope; "
+            "not kept as a fixture, nor as a drift request)",
+        )
     if fetched.refusal is not None or fetched.body is None:
         refusal = fetched.refusal
         why = f"{refusal.code}: {refusal.message}" if refusal else "no result"
@@ -237,6 +249,8 @@ def candidate_from_call(call: Call, upstream: str | None) -> Candidate | Skipped
 
 
 def _default_args(tool: McpTool, calls: Sequence[Call]) -> tuple[Mapping[str, Any], str | None]:
+    """The default request: a call's arguments (succeeded calls first), else an example of the
+    inputSchema."""
     for call in calls:
         if call.args is not None:
             return call.args, None
@@ -288,15 +302,20 @@ def drafts(
     for name in wanted:
         tool = by_name[name]
         mine = [c for c in calls if c.tool == name]
-        args, note = _default_args(tool, mine)
-        found = [candidate_from_call(c, upstream) for c in mine]
+        read = [read_call(c) for c in mine]
+        found = [candidate_from_call(c, upstream, r) for c, r in zip(mine, read, strict=True)]
+        # The tool answered (a result, even one drift refuses): not isError, not a JSON-RPC error.
+        succeeded = [c for c, r in zip(mine, read, strict=True) if r.failure is None]
+        args, note = _default_args(tool, [*succeeded, *(c for c in mine if c not in succeeded)])
         out.append(
             _draft(
                 tool, names[name], args, server, source, imported_at,
                 candidates=tuple(c for c in found if isinstance(c, Candidate)),
                 skipped=tuple(s for s in found if isinstance(s, Skipped)),
                 notes=(note,) if note else (),
-                sampled=[c.args for c in mine if c.args is not None],
+                # A drift request only from a call that succeeded: a failing one would fail again
+                # every night (and a tool error may have changed something on its way).
+                sampled=[c.args for c in succeeded if c.args is not None],
             )
         )
     return out
@@ -326,11 +345,12 @@ def _draft(
     contract["agent_view"] = derive_agent_view(schema)
     extra_notes = list(notes)
     if server is not None:
-        requests = [dict(a) for a in sampled] or ([dict(args)] if tool.read_only else [])
+        requests = [dict(a) for a in sampled] or ([dict(args)] if tool.read_only and not skipped else [])
         if not requests:
+            why = "no sampled call succeeded" if skipped else "the tool is not annotated readOnlyHint: true"
             extra_notes.append(
-                "the upstream has no requests: the tool is not annotated readOnlyHint, so drift "
-                "will not call it until you add requests: yourself"
+                f"the upstream has no requests ({why}): drift reports it as not called until you add "
+                "requests: yourself (and side_effects: allowed, for a tool that may change data)"
             )
         config: dict[str, Any] = {"command": server.command, "args": list(server.args), "tool": tool.name}
         if server.env:

@@ -43,7 +43,11 @@ from harness.schemas import keywords as kw
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 OAS_31_DIALECT = "https://spec.openapis.org/oas/3.1/dialect/base"
-BASE_URL_VARIABLE = "${API_BASE_URL}"
+#: The environment variable an imported upstream reads its base URL from, unless named otherwise.
+DEFAULT_BASE_URL_ENV = "API_BASE_URL"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Methods drift sends without an opt-in; other operations get no sample requests.
+_SAFE_METHODS = ("get", "head")
 
 # The schema vocabulary (harness.schemas.keywords) plus the spellings a description may still
 # use as written: draft-07 ``items: [...]`` and ``additionalItems``, and ``contentSchema``.
@@ -411,8 +415,9 @@ def _property_types(schema: Any, name: str) -> set[str]:
     return out
 
 
-def _base_url(spec: Spec) -> tuple[str, str]:
-    """The upstream's base URL and name: the first absolute server, else ``${API_BASE_URL}``."""
+def _server_url(spec: Spec) -> tuple[str, str] | None:
+    """The description's first absolute server (variables at their defaults) and a name from
+    its host: shown to the user, never written into the upstream."""
     for server in spec.document.get("servers") or ():
         if not isinstance(server, Mapping) or not isinstance(server.get("url"), str):
             continue
@@ -423,7 +428,17 @@ def _base_url(spec: Spec) -> tuple[str, str]:
         parts = urlsplit(url)
         if parts.scheme in ("http", "https") and parts.netloc and "{" not in url:
             return url.rstrip("/"), upstream_name(parts.hostname, "api")
-    return BASE_URL_VARIABLE, "api"
+    return None
+
+
+def check_env_name(name: str) -> str:
+    """An environment variable name for ``${NAME}``, or a one-line error."""
+    if not _ENV_NAME.fullmatch(name):
+        raise OnboardingError(
+            f"--base-url-env {name!r} is not an environment variable name (letters, digits, _; e.g. TICKETS_API_URL)",
+            code="usage.invalid",
+        )
+    return name
 
 
 # ----------------------------------------------------------------------------- drafts
@@ -435,16 +450,19 @@ def drafts(
     *,
     renames: Mapping[str, str] | None = None,
     imported_at: str,
+    base_url_env: str = DEFAULT_BASE_URL_ENV,
 ) -> list[ToolDraft]:
-    """One draft per named operation."""
+    """One draft per named operation. Each upstream reads its base URL from ``${base_url_env}``:
+    never the description's own server, which is usually production."""
     if not operation_ids:
         raise OnboardingError("name at least one --operation", code="import.operation_not_found")
+    check_env_name(base_url_env)
     ops = [find_operation(spec, op_id) for op_id in dict.fromkeys(operation_ids)]
     names = plan_tool_names([op.operation_id for op in ops], renames)
-    return [_draft(spec, op, names[op.operation_id], imported_at) for op in ops]
+    return [_draft(spec, op, names[op.operation_id], imported_at, base_url_env) for op in ops]
 
 
-def _draft(spec: Spec, op: Operation, tool: str, imported_at: str) -> ToolDraft:
+def _draft(spec: Spec, op: Operation, tool: str, imported_at: str, base_url_env: str) -> ToolDraft:
     status, media_type, media = success_response(spec, op)
     schema = Bundle(spec).document(media["schema"])
     notes: list[str] = []
@@ -499,9 +517,21 @@ def _draft(spec: Spec, op: Operation, tool: str, imported_at: str) -> ToolDraft:
     if not found:
         notes.append("the description has no response examples: no fixtures were written")
 
-    base, upstream = _base_url(spec)
-    if base == BASE_URL_VARIABLE:
-        notes.append(f"no absolute server URL: the upstream reads its base from {BASE_URL_VARIABLE}")
+    server = _server_url(spec)
+    base, upstream = "${" + base_url_env + "}", server[1] if server else "api"
+    if server is not None:
+        notes.append(
+            f"the upstream reads its base URL from {base}: set it to a sandbox or staging copy of "
+            f"{server[0]} (the description's server, never called as written)"
+        )
+    else:
+        notes.append(f"no absolute server URL in the description: the upstream reads its base URL from {base}")
+    safe = op.method in _SAFE_METHODS
+    if not safe:
+        notes.append(
+            f"{op.method.upper()} may change data: the upstream has no requests, so drift reports it as not "
+            "called (add requests:, and side_effects: allowed, only if calling it is harmless)"
+        )
     query = [p.name for p in args_params if p.location == "query"]
     url = base + op.path + ("?" + "&".join(f"{q}={{{q}}}" for q in query) if query else "")
     example_args = candidates[0].args if candidates else defaults
@@ -520,7 +550,7 @@ def _draft(spec: Spec, op: Operation, tool: str, imported_at: str) -> ToolDraft:
     contract["upstreams"] = {
         upstream: {
             "http": {"method": op.method.upper(), "url": url, "timeout_s": 10},
-            "requests": [dict(example_args or {})],
+            "requests": [dict(example_args or {})] if safe else [],
         }
     }
     contract["x-imported"] = {

@@ -15,11 +15,13 @@ from typing import Any, TextIO
 from harness.drift.check import (
     DRIFTED,
     HELD,
+    NOT_CALLED,
     REJECTED,
     STATUSES,
     UNAVAILABLE,
     DriftCheck,
     DriftChecked,
+    DriftNotCalled,
 )
 from harness.engine import CaseResult, Event, Summary
 from harness.reporting.files import (
@@ -34,7 +36,7 @@ from harness.reporting.files import (
 from harness.reporting.html import HtmlReporter, Section
 from harness.reporting.terminal import TerminalReporter, summary_table
 
-_MARK = {HELD: "held", DRIFTED: "DRIFTED", REJECTED: "REJECTED", UNAVAILABLE: "FAILED"}
+_MARK = {HELD: "held", DRIFTED: "DRIFTED", REJECTED: "REJECTED", UNAVAILABLE: "FAILED", NOT_CALLED: "not called"}
 
 
 class _Checks:
@@ -46,9 +48,20 @@ class _Checks:
         super().__init__(*args, **kwargs)
 
     def handle(self, event: Event) -> None:
-        if isinstance(event, DriftChecked) and event.check is not None:
+        if isinstance(event, DriftChecked | DriftNotCalled) and event.check is not None:
             self.checks.append(event.check)
         super().handle(event)  # type: ignore[misc]
+
+    @property
+    def not_called(self) -> list[DriftNotCalled]:
+        return [
+            DriftNotCalled(c.id, c.tool, c.detail(), c) for c in self.checks if c.status == NOT_CALLED
+        ]
+
+
+def sent(check: DriftCheck) -> str:
+    """What was sent (or would have been), with the opt-in that allowed it."""
+    return check.target + (" [side_effects: allowed]" if check.side_effects else "")
 
 
 def drift_section(checks: list[DriftCheck], summary: Summary, budget_s: float | None) -> dict[str, Any]:
@@ -90,6 +103,8 @@ def junit_properties(checks: dict[str, DriftCheck]) -> Any:
         }
         if check.reason:
             props["reason"] = check.reason
+        if check.side_effects:
+            props["side_effects"] = check.side_effects
         for index, change in enumerate(check.changes[:20]):
             props[f"change_{index + 1}"] = change.describe()
         return props
@@ -101,7 +116,9 @@ class DriftJUnitReporter(_Checks, JUnitReporter):
     def render(self) -> str:
         assert self.summary is not None
         by_id = {c.id: c for c in self.checks}
-        return junit_xml(self.results, self.summary, "contract-harness-drift", junit_properties(by_id))
+        return junit_xml(
+            self.results, self.summary, "contract-harness-drift", junit_properties(by_id), skipped=self.not_called
+        )
 
 
 def drift_markdown(checks: list[DriftCheck], results: list[CaseResult], summary: Summary) -> str:
@@ -117,7 +134,8 @@ def drift_markdown(checks: list[DriftCheck], results: list[CaseResult], summary:
     ]
     for check in checks:
         lines.append(
-            f"| `{_cell(check.id)}` | {check.status} | `{_cell(check.target)}` | {_cell(check.detail(limit=1))} |"
+            f"| `{_cell(check.id)}` | {check.status.replace('_', ' ')} | `{_cell(sent(check))}` | "
+            f"{_cell(check.detail(limit=1))} |"
         )
     changed = [c for c in checks if c.changes]
     if changed:
@@ -162,23 +180,32 @@ class DriftTerminalReporter(_Checks, TerminalReporter):
         for note in summary.notes:
             console.print(f"note: {note}", markup=False, soft_wrap=True)
         for check in self.checks:
-            console.print(f"{_MARK[check.status]:<8} {check.id}  {check.target}", markup=False, soft_wrap=True)
+            console.print(f"{_MARK[check.status]:<10} {check.id}  {sent(check)}", markup=False, soft_wrap=True)
         for check in self.checks:
             if check.status != HELD:
                 console.print(check_text(check), markup=False, soft_wrap=True)
         counts = {s: sum(1 for c in self.checks if c.status == s) for s in STATUSES}
         budget = f", budget {self.budget_s:g}s" if self.budget_s is not None else ""
-        verdict = "no drift" if counts[HELD] == len(self.checks) else "drift"
+        verdict = "no drift" if counts[HELD] + counts[NOT_CALLED] == len(self.checks) else "drift"
+        if self.checks and counts[NOT_CALLED] == len(self.checks):
+            verdict = "nothing called"
+        not_called = f", {counts[NOT_CALLED]} not called" if counts[NOT_CALLED] else ""
         console.print(
             f"{verdict}: {counts[HELD]} held, {counts[DRIFTED]} drifted, {counts[REJECTED]} rejected, "
-            f"{counts[UNAVAILABLE]} failed of {len(self.checks)} checks ({summary.duration_s:.1f}s{budget})",
+            f"{counts[UNAVAILABLE]} failed{not_called} of {len(self.checks)} checks "
+            f"({summary.duration_s:.1f}s{budget})",
             markup=False,
         )
 
 
 def check_text(check: DriftCheck) -> str:
     """Everything the operator needs about one check that did not hold."""
-    lines = [f"\n{_MARK[check.status]} {check.id}", f"  sent:     {check.target}"]
+    if check.status == NOT_CALLED:
+        return "\n".join(
+            [f"\n{_MARK[check.status].upper()} {check.id} ({check.reason})", f"  not sent: {sent(check)}",
+             f"  {check.detail()}"]
+        )
+    lines = [f"\n{_MARK[check.status]} {check.id}", f"  sent:     {sent(check)}"]
     verdict = check.verdict
     if check.status == UNAVAILABLE:
         lines.append(f"  reason:   {check.reason}")
@@ -209,7 +236,7 @@ def drift_sections(checks: list[DriftCheck]) -> list[Section]:
     upstreams = Section(
         "Upstreams",
         ["check", "status", "sent", "result"],
-        [[c.id, c.status, c.target, c.detail(limit=1)] for c in checks],
+        [[c.id, c.status.replace("_", " "), sent(c), c.detail(limit=1)] for c in checks],
         note="One row per sample request and per advertised MCP schema.",
     )
     changes = Section(

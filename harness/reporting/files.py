@@ -8,7 +8,7 @@ import json
 import re
 import shlex
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,7 +18,17 @@ from junit_xml import TestCase, TestSuite, to_xml_report_string
 
 from harness import __version__
 from harness.boundary.audit import write_atomic
-from harness.engine import FAILED, FINDING, PASSED, CaseFinished, CaseResult, Event, RunFinished, Summary
+from harness.engine import (
+    FAILED,
+    FINDING,
+    PASSED,
+    CaseFinished,
+    CaseResult,
+    CaseSkipped,
+    Event,
+    RunFinished,
+    Summary,
+)
 
 FORMAT_VERSION = 1
 
@@ -147,11 +157,13 @@ def _properties(result: CaseResult) -> dict[str, str]:
 
 
 def junit_xml(results: list[CaseResult], summary: Summary, suite_name: str = "contract-harness",
-              case_properties: Callable[[CaseResult], dict[str, str]] | None = None) -> str:
+              case_properties: Callable[[CaseResult], dict[str, str]] | None = None,
+              skipped: Sequence[CaseSkipped] = ()) -> str:
     """One testsuite per tool, one testcase per case (classname = tool); layer properties on
-    each testcase (``case_properties`` adds a command's own) and per-layer counts on each suite."""
+    each testcase (``case_properties`` adds a command's own) and per-layer counts on each suite.
+    ``skipped`` cases (deliberately not run) are skipped testcases with their reason."""
     suites = []
-    for tool in sorted({r.tool for r in results}):
+    for tool in sorted({r.tool for r in results} | {s.tool for s in skipped}):
         cases = []
         for r in (r for r in results if r.tool == tool):
             case = TestCase(r.id.split("::", 1)[1], classname=tool, elapsed_sec=r.duration_s,
@@ -162,6 +174,10 @@ def junit_xml(results: list[CaseResult], summary: Summary, suite_name: str = "co
             elif r.status == FINDING:
                 case.add_failure_info(message=f"finding ({r.problem}): {r.detail}",
                                       output=_failure_text(r), failure_type=f"finding.{r.problem}")
+            cases.append(case)
+        for s in (s for s in skipped if s.tool == tool):
+            case = TestCase(s.id.split("::", 1)[1], classname=tool, status="skipped")
+            case.add_skipped_info(message=s.reason)
             cases.append(case)
         counts = summary.tools[tool].columns if tool in summary.tools else {}
         properties = {f"rejected_by_{c}" if c != "accepted" else "accepted": str(counts.get(c, 0))

@@ -140,6 +140,8 @@ def build_server(profile: str, huge_bytes: int, stdout: SplicingStdout) -> Any:
             description=_demo(tool).description,
             input_schema=dict(_demo(tool).request_schema),
             output_schema=output_schema(tool, profile),
+            # Every demo tool only reads: drift calls a tool only when tools/list says so.
+            annotations=types.ToolAnnotations(read_only_hint=True),
         )
         for tool in TOOLS
     ]

@@ -67,7 +67,7 @@ def test_no_drift_is_exit_0_and_the_json_report_follows_its_published_schema(
     assert drift_cli(project, tmp_path) == 0
     report = valid_report(tmp_path / "r.json")
     assert report["report"] == "contract-harness/drift" and report["summary"]["ok"] is True
-    assert report["drift"]["counts"] == {"held": 6, "drifted": 0, "rejected": 0, "failed": 0}
+    assert report["drift"]["counts"] == {"held": 6, "drifted": 0, "rejected": 0, "failed": 0, "not_called": 0}
     out = capsys.readouterr().out
     assert "no drift: 6 held, 0 drifted, 0 rejected, 0 failed of 6 checks" in out
     assert sandbox.url not in out + (tmp_path / "r.json").read_text()  # ${HARNESS_SANDBOX_URL}, not its value

@@ -148,9 +148,17 @@ def test_a_server_that_does_not_start_fails_every_check_with_its_stderr(project:
 
 
 def replay_project(
-    tmp_path: Path, source: Path, tool: str, agent_view: dict[str, str], *extra_args: str, **contract: Any
+    tmp_path: Path,
+    source: Path,
+    tool: str,
+    agent_view: dict[str, str],
+    *extra_args: str,
+    side_effects: bool = False,
+    **contract: Any,
 ) -> Path:
-    """A contract for one recorded tool whose upstream replays the recorded server over stdio."""
+    """A contract for one recorded tool whose upstream replays the recorded server over stdio.
+    ``side_effects``: the upstream opts in to calling tools not annotated read-only (harmless
+    here: the replay only answers from the recording)."""
     directory = tmp_path / "contracts" / tool
     (directory / "schemas").mkdir(parents=True)
     (directory / "schemas" / "v1.json").write_bytes((source / tool / "schema.json").read_bytes())
@@ -174,6 +182,7 @@ def replay_project(
                             "startup_timeout_s": 30,
                         },
                         "requests": requests,
+                        **({"side_effects": "allowed"} if side_effects else {}),
                     }
                 },
             },
@@ -186,7 +195,7 @@ def replay_project(
 @pytest.mark.corpus
 def test_recorded_memory_server_lines_are_checked_through_the_mcp_path(tmp_path: Path, drift: Any) -> None:
     source = corpus("real-tools") / "mcp-server-memory"
-    root = replay_project(tmp_path, source, "add_observations", {"results": "/results"})
+    root = replay_project(tmp_path, source, "add_observations", {"results": "/results"}, side_effects=True)
     checks, _, _ = drift(root, {})
     got = {cid: (c.status, c.verdict.code if c.verdict else None, c.reason) for cid, c in checks.items()}
     assert got == {
@@ -228,7 +237,8 @@ def test_recorded_everything_server_results_and_a_contract_that_drifted_from_its
     by_case = {cid.split("[")[1].rstrip("]"): c for cid, c in checks.items()}
     assert by_case["Chicago"].status == "rejected" and by_case["Chicago"].verdict.code == "schema.enum"
     assert by_case["New York"].status == "held" and by_case["Los Angeles"].status == "held"
-    assert [(c.kind, c.path) for c in by_case["outputSchema"].changes] == []  # the server promised less: no drift
+    # The server's schema allows any string where the contract pins two values: named, not held.
+    assert [(c.kind, c.path) for c in by_case["outputSchema"].changes] == [("enum_removed", "/conditions")]
     raw = (source / "get-structured-content/raw/new_york.json").read_bytes()
     assert (
         by_case["New York"].verdict.audit.raw_sha256
@@ -242,13 +252,26 @@ def test_recorded_everything_server_results_and_a_contract_that_drifted_from_its
 def test_upstreams_that_start_the_same_server_share_one_process(tmp_path: Path, drift: Any) -> None:
     source = corpus("real-tools") / "mcp-server-memory"
     log = tmp_path / "starts.log"
-    replay_project(tmp_path, source, "add_observations", {"results": "/results"}, str(log))
+    replay_project(tmp_path, source, "add_observations", {"results": "/results"}, str(log), side_effects=True)
     replay_project(tmp_path, source, "read_graph", {"entities": "/entities"}, str(log))
     checks, _, _ = drift(tmp_path, {})
     assert log.read_text() == "started\n"
     assert checks["read_graph::drift::recorded[outputSchema]"].status == "held"
     assert checks["read_graph::drift::recorded[default]"].status == "held"
     assert checks["add_observations::drift::recorded[request-1]"].status == "held"
+
+
+@pytest.mark.corpus
+def test_a_mutating_tool_is_never_called_without_the_opt_in_and_the_report_says_why(
+    tmp_path: Path, drift: Any
+) -> None:
+    source = corpus("real-tools") / "mcp-server-memory"
+    root = replay_project(tmp_path, source, "add_observations", {"results": "/results"})
+    checks, summary, _ = drift(root, {})
+    calls = {cid: c for cid, c in checks.items() if not cid.endswith("[outputSchema]")}
+    assert {(c.status, c.reason) for c in calls.values()} == {("not_called", "side_effects")}
+    assert all("readOnlyHint: true" in c.detail() and c.verdict is None for c in calls.values())
+    assert summary.ok and summary.total == 1  # the schema check only; not-called checks are no cases
 
 
 @pytest.mark.corpus
@@ -263,5 +286,6 @@ def test_a_tool_the_server_does_not_list_fails_its_schema_check_and_its_calls(tm
     schema = checks["read_graph::drift::recorded[outputSchema]"]
     assert (schema.status, schema.reason) == ("failed", "not_found")
     assert schema.notes[0].startswith("the server lists no tool 'read_the_graph' (it lists: add_observations,")
-    call = checks["read_graph::drift::recorded[default]"]
-    assert (call.status, call.verdict.code, call.reason) == ("failed", "transport.tool_error", "jsonrpc_error")
+    call = checks["read_graph::drift::recorded[default]"]  # nothing says the unlisted tool is read-only
+    assert (call.status, call.verdict, call.reason) == ("not_called", None, "side_effects")
+    assert "the server does not list 'read_the_graph'" in call.detail()

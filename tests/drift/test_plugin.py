@@ -67,3 +67,18 @@ def test_an_unset_variable_is_a_one_line_collection_error(
     result = drift_project.runpytest("--drift", "-q", "-m", "drift")
     result.stdout.fnmatch_lines(["*upstream.env_unset: environment variable HARNESS_SANDBOX_URL is not set*"])
     assert result.ret != 0
+
+
+def test_a_request_drift_may_not_send_is_a_skipped_item_that_says_why(
+    drift_project: pytest.Pytester, sandbox: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HARNESS_SANDBOX_URL", sandbox_env(sandbox, "stable")["HARNESS_SANDBOX_URL"])
+    contract = drift_project.path / "contracts/deployment_status/contract.yaml"
+    data = yaml.safe_load(contract.read_text())
+    data["upstreams"]["sandbox"]["http"]["method"] = "POST"
+    data["upstreams"]["idle"] = {"http": {"url": "${HARNESS_SANDBOX_URL}/x"}, "requests": []}
+    contract.write_text(yaml.safe_dump(data))
+    result = drift_project.runpytest("--drift", "-q", "-m", "drift", "-rs")
+    result.assert_outcomes(skipped=3)
+    result.stdout.fnmatch_lines(["*not called: POST may change data*"])
+    result.stdout.fnmatch_lines(["*not called: no sample requests*"])

@@ -92,7 +92,7 @@ def test_a_response_that_carries_a_secret_is_never_recorded(make_contract: Any, 
         " 'data': {'item_id': 'it-7', 'status': 'open', 'note': os.environ['ITEM_TOKEN']}}))\n"
     )
     command = {"argv": [sys.executable, "tool.py", "{request_id}"], "env": {"ITEM_TOKEN": "${ITEM_TOKEN}"}}
-    item_contract(make_contract, {"cli": {"command": command}})
+    item_contract(make_contract, {"cli": {"command": command, "requests": [{"item_id": "it-7"}]}})
     checks, _, _ = drift(tmp_path, {"ITEM_TOKEN": "s3cr3t-echo"}, record=True)
     check = checks["item_status::drift::cli[it-7]"]
     assert check.recorded is None and "not recorded: the body contains the value of ${ITEM_TOKEN}" in check.notes

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from harness.drift.diff import diff_shapes
-from harness.drift.shape import Hints, document_shape, merge_all, schema_dialect, schema_shape
+from harness.drift.diff import compare, diff_shapes
+from harness.drift.shape import Hints, document_shape, schema_dialect, schema_shape
 
 DEPLOY_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -31,9 +31,9 @@ HEALTHY = {"environment": "staging", "revision": "a83f19c", "state": "healthy"}
 
 
 def changes(before: list[dict[str, Any]], after: dict[str, Any]) -> list[tuple[str, str]]:
-    baseline = merge_all(document_shape(d, HINTS) for d in before)
-    assert baseline is not None
-    return [(c.kind, c.path) for c in diff_shapes(baseline, document_shape(after, HINTS))]
+    """What drift reports for ``after`` against a baseline of the ``before`` samples."""
+    comparison = compare([document_shape(d, HINTS) for d in before], document_shape(after, HINTS))
+    return [(c.kind, c.path) for c in comparison.changes]
 
 
 def test_a_document_shape_has_types_always_present_members_and_enum_values() -> None:
@@ -91,13 +91,26 @@ def test_each_change_is_named_with_its_kind_and_location(
 
 def test_the_baseline_is_every_sample_merged() -> None:
     deploying = {**HEALTHY, "environment": "production", "state": "deploying", "note": "x"}
-    assert changes([HEALTHY, deploying], {**HEALTHY, "state": "deploying"}) == []  # seen before; note optional
+    assert changes([HEALTHY, deploying], HEALTHY) == []  # one sample exactly
     assert changes([HEALTHY, deploying], {**HEALTHY, "state": "failed"}) == [("enum_value_new", "/state")]
 
 
-def test_an_integer_where_numbers_were_seen_is_no_type_change_but_the_reverse_is() -> None:
+def test_a_new_combination_of_what_the_samples_had_is_named_against_the_nearest_sample() -> None:
+    deploying = {**HEALTHY, "environment": "production", "state": "deploying", "note": "x"}
+    comparison = compare(
+        [document_shape(d, HINTS) for d in (HEALTHY, deploying)],
+        document_shape({**HEALTHY, "state": "deploying"}, HINTS),
+    )
+    assert comparison.nearest == 0  # HEALTHY differs from it in one value only
+    assert [(c.kind, c.path, c.before, c.after) for c in comparison.changes] == [
+        ("enum_value_new", "/state", '"healthy"', '"deploying"'),
+        ("enum_value_absent", "/state", '"healthy"', "absent"),
+    ]
+
+
+def test_an_integer_where_numbers_were_seen_is_a_narrowing_and_the_reverse_a_type_change() -> None:
     baseline = [{**HEALTHY, "steps": [{"n": 1.5}]}]
-    assert changes(baseline, {**HEALTHY, "steps": [{"n": 2}]}) == []
+    assert changes(baseline, {**HEALTHY, "steps": [{"n": 2}]}) == [("type_narrowed", "/steps/*/n")]
     assert changes([{**HEALTHY, "steps": [{"n": 2}]}], {**HEALTHY, "steps": [{"n": 1.5}]}) == [
         ("type_changed", "/steps/*/n")
     ]
@@ -109,9 +122,13 @@ def test_only_the_outermost_new_member_is_reported() -> None:
     ]
 
 
-def test_a_type_or_value_no_longer_used_is_not_drift() -> None:
+def test_a_type_or_value_one_sample_had_is_not_drift_when_another_sample_matches() -> None:
     with_null = {**HEALTHY, "revision": None, "state": "failed"}
     assert changes([HEALTHY, with_null], HEALTHY) == []
+    assert changes([with_null], HEALTHY) == [  # against that one sample alone, it is drift
+        ("type_changed", "/revision"),
+        ("enum_value_new", "/state"),
+    ]
 
 
 def test_the_same_shape_has_the_same_digest_whatever_the_values() -> None:

@@ -6,6 +6,12 @@ violates its own outputSchema, an isError result, a duplicated member in structu
 crash on start or mid-session, a server that never answers, tool names that clash.
 
     python -m tests.servers.mcp_stdio [--dup] [--crash-on-start] [--crash-on-list] [--hang] [--clash]
+                                      [--drop-required] [--calls=FILE]
+
+``--drop-required``: get_weather's outputSchema no longer has ``temperature_c``. ``--calls=FILE``:
+append the name of every tool called to FILE (what a test asserts was, or was not, called). A
+get_weather call without ``city`` is refused as the TypeScript SDK refuses invalid arguments:
+an ``isError`` result whose text starts ``MCP error -32602:``.
 
 For the guard's tests (each opt-in; without them nothing changes):
 
@@ -88,6 +94,11 @@ def tools(flags: set[str]) -> list[dict]:
     if "--clash" in flags:
         return [dict(WEATHER, name="a/b"), dict(WEATHER, name="a.b")]
     weather = dict(WEATHER, execution={"taskSupport": "optional"}) if "--tasks" in flags else WEATHER
+    if "--drop-required" in flags:
+        schema = json.loads(json.dumps(WEATHER["outputSchema"]))
+        schema["required"].remove("temperature_c")
+        del schema["properties"]["temperature_c"]
+        weather = dict(weather, outputSchema=schema)
     return [weather, TICKETS, ECHO, STATUS, EXPLODE]
 
 
@@ -101,6 +112,9 @@ def option(flags: set[str], name: str) -> str | None:
 
 def call(name: str, args: dict, flags: set[str]) -> str:
     """The ``result`` member of a tools/call response, as JSON text (written as-is)."""
+    if name == "get_weather" and "city" not in args:
+        text = "MCP error -32602: Input validation error: Invalid arguments for tool get_weather: city is required"
+        return json.dumps({"content": [{"type": "text", "text": text}], "isError": True})
     if name in ("get_weather", "a/b", "a.b"):
         city = json.dumps(args.get("city", "Oslo"))
         if "--dup" in flags:
@@ -170,6 +184,10 @@ def main() -> int:
             reply(ident, json.dumps(result))
         elif method == "tools/call":
             name = params.get("name")
+            calls = option(flags, "--calls")
+            if calls:
+                with open(calls, "a", encoding="utf-8") as handle:
+                    handle.write(f"{name}\n")
             token = (params.get("_meta") or {}).get("progressToken")
             if token is not None and "--progress" in flags:
                 sys.stdout.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
