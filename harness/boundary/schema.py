@@ -250,8 +250,12 @@ def validator_for(
                 "schemas are reachable, never the network",
                 code="contract.remote_ref",
             ) from None
+        # The meta-schema's verdict carries where in the schema the problem is: that pointer
+        # becomes the error's, and so its file:line:column.
+        where = getattr(exc, "instance_path", None)
         raise ContractError(
-            f"invalid {dialect} schema: {first_line}", code="contract.invalid_schema"
+            f"invalid {dialect} schema: {first_line}", code="contract.invalid_schema",
+            pointer=join(where) if where else None,
         ) from None
     return SchemaValidator(schema, compiled, dialect)
 
