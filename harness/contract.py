@@ -479,7 +479,7 @@ class Contract:
         try:
             module = importlib.import_module(module_name)
             func = getattr(module, func_name)
-        except Exception as exc:  # noqa: BLE001 - the adapter's module may raise anything at import
+        except Exception as exc:
             raise ContractError(
                 f"adapter {self.adapter!r} cannot be imported: {_one_line(exc)}",
                 file=str(self.path),

@@ -156,7 +156,7 @@ class Locator:
 
         try:
             text = read_text(path, limit=_MAX_INDEXED_BYTES)
-        except Exception:  # noqa: BLE001 - no position is better than a second error
+        except Exception:
             return {}
         return yaml_positions(text) if _is_yaml(path) else json_positions(text)
 

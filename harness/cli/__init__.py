@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from harness import __version__
 from harness.errors import HarnessError
+from harness.files import shown
 
 #: Subcommand modules, in the order ``--help`` lists them (``import_`` registers ``import``).
 COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox", "init", "import_", "fuzz")
@@ -58,17 +59,51 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        check_outputs(args)
         return int(args.run(args))
-    except HarnessError as exc:
-        if args.debug:
-            raise
-        print(f"contract-harness: error: {exc.code}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
     except KeyboardInterrupt:
         print("contract-harness: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return EXIT_OK
+    except Exception as exc:
+        if args.debug:
+            raise
+        print(f"contract-harness: error: {one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+#: Options naming a file a command writes: checked before the command runs, so a directory
+#: named ``report.json`` or a symlink fails in a second, not after the whole run.
+OUTPUT_OPTIONS = {"json": "--json", "junit": "--junit", "markdown": "--markdown", "html": "--html",
+                  "output": "--output", "audit": "--audit"}
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from harness.files import check_target
+
+    for name, option in OUTPUT_OPTIONS.items():
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value != "-":
+            check_target(Path(value), option)
+
+
+def one_line(exc: BaseException) -> str:
+    """Any error as ``code: message`` on one line. Our own errors carry their code; an
+    ``OSError`` (disk full, permissions) is the environment's (``file.error``); anything else
+    is a bug in the harness (``harness.internal``), reported with a hint to ``--debug``."""
+    if isinstance(exc, HarnessError):
+        text, code = str(exc), exc.code
+    elif isinstance(exc, OSError):
+        where = f"{shown(exc.filename)}: " if exc.filename is not None else ""
+        text, code = f"{where}{exc.strerror or type(exc).__name__}", "file.error"
+    else:
+        first = (str(exc).splitlines() or [""])[0]
+        text = f"{type(exc).__name__}: {first} (an internal error; --debug shows the traceback)"
+        code = "harness.internal"
+    return f"{code}: {' '.join(text.split())}" if "\n" in text or "\r" in text else f"{code}: {text}"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from harness.boundary.audit import write_atomic
 from harness.corpus import PAYLOAD_SUFFIX, SIDECAR_SUFFIX
+from harness.files import write_atomic
 from harness.fuzz.model import Finding
 from harness.timeutil import format_rfc3339
 
