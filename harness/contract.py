@@ -448,28 +448,30 @@ class Contract:
     def _compile(self, version: int) -> SchemaValidator:
         file = self.schema_path(version)
         schema = self.schema(version)
+        base = file.resolve().as_uri()
         try:
-            return validator_for(
-                schema, resources=self.schema_resources(), base_uri=file.resolve().as_uri()
-            )
+            validator = validator_for(schema, resources=self.schema_resources(), base_uri=base)
         except ContractError as exc:
             raise ContractError(exc.detail, file=str(file), pointer=exc.pointer,
                                 allowed=exc.allowed, code=exc.code) from None
+        _refuse_ref_cycles(schema, file, base, self.schema_resources())
+        return validator
 
     def _compile_vendor(self) -> SchemaValidator:
+        named = self.raw.get("vendor_schema")
+        base = self.path.resolve().as_uri()
         try:
-            return validator_for(
-                self.vendor_schema,
-                resources=self.schema_resources(),
-                base_uri=self.path.resolve().as_uri(),
-            )
+            validator = validator_for(self.vendor_schema, resources=self.schema_resources(), base_uri=base)
         except ContractError as exc:
-            named = self.raw.get("vendor_schema")
             if isinstance(named, str):  # a file beside the contract: the pointer is in that file
                 raise ContractError(exc.detail, file=str(self.directory / named), pointer=exc.pointer,
                                     code=exc.code) from None
             raise ContractError(exc.detail, file=str(self.path), pointer="/vendor_schema" + (exc.pointer or ""),
                                 code=exc.code) from None
+        file = self.directory / named if isinstance(named, str) else self.path
+        prefix = "" if isinstance(named, str) else "/vendor_schema"
+        _refuse_ref_cycles(self.vendor_schema, file, base, self.schema_resources(), prefix)
+        return validator
 
     def _import_adapter(self) -> Callable[..., Any]:
         module_name, _, func_name = (self.adapter or "").partition(":")
@@ -777,6 +779,25 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     contract.vendor_validator()
     contract.request_validator()
     return contract
+
+
+def _refuse_ref_cycles(
+    schema: Any, file: Path, base: str, resources: list[tuple[str, Any]], prefix: str = ""
+) -> None:
+    """A ``$ref`` cycle that never moves into the document is a load error: the production
+    validator would accept anything under it, the reference validator never finish."""
+    from harness.schemas.resolve import in_place_cycle
+
+    cycle = in_place_cycle(schema, base_uri=base, resources=resources)
+    if cycle is None:
+        return
+    chain = " -> ".join(step.display(base) or "/" for step in cycle)
+    raise ContractError(
+        f"$ref cycle that never moves into the document: {chain} (a value would be checked "
+        "against itself for ever; put a properties/items step in the loop or break it)",
+        file=str(file), pointer=prefix + cycle[0].pointer if cycle[0].resource == base else None,
+        code="contract.ref_cycle",
+    )
 
 
 def _duration(file: Path, pointer: str, text: str) -> timedelta:

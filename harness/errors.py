@@ -134,3 +134,21 @@ class InvalidRequest(HarnessError):
     """
 
     code = "request.invalid"
+
+
+def one_line(exc: BaseException) -> str:
+    """Any error as ``code: message`` on one line. Our own errors carry their code; an
+    ``OSError`` (disk full, permissions) is the environment's (``file.error``); anything else
+    is a bug in the harness (``harness.internal``), reported with a hint to ``--debug``."""
+    from harness.files import shown
+
+    if isinstance(exc, HarnessError):
+        text, code = str(exc), exc.code
+    elif isinstance(exc, OSError):
+        where = f"{shown(exc.filename)}: " if exc.filename is not None else ""
+        text, code = f"{where}{exc.strerror or type(exc).__name__}", "file.error"
+    else:
+        first = (str(exc).splitlines() or [""])[0]
+        text = f"{type(exc).__name__}: {first} (an internal error; --debug shows the traceback)"
+        code = "harness.internal"
+    return f"{code}: {' '.join(text.split())}" if "\n" in text or "\r" in text else f"{code}: {text}"

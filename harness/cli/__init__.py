@@ -14,8 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from harness import __version__
-from harness.errors import HarnessError
-from harness.files import shown
+from harness.errors import one_line
 
 #: Subcommand modules, in the order ``--help`` lists them (``import_`` registers ``import``).
 COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox", "init", "import_", "fuzz")
@@ -88,22 +87,6 @@ def check_outputs(args: argparse.Namespace) -> None:
         value = getattr(args, name, None)
         if isinstance(value, str) and value != "-":
             check_target(Path(value), option)
-
-
-def one_line(exc: BaseException) -> str:
-    """Any error as ``code: message`` on one line. Our own errors carry their code; an
-    ``OSError`` (disk full, permissions) is the environment's (``file.error``); anything else
-    is a bug in the harness (``harness.internal``), reported with a hint to ``--debug``."""
-    if isinstance(exc, HarnessError):
-        text, code = str(exc), exc.code
-    elif isinstance(exc, OSError):
-        where = f"{shown(exc.filename)}: " if exc.filename is not None else ""
-        text, code = f"{where}{exc.strerror or type(exc).__name__}", "file.error"
-    else:
-        first = (str(exc).splitlines() or [""])[0]
-        text = f"{type(exc).__name__}: {first} (an internal error; --debug shows the traceback)"
-        code = "harness.internal"
-    return f"{code}: {' '.join(text.split())}" if "\n" in text or "\r" in text else f"{code}: {text}"
 
 
 if __name__ == "__main__":  # pragma: no cover
