@@ -12,9 +12,12 @@
   (:mod:`harness.schemas.boundary`, exact-length strings from :mod:`harness.schemas.regex`).
 """
 
-from harness.schemas.generate import GenerationStats, from_expanded, from_schema, sample
-from harness.schemas.lower import Lowered, lower
-from harness.schemas.resolve import Expanded, Location, Unmodelled, as_schema, expand
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.schemas.generate import GenerationStats, from_expanded, from_schema, sample
+    from harness.schemas.lower import Lowered, lower
+    from harness.schemas.resolve import Expanded, Location, Unmodelled, as_schema, expand
 
 __all__ = [
     "Expanded",
@@ -29,3 +32,22 @@ __all__ = [
     "lower",
     "sample",
 ]
+
+#: Where each name lives. Loaded on first use: the generator imports hypothesis, which loading
+#: a contract (that asks :mod:`harness.schemas.resolve` about its references) must not.
+_EXPORTS = {
+    **dict.fromkeys(("GenerationStats", "from_expanded", "from_schema", "sample"), "harness.schemas.generate"),
+    **dict.fromkeys(("Lowered", "lower"), "harness.schemas.lower"),
+    **dict.fromkeys(("Expanded", "Location", "Unmodelled", "as_schema", "expand"), "harness.schemas.resolve"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness.schemas' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
