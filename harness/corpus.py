@@ -26,7 +26,7 @@ from harness.boundary.schema import SchemaValidator, validator_for
 from harness.codes import Layer, layer_of
 from harness.contract import load_yaml
 from harness.errors import ContractError
-from harness.files import MAX_SCHEMA_BYTES, read_bytes
+from harness.files import MAX_SCHEMA_BYTES, read_bytes, shown
 
 if TYPE_CHECKING:
     from harness.boundary.pipeline import Verdict
@@ -187,6 +187,9 @@ def _fixture(contract: Contract, kind: str, payload: Path, label: str | None) ->
     # A directory named x.json, a FIFO, or a symlink out of the project is a configuration
     # error found now, not a case that fails later (reading one byte proves the file usable).
     read_bytes(payload, limit=0, within=contract.root, what="fixture", truncate=True)
+    if shown(payload) != str(payload):
+        raise ContractError("the file name is not UTF-8: rename it (case ids and reports are text)",
+                            file=shown(payload), code="fixture.invalid_name")
     side_path = sidecar_for(payload)
     sidecar = load_sidecar(side_path, within=contract.root) if os.path.lexists(side_path) else None
     expect = sidecar.expect if sidecar else None
