@@ -160,7 +160,7 @@ def check_target(path: Path, what: str = "output") -> None:
         raise _failed(path, what, exc) from None
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise OutputError(
-            f"{what} {shown(path)} is {kind_of(info.st_mode)}; refusing to replace it (give a file path)",
+            f"{what} {shown(path)} is {kind_of(info.st_mode)}; refusing to write to it (give a file path)",
             code="output.not_regular",
         )
     for parent in (path.parent, *path.parent.parents):
