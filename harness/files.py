@@ -154,7 +154,7 @@ def check_target(path: Path, what: str = "output") -> None:
     parent is not a directory. Called before a run, so a bad ``--json`` fails in a second."""
     try:
         info = os.lstat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a parent that is a file: said just below
         info = None
     except OSError as exc:
         raise _failed(path, what, exc) from None

@@ -109,7 +109,7 @@ class FileReporter(Collector, abc.ABC):
 
     def finish(self) -> None:
         assert self.summary is not None
-        write_atomic(self.path, self.render().encode("utf-8"))
+        write_atomic(self.path, self.render().encode("utf-8"), what="report")
 
 
 class JsonReporter(FileReporter):

@@ -300,7 +300,7 @@ class _FileReporter(abc.ABC):
 
     def handle(self, event: FuzzEvent) -> None:
         if isinstance(event, FuzzFinished):
-            write_atomic(self.path, self.render(event.report).encode("utf-8"))
+            write_atomic(self.path, self.render(event.report).encode("utf-8"), what="report")
 
     @abc.abstractmethod
     def render(self, report: FuzzReport) -> str:
