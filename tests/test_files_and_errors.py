@@ -253,14 +253,14 @@ def test_a_report_never_replaces_or_writes_through_a_symlink(project: Path, caps
     target.write_text("keep me")
     (project / "report").symlink_to(target)
     line = one_line_error(*run(["check", "--no-progress", option, "report"], capsys)[::2])
-    assert f"output.not_regular: {option} report is a symlink; refusing to write to it" in line
+    assert f"usage.invalid: {option} report is a symlink; refusing to write to it" in line
     assert target.read_text() == "keep me" and (project / "report").is_symlink()
 
 
 def test_a_report_path_that_is_a_directory_is_refused_before_the_run(project: Path, capsys: Any) -> None:
     (project / "x.json").mkdir()
     code, out, err = run(["check", "--no-progress", "--json", "x.json"], capsys)
-    assert "--json x.json is a directory" in one_line_error(code, err)
+    assert "usage.invalid: --json x.json is a directory" in one_line_error(code, err)
     assert out == ""  # refused before any case ran
 
 

@@ -81,12 +81,16 @@ OUTPUT_OPTIONS = {"json": "--json", "junit": "--junit", "markdown": "--markdown"
 def check_outputs(args: argparse.Namespace) -> None:
     from pathlib import Path
 
-    from harness.files import check_target
+    from harness.errors import UsageError
+    from harness.files import OutputError, check_target
 
     for name, option in OUTPUT_OPTIONS.items():
         value = getattr(args, name, None)
         if isinstance(value, str) and value != "-":
-            check_target(Path(value), option)
+            try:
+                check_target(Path(value), option)
+            except OutputError as exc:  # before the run, a wrong path is a wrong option value
+                raise UsageError(str(exc)) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

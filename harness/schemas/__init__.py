@@ -14,10 +14,11 @@
 
 from typing import TYPE_CHECKING, Any
 
+from harness.schemas.lower import Lowered, lower
+from harness.schemas.resolve import Expanded, Location, Unmodelled, as_schema, expand
+
 if TYPE_CHECKING:
     from harness.schemas.generate import GenerationStats, from_expanded, from_schema, sample
-    from harness.schemas.lower import Lowered, lower
-    from harness.schemas.resolve import Expanded, Location, Unmodelled, as_schema, expand
 
 __all__ = [
     "Expanded",
@@ -33,13 +34,9 @@ __all__ = [
     "sample",
 ]
 
-#: Where each name lives. Loaded on first use: the generator imports hypothesis, which loading
-#: a contract (that asks :mod:`harness.schemas.resolve` about its references) must not.
-_EXPORTS = {
-    **dict.fromkeys(("GenerationStats", "from_expanded", "from_schema", "sample"), "harness.schemas.generate"),
-    **dict.fromkeys(("Lowered", "lower"), "harness.schemas.lower"),
-    **dict.fromkeys(("Expanded", "Location", "Unmodelled", "as_schema", "expand"), "harness.schemas.resolve"),
-}
+#: The generator's names load on first use: it imports hypothesis, which loading a contract
+#: (that asks :mod:`harness.schemas.resolve` about its references) must not.
+_EXPORTS = dict.fromkeys(("GenerationStats", "from_expanded", "from_schema", "sample"), "harness.schemas.generate")
 
 
 def __getattr__(name: str) -> Any:
