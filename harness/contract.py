@@ -611,12 +611,21 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 
 def _meta_error(file: Path, data: Any) -> ContractError:
-    violation = _meta_validator().violations(data)[0]
+    return schema_error(file, data, _meta_validator(), meta_schema())
+
+
+def schema_error(
+    file: Path, data: Any, validator: SchemaValidator, schema: Any, code: str | None = None
+) -> ContractError:
+    """The first way ``data`` (read from ``file``) fails a schema of ours (the contract or
+    sidecar meta-schema), for people: an unknown key named at its own position with a
+    did-you-mean, an enum with its allowed values, masked values shown as written."""
+    violation = validator.violations(data)[0]
     pointer = violation.instance_pointer
     allowed: list[str] | None = None
     message = violation.message
     if violation.keyword == "additionalProperties":
-        schema_node = _schema_at(meta_schema(), violation.schema_pointer)
+        schema_node = _schema_at(schema, violation.schema_pointer)
         known = sorted(schema_node.get("properties", {})) if isinstance(schema_node, dict) else []
         allowed = known or None
         node = _value_at(data, pointer)
@@ -628,11 +637,11 @@ def _meta_error(file: Path, data: Any) -> ContractError:
         else:
             message = message.replace("Additional properties are not allowed", "unknown key")
     elif violation.keyword == "enum":
-        schema_node = _schema_at(meta_schema(), violation.schema_pointer)
+        schema_node = _schema_at(schema, violation.schema_pointer)
         if isinstance(schema_node, dict):
             allowed = [str(v) for v in schema_node.get("enum", [])]
     message = message.replace("<value>", _shown(_value_at(data, pointer)))
-    return ContractError(message, file=str(file), pointer=pointer, allowed=allowed)
+    return ContractError(message, file=str(file), pointer=pointer, allowed=allowed, code=code)
 
 
 def _shown(value: Any) -> str:

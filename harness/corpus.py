@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from harness.boundary.parse import strict_loads
 from harness.boundary.schema import SchemaValidator, validator_for
 from harness.codes import Layer, layer_of
-from harness.contract import load_yaml
+from harness.contract import load_yaml, schema_error
 from harness.errors import ContractError
 from harness.files import MAX_SCHEMA_BYTES, read_bytes, shown
 
@@ -116,9 +116,7 @@ def load_sidecar(path: Path, *, within: Path | None = None) -> Sidecar:
         data = {}
     validator = _sidecar_validator()
     if not validator.is_valid(data):
-        first = validator.violations(data)[0]
-        raise ContractError(first.message.replace("<value>", "value"), file=str(path),
-                            pointer=first.instance_pointer, code="fixture.invalid_sidecar")
+        raise schema_error(path, data, validator, validator.schema, code="fixture.invalid_sidecar")
     try:
         expect = Expectation.from_sidecar(data["expect"]) if "expect" in data else None
         by_version = {

@@ -494,6 +494,14 @@ def test_an_unknown_key_is_named_with_a_did_you_mean_and_its_position(project: P
                            "unknown key 'bindngs' (did you mean 'bindings'?) (allowed: adapter, agent_view, ")
 
 
+def test_a_misspelt_sidecar_key_is_named_with_a_did_you_mean_and_its_position(project: Path, capsys: Any) -> None:
+    (project / "fixtures/accepted/item_status/ok.case.yaml").write_text("description: fine\nexpcet: accept\n")
+    line = one_line_error(*run(["check"], capsys)[::2])
+    assert line.startswith("contract-harness: error: fixture.invalid_sidecar: "
+                           "fixtures/accepted/item_status/ok.case.yaml:2:1: /expcet: unknown key 'expcet' "
+                           "(did you mean 'expect'?)")
+
+
 def test_a_schema_that_does_not_compile_points_at_the_keyword_in_its_file(project: Path, capsys: Any) -> None:
     schema = project / "contracts/item_status/schemas/v1.json"
     text = schema.read_text().replace('"enum": [\n', '"type": "strin", "enum": [\n', 1)
