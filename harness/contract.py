@@ -640,6 +640,11 @@ def schema_error(
         schema_node = _schema_at(schema, violation.schema_pointer)
         if isinstance(schema_node, dict):
             allowed = [str(v) for v in schema_node.get("enum", [])]
+    elif violation.keyword == "pattern":
+        # A regular expression says little to a person; the schema's description says more.
+        schema_node = _schema_at(schema, violation.schema_pointer)
+        if isinstance(schema_node, dict) and isinstance(schema_node.get("description"), str):
+            message = f"<value> is not valid here (expected: {schema_node['description'].rstrip('.')})"
     message = message.replace("<value>", _shown(_value_at(data, pointer)))
     return ContractError(message, file=str(file), pointer=pointer, allowed=allowed, code=code)
 
