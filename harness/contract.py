@@ -12,12 +12,13 @@ are read-only views. Compiled validators are cached on the contract.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import importlib
 import json
 import re
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from importlib import resources
@@ -34,7 +35,9 @@ from harness.boundary.schema import SchemaValidator, validator_for
 from harness.boundary.transport import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 from harness.codes import AgentCode
 from harness.errors import ContractError, InvalidRequest, RejectedInput
-from harness.pointer import resolve, split
+from harness.files import MAX_SCHEMA_BYTES, MAX_YAML_BYTES, read_bytes, read_text, shown
+from harness.locate import offset_position
+from harness.pointer import escape_token, resolve, split
 from harness.timeutil import parse_duration, parse_rfc3339
 
 _T = TypeVar("_T")
@@ -74,21 +77,95 @@ _StrictLoader.yaml_implicit_resolvers = {
 }
 
 
-def load_yaml(path: Path) -> Any:
-    """Parse a YAML file strictly (duplicate keys refused); errors name the file and line."""
+#: Tags a contract or sidecar may use: JSON's data model. ``!!binary``, ``!!set``, ``!!omap``,
+#: ``!!timestamp`` and application tags have no JSON meaning and are refused.
+_JSON_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "seq", "map", "merge")
+)
+#: Nodes a YAML document may expand to, aliases followed. A hand-written contract has a few
+#: hundred; an alias bomb of 1 KB has billions.
+MAX_YAML_NODES = 100_000
+
+
+def _check_nodes(root: yaml.Node, path: Path) -> None:
+    """Refuse what the JSON data model cannot hold, before anything is constructed: tags outside
+    it, complex (non-scalar) keys, recursive aliases and documents that expand past
+    :data:`MAX_YAML_NODES` through aliases."""
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_.discard(key)
+            children = _children(node)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > MAX_YAML_NODES:
+                raise _node_error(path, node, f"the document expands to more than {MAX_YAML_NODES:,} nodes "
+                                  "through aliases (an alias bomb?)", "contract.yaml_expansion")
+            continue
+        if key in sizes:
+            continue
+        if key in open_:
+            raise _node_error(path, node, "a YAML alias refers to a node that contains it", "contract.yaml_recursive")
+        if node.tag not in _JSON_TAGS:
+            raise _node_error(path, node, f"YAML tag {_tag_name(node.tag)} has no JSON meaning "
+                              "(allowed: strings, numbers, booleans, null, lists, mappings)",
+                              "contract.yaml_tag")
+        if isinstance(node, yaml.MappingNode):
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise _node_error(path, key_node, "a mapping key must be a plain string, "
+                                      "not a list or mapping (? complex key)", "contract.yaml_key")
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _tag_name(tag: str) -> str:
+    return "!!" + tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else repr(tag)
+
+
+def _node_error(path: Path, node: yaml.Node, message: str, code: str) -> ContractError:
+    mark = node.start_mark
+    return ContractError(message, file=shown(path), code=code, line=mark.line + 1, column=mark.column + 1)
+
+
+def load_yaml(path: Path, *, within: Path | None = None, what: str = "YAML file") -> Any:
+    """Parse a YAML file strictly into the JSON data model; errors name the file, line, column.
+
+    The file must be a regular file of at most :data:`~harness.files.MAX_YAML_BYTES` (inside
+    ``within`` when given). Repeated keys, tags outside JSON's data model, complex keys,
+    recursive aliases and alias expansion past :data:`MAX_YAML_NODES` are errors."""
+    text = read_text(path, limit=MAX_YAML_BYTES, within=within, what=what)
+    loader = _StrictLoader(text)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ContractError("file not found", file=str(path), code="contract.missing") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ContractError(f"cannot read: {exc}", file=str(path)) from None
-    try:
-        data = yaml.load(text, Loader=_StrictLoader)
+        root = loader.get_single_node()
+        if root is None:
+            return None
+        _check_nodes(root, path)
+        data = loader.construct_document(root)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ContractError(f"{where}invalid YAML: {problem}", file=str(path)) from None
+        context = getattr(exc, "context", None)
+        detail = f"{context}, {problem}" if context and "found" in problem else problem
+        raise ContractError(
+            f"invalid YAML: {detail}", file=shown(path),
+            line=mark.line + 1 if mark is not None else None,
+            column=mark.column + 1 if mark is not None else None,
+        ) from None
+    finally:
+        loader.dispose()
     return _json_model(data, path, "")
 
 
@@ -99,29 +176,27 @@ def _json_model(value: Any, path: Path, where: str) -> Any:
         for key, item in value.items():
             if isinstance(key, bool) or not isinstance(key, str | int):
                 raise ContractError(
-                    f"mapping key {key!r} must be a string", file=str(path), pointer=where or "/"
+                    f"mapping key {key!r} must be a string (quote it)", file=shown(path), pointer=where or "/"
                 )
-            out[str(key)] = _json_model(item, path, f"{where}/{key}")
+            out[str(key)] = _json_model(item, path, f"{where}/{escape_token(key)}")
         return out
     if isinstance(value, list):
         return [_json_model(item, path, f"{where}/{i}") for i, item in enumerate(value)]
     if isinstance(value, float) and value != value:
-        raise ContractError("NaN is not allowed", file=str(path), pointer=where)
+        raise ContractError("NaN is not allowed", file=shown(path), pointer=where)
     return value
 
 
-def load_json_file(path: Path) -> Any:
-    """Parse a JSON file with the strict parser; errors name the file."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ContractError("file not found", file=str(path), code="contract.missing") from None
-    except OSError as exc:
-        raise ContractError(f"cannot read: {exc}", file=str(path)) from None
+def load_json_file(path: Path, *, within: Path | None = None, what: str = "JSON file") -> Any:
+    """Parse a JSON file with the strict parser; errors name the file, line and column."""
+    data = read_bytes(path, limit=MAX_SCHEMA_BYTES, within=within, what=what)
     try:
         return strict_loads(data, max_depth=256)
     except RejectedInput as exc:
-        raise ContractError(f"not valid JSON ({exc})", file=str(path)) from None
+        line, column = offset_position(data, exc.offset) if exc.offset is not None else (None, None)
+        raise ContractError(f"not valid JSON ({exc.code}: {exc.message})", file=shown(path),
+                            pointer=exc.pointer if line is None else None,
+                            line=line, column=column) from None
 
 
 # --------------------------------------------------------------------------- records
@@ -368,7 +443,7 @@ class Contract:
         found: list[tuple[str, Any]] = []
         folder = self.directory / SCHEMAS_DIR
         for file in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-            content = load_json_file(file)
+            content = load_json_file(file, within=self.directory, what="schema file")
             found.append((file.resolve().as_uri(), content))
             if isinstance(content, dict) and isinstance(content.get("$id"), str):
                 found.append((content["$id"].rstrip("#"), content))
@@ -377,24 +452,30 @@ class Contract:
     def _compile(self, version: int) -> SchemaValidator:
         file = self.schema_path(version)
         schema = self.schema(version)
+        base = file.resolve().as_uri()
         try:
-            return validator_for(
-                schema, resources=self.schema_resources(), base_uri=file.resolve().as_uri()
-            )
+            validator = validator_for(schema, resources=self.schema_resources(), base_uri=base)
         except ContractError as exc:
             raise ContractError(exc.detail, file=str(file), pointer=exc.pointer,
                                 allowed=exc.allowed, code=exc.code) from None
+        _refuse_ref_cycles(schema, file, base, self.schema_resources())
+        return validator
 
     def _compile_vendor(self) -> SchemaValidator:
+        named = self.raw.get("vendor_schema")
+        base = self.path.resolve().as_uri()
         try:
-            return validator_for(
-                self.vendor_schema,
-                resources=self.schema_resources(),
-                base_uri=self.path.resolve().as_uri(),
-            )
+            validator = validator_for(self.vendor_schema, resources=self.schema_resources(), base_uri=base)
         except ContractError as exc:
-            raise ContractError(exc.detail, file=str(self.path), pointer="/vendor_schema",
+            if isinstance(named, str):  # a file beside the contract: the pointer is in that file
+                raise ContractError(exc.detail, file=str(self.directory / named), pointer=exc.pointer,
+                                    code=exc.code) from None
+            raise ContractError(exc.detail, file=str(self.path), pointer="/vendor_schema" + (exc.pointer or ""),
                                 code=exc.code) from None
+        file = self.directory / named if isinstance(named, str) else self.path
+        prefix = "" if isinstance(named, str) else "/vendor_schema"
+        _refuse_ref_cycles(self.vendor_schema, file, base, self.schema_resources(), prefix)
+        return validator
 
     def _import_adapter(self) -> Callable[..., Any]:
         module_name, _, func_name = (self.adapter or "").partition(":")
@@ -404,9 +485,9 @@ class Contract:
         try:
             module = importlib.import_module(module_name)
             func = getattr(module, func_name)
-        except (ImportError, AttributeError) as exc:
+        except Exception as exc:
             raise ContractError(
-                f"adapter {self.adapter!r} cannot be imported: {exc}",
+                f"adapter {self.adapter!r} cannot be imported: {_one_line(exc)}",
                 file=str(self.path),
                 pointer="/adapter",
                 code="contract.adapter_import",
@@ -454,7 +535,14 @@ class Contract:
         }
 
     def request_validator(self) -> SchemaValidator:
-        return self._cached(("request",), lambda: validator_for(self.request_schema))
+        return self._cached(("request",), self._compile_request)
+
+    def _compile_request(self) -> SchemaValidator:
+        try:
+            return validator_for(self.request_schema)
+        except ContractError as exc:
+            raise ContractError(exc.detail, file=str(self.path), pointer="/request/schema" + (exc.pointer or ""),
+                                code=exc.code) from None
 
     def normalise_request(self, request: Mapping[str, Any] | None) -> Mapping[str, Any]:
         """Fill a partial request from the defaults and check it; raise InvalidRequest.
@@ -511,23 +599,59 @@ def _meta_validator() -> SchemaValidator:
     return _META
 
 
+def _one_line(exc: BaseException) -> str:
+    """An exception from code we do not own, as one line: its type and first line; for a syntax
+    error, where it is."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{type(exc).__name__} in {exc.filename}:{exc.lineno}: {exc.msg}"
+    first = (str(exc).splitlines() or [""])[0]
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for a near miss among ``choices``, else the empty string."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _meta_error(file: Path, data: Any) -> ContractError:
-    violation = _meta_validator().violations(data)[0]
+    return schema_error(file, data, _meta_validator(), meta_schema())
+
+
+def schema_error(
+    file: Path, data: Any, validator: SchemaValidator, schema: Any, code: str | None = None
+) -> ContractError:
+    """The first way ``data`` (read from ``file``) fails a schema of ours (the contract or
+    sidecar meta-schema), for people: an unknown key named at its own position with a
+    did-you-mean, an enum with its allowed values, masked values shown as written."""
+    violation = validator.violations(data)[0]
     pointer = violation.instance_pointer
     allowed: list[str] | None = None
     message = violation.message
     if violation.keyword == "additionalProperties":
-        schema_node = _schema_at(meta_schema(), violation.schema_pointer)
-        if isinstance(schema_node, dict):
-            allowed = sorted(schema_node.get("properties", {}))
-        message = message.replace("Additional properties are not allowed", "unknown key")
+        schema_node = _schema_at(schema, violation.schema_pointer)
+        known = sorted(schema_node.get("properties", {})) if isinstance(schema_node, dict) else []
+        allowed = known or None
+        node = _value_at(data, pointer)
+        unknown = sorted(k for k in node if k not in known) if isinstance(node, dict) else []
+        if unknown:
+            # Point at the key itself, so the position is the line the typo is on.
+            pointer = f"{pointer}/{escape_token(unknown[0])}"
+            message = f"unknown key {unknown[0]!r}{did_you_mean(unknown[0], known)}"
+        else:
+            message = message.replace("Additional properties are not allowed", "unknown key")
     elif violation.keyword == "enum":
-        schema_node = _schema_at(meta_schema(), violation.schema_pointer)
+        schema_node = _schema_at(schema, violation.schema_pointer)
         if isinstance(schema_node, dict):
             values = [str(v) for v in schema_node.get("enum", [])]
             allowed = values if len(values) > 1 else None  # one value: the message names it
+    elif violation.keyword == "pattern":
+        # A regular expression says little to a person; the schema's description says more.
+        schema_node = _schema_at(schema, violation.schema_pointer)
+        if isinstance(schema_node, dict) and isinstance(schema_node.get("description"), str):
+            message = f"<value> is not valid here (expected: {schema_node['description'].rstrip('.')})"
     message = message.replace("<value>", _shown(_value_at(data, pointer)))
-    return ContractError(message, file=str(file), pointer=pointer, allowed=allowed)
+    return ContractError(message, file=str(file), pointer=pointer, allowed=allowed, code=code)
 
 
 def _shown(value: Any) -> str:
@@ -557,7 +681,7 @@ def load_contract(path: str | Path) -> Contract:
             file=str(path),
             code="contract.missing",
         )
-    data = load_yaml(file)
+    data = load_yaml(file, within=file.parent, what="contract file")
     if not isinstance(data, dict):
         raise ContractError("must be a mapping of contract keys", file=str(file))
     if not _meta_validator().is_valid(data):
@@ -580,7 +704,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     for candidate in sorted(folder.iterdir()) if folder.is_dir() else []:
         match = _VERSION_FILE.match(candidate.name)
         if match:
-            schemas[int(match.group(1))] = load_json_file(candidate)
+            schemas[int(match.group(1))] = load_json_file(candidate, within=directory, what="schema file")
     if version not in schemas:
         raise ContractError(
             f"version {version} has no schema file {SCHEMAS_DIR}/v{version}.json",
@@ -597,7 +721,8 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     defaults = data.get("defaults", {})
     vendor = data.get("vendor_schema")
     if isinstance(vendor, str):
-        vendor = load_json_file(directory / vendor)
+        # Confined to the contract's folder: `vendor_schema: ../../../etc/passwd` is an error.
+        vendor = load_json_file(directory / vendor, within=directory, what="vendor_schema file")
     default_now = None
     if "now" in defaults:
         default_now = parse_rfc3339(defaults["now"])
@@ -646,12 +771,12 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         freshness=tuple(
             FreshnessRule(
                 field=f["field"],
-                max_age=parse_duration(f["max_age"]),
-                max_future_skew=parse_duration(f.get("max_future_skew", "PT30S")),
+                max_age=_duration(file, f"/freshness/{i}/max_age", f["max_age"]),
+                max_future_skew=_duration(file, f"/freshness/{i}/max_future_skew", f.get("max_future_skew", "PT30S")),
                 max_age_text=f["max_age"],
                 max_future_skew_text=f.get("max_future_skew", "PT30S"),
             )
-            for f in data.get("freshness", [])
+            for i, f in enumerate(data.get("freshness", []))
         ),
         agent_view=tuple(view),
         errors=ErrorPolicy(
@@ -674,6 +799,32 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     contract.vendor_validator()
     contract.request_validator()
     return contract
+
+
+def _refuse_ref_cycles(
+    schema: Any, file: Path, base: str, resources: list[tuple[str, Any]], prefix: str = ""
+) -> None:
+    """A ``$ref`` cycle that never moves into the document is a load error: the production
+    validator would accept anything under it, the reference validator never finish."""
+    from harness.schemas.resolve import in_place_cycle
+
+    cycle = in_place_cycle(schema, base_uri=base, resources=resources)
+    if cycle is None:
+        return
+    chain = " -> ".join(step.display(base) or "/" for step in cycle)
+    raise ContractError(
+        f"$ref cycle that never moves into the document: {chain} (a value would be checked "
+        "against itself for ever; put a properties/items step in the loop or break it)",
+        file=str(file), pointer=prefix + cycle[0].pointer if cycle[0].resource == base else None,
+        code="contract.ref_cycle",
+    )
+
+
+def _duration(file: Path, pointer: str, text: str) -> timedelta:
+    try:
+        return parse_duration(text)
+    except (ValueError, OverflowError) as exc:
+        raise ContractError(str(exc), file=str(file), pointer=pointer) from None
 
 
 def discover(paths: list[Path]) -> list[Path]:

@@ -13,6 +13,7 @@ their sidecar (``expect: accept``); rejected and historical ones must say what i
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -23,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 from harness.boundary.parse import strict_loads
 from harness.boundary.schema import SchemaValidator, validator_for
 from harness.codes import Layer, layer_of
-from harness.contract import load_yaml
+from harness.contract import load_yaml, schema_error
 from harness.errors import ContractError
+from harness.files import MAX_SCHEMA_BYTES, read_bytes, shown
 
 if TYPE_CHECKING:
     from harness.boundary.pipeline import Verdict
@@ -108,15 +110,13 @@ class Sidecar:
     shape: str = "upstream"
 
 
-def load_sidecar(path: Path) -> Sidecar:
-    data = load_yaml(path)
+def load_sidecar(path: Path, *, within: Path | None = None) -> Sidecar:
+    data = load_yaml(path, within=within, what="sidecar")
     if data is None:
         data = {}
     validator = _sidecar_validator()
     if not validator.is_valid(data):
-        first = validator.violations(data)[0]
-        raise ContractError(first.message.replace("<value>", "value"), file=str(path),
-                            pointer=first.instance_pointer, code="fixture.invalid_sidecar")
+        raise schema_error(path, data, validator, validator.schema, code="fixture.invalid_sidecar")
     try:
         expect = Expectation.from_sidecar(data["expect"]) if "expect" in data else None
         by_version = {
@@ -156,6 +156,10 @@ class Fixture:
     expect_by_version: Mapping[int, Expectation] | None = None
     #: ``upstream`` (raw upstream bytes) or ``contract`` (a contract object: see :func:`judge`)
     shape: str = "upstream"
+    #: The project root the payload must stay inside (symlinks resolved), when known.
+    root: Path | None = None
+    #: The contract's ``max_bytes``: :meth:`read` returns at most one byte more.
+    max_bytes: int | None = None
 
     @property
     def id(self) -> str:
@@ -163,7 +167,10 @@ class Fixture:
         return f"{self.tool}::{self.kind}::{name}"
 
     def read(self) -> bytes:
-        return self.path.read_bytes()
+        """The payload's bytes; of a payload longer than ``max_bytes``, only ``max_bytes + 1``
+        (enough for the transport layer to reject it, and never a huge copy)."""
+        limit = MAX_SCHEMA_BYTES if self.max_bytes is None else self.max_bytes
+        return read_bytes(self.path, limit=limit, within=self.root, what="fixture", truncate=True)
 
     @property
     def sidecar_path(self) -> Path:
@@ -175,8 +182,14 @@ def sidecar_for(payload: Path) -> Path:
 
 
 def _fixture(contract: Contract, kind: str, payload: Path, label: str | None) -> Fixture:
+    # A directory named x.json, a FIFO, or a symlink out of the project is a configuration
+    # error found now, not a case that fails later (reading one byte proves the file usable).
+    read_bytes(payload, limit=0, within=contract.root, what="fixture", truncate=True)
+    if shown(payload) != str(payload):
+        raise ContractError("the file name is not UTF-8: rename it (case ids and reports are text)",
+                            file=shown(payload), code="fixture.invalid_name")
     side_path = sidecar_for(payload)
-    sidecar = load_sidecar(side_path) if side_path.exists() else None
+    sidecar = load_sidecar(side_path, within=contract.root) if os.path.lexists(side_path) else None
     expect = sidecar.expect if sidecar else None
     if expect is None:
         if kind == "accepted":
@@ -211,6 +224,8 @@ def _fixture(contract: Contract, kind: str, payload: Path, label: str | None) ->
         upstream=sidecar.upstream if sidecar else None,
         expect_by_version=dict(sidecar.expect_by_version) if sidecar else None,
         shape=sidecar.shape if sidecar else "upstream",
+        root=contract.root,
+        max_bytes=contract.limits.max_bytes,
     )
 
 

@@ -8,11 +8,15 @@ relies on behaviour the specification leaves open.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+import types
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
+import jsonschema._keywords
+import jsonschema._utils
 import referencing
 import referencing.exceptions
 import referencing.jsonschema
@@ -26,6 +30,73 @@ _SPECS = {
     "http://json-schema.org/draft-06/schema": referencing.jsonschema.DRAFT6,
     "http://json-schema.org/draft-04/schema": referencing.jsonschema.DRAFT4,
 }
+
+
+#: How long one ``pattern`` search may take in the reference validator. python-jsonschema
+#: matches with ``re``, a backtracking engine: ``^(a+)+$`` against 30 ``a`` and a ``!`` takes
+#: minutes. The production validator's engine (Rust ``regex``) is linear, so only the reference
+#: needs a bound; past it the reference gives no verdict and no disagreement is claimed.
+PATTERN_TIMEOUT_S = 1.0
+
+
+class PatternTimeout(Exception):
+    """A pattern search in the reference validator took longer than :data:`PATTERN_TIMEOUT_S`."""
+
+
+class _BoundedRe:
+    """What python-jsonschema's keyword functions call as ``re``: ``search`` under a time bound,
+    with the ``regex`` package (the same syntax as ``re``, and a ``timeout``)."""
+
+    @staticmethod
+    def search(pattern: str, string: str) -> Any:
+        import regex
+
+        try:
+            return regex.search(pattern, string, timeout=PATTERN_TIMEOUT_S)
+        except TimeoutError:
+            raise PatternTimeout(pattern) from None
+        except regex.error:  # a pattern only ``re`` reads: keep its reading
+            return re.search(pattern, string)
+
+
+def _rebound(func: Callable[..., Any], **names: Any) -> Any:
+    """``func`` itself (the library's code, unchanged) with some of its global names bound to
+    other objects: python-jsonschema offers no hook for its regex engine."""
+    scope = {**func.__globals__, **names}
+    copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__, func.__closure__)
+    scope.update({name: copy for name, value in names.items() if value is _SELF})
+    return copy
+
+
+_SELF = object()
+
+
+def _bounded_keywords() -> dict[Callable[..., Any], Any]:
+    """Each python-jsonschema keyword function that searches with a pattern -> its bounded twin."""
+    keywords, utils = jsonschema._keywords, jsonschema._utils
+    find_additional = _rebound(utils.find_additional_properties, re=_BoundedRe)
+    find_evaluated = _rebound(utils.find_evaluated_property_keys_by_schema, re=_BoundedRe,
+                              find_evaluated_property_keys_by_schema=_SELF)
+    return {
+        keywords.pattern: _rebound(keywords.pattern, re=_BoundedRe),
+        keywords.patternProperties: _rebound(keywords.patternProperties, re=_BoundedRe),
+        keywords.additionalProperties: _rebound(keywords.additionalProperties,
+                                                find_additional_properties=find_additional),
+        keywords.unevaluatedProperties: _rebound(keywords.unevaluatedProperties,
+                                                 find_evaluated_property_keys_by_schema=find_evaluated),
+    }
+
+
+_BOUNDED: dict[Callable[..., Any], Any] | None = None
+
+
+def bounded(cls: Any) -> Any:
+    """A python-jsonschema validator class whose pattern searches are time-bounded."""
+    global _BOUNDED
+    if _BOUNDED is None:
+        _BOUNDED = _bounded_keywords()
+    replaced = {name: _BOUNDED[func] for name, func in cls.VALIDATORS.items() if func in _BOUNDED}
+    return jsonschema.validators.extend(cls, replaced) if replaced else cls
 
 
 def _refuse(uri: str) -> referencing.Resource[Any]:
@@ -77,7 +148,7 @@ class ReferenceValidator:
     def __init__(self, schema: Any, resources: Iterable[tuple[str, Any]] = (), base_uri: str = "") -> None:
         registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
         registry = registry.with_resources((uri, _resource(s)) for uri, s in resources)
-        cls: Any = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls: Any = bounded(jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator))
         root = schema
         if base_uri and isinstance(schema, dict) and "$id" not in schema and _relative_refs(schema):
             # Give the schema its file's URI, so relative $refs resolve as in production.
@@ -102,6 +173,8 @@ def compare(production_valid: bool, reference: ReferenceValidator, instance: Any
     """A disagreement between the two validators on ``instance``, or None."""
     try:
         reference_valid = reference.is_valid(instance)
+    except PatternTimeout:
+        return None  # the reference gave no verdict in time: nothing to compare
     except (jsonschema.exceptions.SchemaError, referencing.exceptions.Unresolvable) as exc:
         return Disagreement(production_valid, False, f"reference validator failed: {type(exc).__name__}")
     if reference_valid == production_valid:

@@ -377,7 +377,9 @@ class Engine:
             now=case.now.isoformat() if case.now else None,
             request=dict(contract.normalise_request(case.request)) if status != PASSED else None,
             duration_s=time.perf_counter() - started,
-            payload=raw if status != PASSED else None,
+            # Past max_bytes the transport layer decides on the first max_bytes + 1 bytes alone:
+            # the reproduction needs no more, and a huge payload is never copied whole.
+            payload=raw[: contract.limits.max_bytes + 1] if status != PASSED and raw is not None else None,
             excerpt=_excerpt(raw),
         )
 

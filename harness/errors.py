@@ -54,7 +54,14 @@ class RejectedInput(HarnessError):
 
 
 class ContractError(HarnessError):
-    """A contract file or schema is unusable. Names the file, the pointer and what is allowed."""
+    """A contract file or schema is unusable. Names the file, the pointer and what is allowed.
+
+    Rendered as one line, ``file:line:column: pointer: message (allowed: ...)``. ``line`` and
+    ``column`` may be given (a YAML or JSON syntax error knows them); otherwise, when the file
+    is YAML or JSON and a pointer is given, they are found from the pointer when the error is
+    first shown (:mod:`harness.locate`), so every error raised with a file and a pointer gets a
+    position without the raiser computing one.
+    """
 
     code = "contract.invalid"
 
@@ -66,21 +73,51 @@ class ContractError(HarnessError):
         pointer: str | None = None,
         allowed: Iterable[Any] | None = None,
         code: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
     ) -> None:
+        Exception.__init__(self, message)
+        if code is not None:
+            self.code = code
         self.file = file
         self.pointer = pointer
         self.allowed = tuple(allowed) if allowed is not None else None
         self.detail = message
+        self.line = line
+        self.column = column
+        self._text: str | None = None
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        if self._text is None:
+            self._text = self._render()
+        return self._text
+
+    def __str__(self) -> str:
+        return self.message
+
+    def position(self) -> tuple[int, int] | None:
+        """``(line, column)`` of the problem in ``file`` (1-based), when known or findable."""
+        if self.line is not None:
+            return self.line, self.column or 1
+        if self.file and self.pointer is not None:
+            from harness.locate import position_in_file
+
+            return position_in_file(self.file, self.pointer)
+        return None
+
+    def _render(self) -> str:
         parts = []
-        if file:
-            parts.append(file)
-        if pointer is not None:
-            parts.append(pointer or "/")
-        parts.append(message)
+        if self.file:
+            where = self.position()
+            parts.append(f"{self.file}:{where[0]}:{where[1]}" if where else self.file)
+        if self.pointer is not None:
+            parts.append(self.pointer or "/")
+        parts.append(self.detail)
         text = ": ".join(parts)
         if self.allowed:
             text += f" (allowed: {', '.join(map(str, self.allowed))})"
-        super().__init__(text, code=code)
+        return text
 
 
 class UsageError(HarnessError):
@@ -97,3 +134,21 @@ class InvalidRequest(HarnessError):
     """
 
     code = "request.invalid"
+
+
+def one_line(exc: BaseException) -> str:
+    """Any error as ``code: message`` on one line. Our own errors carry their code; an
+    ``OSError`` (disk full, permissions) is the environment's (``file.error``); anything else
+    is a bug in the harness (``harness.internal``), reported with a hint to ``--debug``."""
+    from harness.files import shown
+
+    if isinstance(exc, HarnessError):
+        text, code = str(exc), exc.code
+    elif isinstance(exc, OSError):
+        where = f"{shown(exc.filename)}: " if exc.filename is not None else ""
+        text, code = f"{where}{exc.strerror or type(exc).__name__}", "file.error"
+    else:
+        first = (str(exc).splitlines() or [""])[0]
+        text = f"{type(exc).__name__}: {first} (an internal error; --debug shows the traceback)"
+        code = "harness.internal"
+    return f"{code}: {' '.join(text.split())}" if "\n" in text or "\r" in text else f"{code}: {text}"

@@ -43,6 +43,12 @@ def split(pointer: str) -> list[str]:
     return [unescape_token(t) for t in pointer[1:].split("/")]
 
 
+def is_index(token: str) -> bool:
+    """Whether a token is an array index as RFC 6901 spells one: ASCII digits, no leading zero.
+    (``str.isdigit`` also says yes to ``²`` and ``٣``, which ``int`` then refuses or misreads.)"""
+    return token.isascii() and token.isdigit() and (token == "0" or not token.startswith("0"))
+
+
 def resolve(document: Any, pointer: str | list[str] | tuple[str, ...], default: Any = MISSING) -> Any:
     """The value at ``pointer``, or ``default`` (``MISSING``) when the path does not exist."""
     node = document
@@ -52,7 +58,7 @@ def resolve(document: Any, pointer: str | list[str] | tuple[str, ...], default: 
                 return default
             node = node[token]
         elif isinstance(node, list):
-            if not token.isdigit() or (token != "0" and token.startswith("0")):
+            if not is_index(token):
                 return default
             index = int(token)
             if index >= len(node):

@@ -116,16 +116,20 @@ class ContractFile(pytest.File):
     def collect(self) -> Any:
         from harness.cases import DEFAULT_MAX_MUTANTS, cases_for
         from harness.contract import load_contract
-        from harness.errors import HarnessError
+        from harness.errors import one_line
 
+        max_mutants = _max_mutants(self.config)
         try:
             contract = load_contract(self.path.parent)
-        except HarnessError as exc:
-            raise self.CollectError(f"{exc.code}: {exc}") from None
-        max_mutants = _max_mutants(self.config)
-        collected = cases_for(
-            contract, max_mutants=DEFAULT_MAX_MUTANTS if max_mutants is None else max_mutants
-        )
+            collected = cases_for(
+                contract, max_mutants=DEFAULT_MAX_MUTANTS if max_mutants is None else max_mutants
+            )
+        except Exception as exc:
+            # The same one line as the CLI's, for a contract, a schema, a fixture or a sidecar
+            # (``--debug``-style tracebacks: pytest's own ``--full-trace``).
+            if self.config.getoption("fulltrace"):
+                raise
+            raise self.CollectError(one_line(exc)) from None
         by_source: dict[str, list[Case]] = {}
         for case in collected.cases:
             by_source.setdefault(case.source, []).append(case)

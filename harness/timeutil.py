@@ -51,10 +51,13 @@ def parse_rfc3339(text: object) -> datetime | None:
         return None
     if leap:
         # RFC 3339 allows :60 only as a positive leap second, i.e. 23:59:60 UTC.
-        utc = value.astimezone(timezone.utc)
-        if (utc.hour, utc.minute) != (23, 59):
+        try:
+            utc = value.astimezone(timezone.utc)
+            if (utc.hour, utc.minute) != (23, 59):
+                return None
+            value += timedelta(seconds=1)
+        except OverflowError:  # a leap second at the edge of year 1 or 9999: not representable
             return None
-        value += timedelta(seconds=1)
     return value
 
 
@@ -63,12 +66,16 @@ def parse_duration(text: str) -> timedelta:
     m = _DURATION.fullmatch(text)
     if m is None:
         raise ValueError(f"{text!r} is not an ISO 8601 duration like PT15M or P1DT2H")
-    return timedelta(
-        days=int(m["d"] or 0),
-        hours=int(m["h"] or 0),
-        minutes=int(m["m"] or 0),
-        seconds=float(m["s"] or 0),
-    )
+    try:
+        return timedelta(
+            days=int(m["d"] or 0),
+            hours=int(m["h"] or 0),
+            minutes=int(m["m"] or 0),
+            seconds=float(m["s"] or 0),
+        )
+    except OverflowError:
+        raise ValueError(f"{text!r} is longer than the longest duration Python holds "
+                         f"(about {timedelta.max.days:,} days)") from None
 
 
 def format_rfc3339(value: datetime) -> str:

@@ -25,8 +25,8 @@ def test_unknown_key_names_file_pointer_and_allowed_keys(make_contract) -> None:
     d = make_contract(yaml_text=DEFAULT_YAML.format(tool="item_status") + "admin_override: true\n")
     err = error(d)
     text = str(err)
-    assert text.startswith(str(d / "contract.yaml") + ": /: unknown key")
-    assert "admin_override" in text and "allowed: adapter, agent_view, bindings" in text
+    assert text.startswith(str(d / "contract.yaml") + ":11:1: /admin_override: unknown key 'admin_override'")
+    assert "allowed: adapter, agent_view, bindings" in text
     assert "\n" not in text
 
 

@@ -1,8 +1,8 @@
 """The operator's record of every verdict, kept apart from what the agent sees.
 
 One JSON Lines record per verdict: contract and adapter version, upstream, request id, outcome,
-layer, code, pointers, the validator's message (values masked), and the sha256 and size of the
-raw bytes. Optionally a protected copy of the raw bytes is kept in a directory, named by its
+layer, code, pointers, the validator's message (values and member names masked), and the sha256
+and size of the raw bytes. Optionally a protected copy of the raw bytes is kept in a directory, named by its
 sha256, written atomically and readable by the owner only.
 """
 
@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import re
 import threading
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from harness.files import OutputError, open_append, shown, write_atomic
 from harness.timeutil import format_rfc3339
+
+__all__ = ["AuditRecord", "AuditSink", "JsonlAuditSink", "MemoryAuditSink", "RawStore", "write_atomic"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,30 @@ class AuditRecord:
         return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)
 
 
+# Where a validator's message quotes member names the upstream chose (values are masked by the
+# validator already): the list of unexpected members, a name held to ``propertyNames``, and the
+# parse layer's repeated member name.
+_NAME_LIST = re.compile(
+    r"((?:Additional|Unevaluated) properties are not (?:allowed|valid under the given schema) )\(.*"
+)
+_LEADING_NAME = re.compile(r'^"(?:[^"\\]|\\.)*"')
+_REPEATED_NAME = re.compile(r"member name (?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\") repeats")
+NAME_MASK = "<name>"
+
+
+def mask_names(message: str | None, schema_pointer: str | None = None) -> str | None:
+    """``message`` with the member names an upstream sent masked, for the audit record: a name
+    in the audit log is upstream text (an injected instruction, a token used as a key) kept for
+    months. The verdict's own diagnostics keep them for the person reading a report."""
+    if message is None:
+        return None
+    masked = _NAME_LIST.sub(lambda m: f"{m.group(1)}({NAME_MASK} unexpected)", message)
+    masked = _REPEATED_NAME.sub(f"member name {NAME_MASK} repeats", masked)
+    if schema_pointer is not None and "/propertyNames" in schema_pointer:
+        masked = _LEADING_NAME.sub(NAME_MASK, masked)
+    return masked
+
+
 @runtime_checkable
 class AuditSink(Protocol):
     """Where audit records go. ``write`` must not raise on a well-formed record."""
@@ -74,9 +101,9 @@ class JsonlAuditSink:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._file = self.path.open("a", encoding="utf-8")
+        # Never through a symlink, never into a FIFO or device (harness.files.open_append).
+        self._file = os.fdopen(open_append(self.path, "audit file"), "a", encoding="utf-8")
 
     def write(self, record: AuditRecord) -> None:
         line = record.to_json() + "\n"
@@ -95,29 +122,17 @@ class JsonlAuditSink:
         self.close()
 
 
-def write_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Write ``data`` to ``path`` so readers see the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 class RawStore:
     """Protected copies of raw upstream bytes, content-addressed by sha256."""
 
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if self.directory.is_symlink() or (self.directory.exists() and not self.directory.is_dir()):
+            raise OutputError(f"--keep-raw {shown(self.directory)} is not a directory", code="output.not_regular")
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise OutputError(f"cannot create --keep-raw {shown(self.directory)}: {exc.strerror}") from None
 
     def keep(self, raw: bytes, sha256: str) -> Path:
         path = self.directory / f"{sha256}.bin"

@@ -21,7 +21,11 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Rejection:
-    """A layer's refusal: a stable code and a one-line message with no upstream values in it."""
+    """A layer's refusal: a stable code and a one-line message with no upstream values in it.
+
+    Member names may appear (``'debug' was unexpected``): the operator reading a report needs
+    them. The audit record, kept apart and for long, masks them too
+    (:func:`harness.boundary.audit.mask_names`)."""
 
     code: str
     message: str

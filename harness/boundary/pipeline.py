@@ -23,7 +23,7 @@ from harness.boundary import (
     schema,
     transport,
 )
-from harness.boundary.audit import AuditRecord, AuditSink, RawStore
+from harness.boundary.audit import AuditRecord, AuditSink, RawStore, mask_names
 from harness.boundary.base import Evaluation, Rejection
 from harness.codes import TRANSPORT_INVALID_REQUEST, TRANSPORT_NOT_FOUND, AgentCode, Layer, layer_of
 from harness.errors import UsageError
@@ -328,7 +328,7 @@ class Boundary:
                 layer.value if layer else None, code, agent_code,
                 first.instance_pointer if first else None,
                 first.schema_pointer if first else None,
-                first.message if first else None,
+                mask_names(first.message, first.schema_pointer) if first else None,
                 sha, len(raw), raw_path,
             ),
         )

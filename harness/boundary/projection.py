@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.boundary.base import Evaluation, Rejection
 from harness.codes import PROJECTION_MISSING_FIELD, PROJECTION_VIEW_INVALID
-from harness.pointer import MISSING, resolve, split
+from harness.pointer import MISSING, is_index, resolve, split
 
 if TYPE_CHECKING:
     from harness.contract import Contract
@@ -53,7 +53,7 @@ def _step(node: Mapping[str, Any], token: str) -> Any:
     properties = node.get("properties")
     if isinstance(properties, Mapping) and token in properties:
         return properties[token]
-    if token.isdigit():
+    if is_index(token):
         prefix = node.get("prefixItems")
         if isinstance(prefix, list) and int(token) < len(prefix):
             return prefix[int(token)]

@@ -10,6 +10,7 @@ instance pointer, the schema pointer, and a message in which instance values are
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ import jsonschema_rs
 from harness.boundary.base import Evaluation, Rejection
 from harness.codes import schema_code
 from harness.errors import ContractError
-from harness.pointer import join
+from harness.pointer import join, resolve
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 DIALECTS: dict[str, str] = {
@@ -250,8 +251,16 @@ def validator_for(
                 "schemas are reachable, never the network",
                 code="contract.remote_ref",
             ) from None
+        # The meta-schema's verdict carries where in the schema the problem is: that pointer
+        # becomes the error's, and so its file:line:column.
+        where = getattr(exc, "instance_path", None)
+        if where and MASK in first_line:  # the schema's own value: no reason to hide it
+            value = resolve(schema, [str(step) for step in where], None)
+            shown = json.dumps(value, ensure_ascii=False, default=str)
+            first_line = first_line.replace(MASK, shown if len(shown) <= 60 else shown[:57] + "...")
         raise ContractError(
-            f"invalid {dialect} schema: {first_line}", code="contract.invalid_schema"
+            f"invalid {dialect} schema: {first_line}", code="contract.invalid_schema",
+            pointer=join(where) if where else None,
         ) from None
     return SchemaValidator(schema, compiled, dialect)
 

@@ -94,19 +94,24 @@ def _stream_chunks(stream: Any, limit: int) -> Iterator[Any]:
 def _read_chunks(chunks: Iterable[Any], limit: int) -> bytes:
     parts: list[bytes] = []
     remaining = limit
-    try:
-        for chunk in chunks:
-            if isinstance(chunk, str):
-                raise TypeError("a tool result must be bytes, not text")
-            if len(chunk) >= remaining:
-                parts.append(bytes(chunk[:remaining]))
+    iterator = iter(chunks)
+    while remaining > 0:
+        try:
+            chunk = next(iterator, None)
+            if chunk is None:
                 break
-            parts.append(bytes(chunk))
-            remaining -= len(chunk)
-    except (OSError, ValueError) as exc:
-        raise RejectedInput(
-            TRANSPORT_READ_ERROR, f"reading the body failed: {type(exc).__name__}"
-        ) from exc
+            if not isinstance(chunk, str):
+                chunk = bytes(chunk[:remaining]) if len(chunk) >= remaining else bytes(chunk)
+        except Exception as exc:
+            # Whatever the byte source raises (an httpx.ReadError, a reset, a decoder's error)
+            # is a failed read of the upstream's body, never the harness's crash.
+            raise RejectedInput(
+                TRANSPORT_READ_ERROR, f"reading the body failed: {type(exc).__name__}"
+            ) from exc
+        if isinstance(chunk, str):
+            raise TypeError("a tool result must be bytes, not text")
+        parts.append(chunk)
+        remaining -= len(chunk)
     return b"".join(parts)
 
 

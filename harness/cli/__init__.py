@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from harness import __version__
-from harness.errors import HarnessError
+from harness.errors import one_line
 
 #: Subcommand modules, in the order ``--help`` lists them (``import_`` registers ``import``).
 COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox", "init", "import_", "fuzz", "guard")
@@ -58,17 +58,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        check_outputs(args)
         return int(args.run(args))
-    except HarnessError as exc:
-        if args.debug:
-            raise
-        print(f"contract-harness: error: {exc.code}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
     except KeyboardInterrupt:
         print("contract-harness: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return EXIT_OK
+    except Exception as exc:
+        if args.debug:
+            raise
+        print(f"contract-harness: error: {one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+#: Options naming a file a command writes: checked before the command runs, so a directory
+#: named ``report.json`` or a symlink fails in a second, not after the whole run.
+OUTPUT_OPTIONS = {"json": "--json", "junit": "--junit", "markdown": "--markdown", "html": "--html",
+                  "output": "--output", "audit": "--audit"}
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from harness.errors import UsageError
+    from harness.files import OutputError, check_target
+
+    for name, option in OUTPUT_OPTIONS.items():
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value != "-":
+            try:
+                check_target(Path(value), option)
+            except OutputError as exc:  # before the run, a wrong path is a wrong option value
+                raise UsageError(str(exc)) from None
 
 
 if __name__ == "__main__":  # pragma: no cover

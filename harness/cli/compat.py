@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.boundary.audit import write_atomic
 from harness.compat.model import Budget, Policy
 from harness.contract import demo_root, load_contract
 from harness.errors import UsageError
+from harness.files import write_atomic
 
 
 def register(sub: Any) -> None:

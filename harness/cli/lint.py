@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.boundary.audit import write_atomic
 from harness.contract import demo_root
 from harness.errors import UsageError
+from harness.files import write_atomic
 from harness.lint import RULES, lint_paths
 from harness.lint.reporters import reporters, summary
 

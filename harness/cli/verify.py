@@ -5,15 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from harness.boundary.audit import JsonlAuditSink, RawStore
 from harness.boundary.pipeline import Boundary, Verdict
-from harness.cli._common import read_document
+from harness.cli._common import existing_file, read_document
 from harness.contract import load_contract
 from harness.corpus import load_sidecar, sidecar_for
-from harness.errors import UsageError
 from harness.pointer import display
 
 
@@ -48,9 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if args.payload == "-":
         source: Any = sys.stdin.buffer
     else:
-        path = Path(args.payload)
-        if not path.is_file():
-            raise UsageError(f"payload file {args.payload!r} does not exist")
+        path = existing_file(args.payload, "payload")
         sidecar = sidecar_for(path) if path.name.endswith(".json") else None
         if sidecar is not None and sidecar.exists():
             side = load_sidecar(sidecar)

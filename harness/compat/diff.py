@@ -18,7 +18,7 @@ from typing import Any
 from deepdiff import DeepDiff
 
 from harness.compat.normalise import json_key
-from harness.pointer import MISSING, escape_token
+from harness.pointer import MISSING, escape_token, is_index
 from harness.schemas import keywords as kw
 
 Path = tuple[str, ...]
@@ -66,7 +66,7 @@ def node_at(tree: Any, path: Path) -> Any:
     for token in path:
         if isinstance(node, dict) and token in node:
             node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+        elif isinstance(node, list) and is_index(token) and int(token) < len(node):
             node = node[int(token)]
         else:
             return MISSING

@@ -11,6 +11,7 @@ from typing import Any
 from harness.compat.model import Direction
 from harness.compat.report import CompatReport, shown, witnesses_of
 from harness.pointer import display
+from harness.reporting.files import code_span
 
 
 def _title(report: CompatReport) -> str:
@@ -127,7 +128,7 @@ def markdown(report: CompatReport) -> str:
         for row in report.replay:
             cells = " | ".join(_cell(c.reason + (f" (expected {c.expected})" if c.expected else "")) for c in row.cells)
             problems = "; ".join(c.problem for c in row.cells if c.problem)
-            out.append(f"| `{row.fixture}` | {cells} | {'yes' if row.ok else '**no**: ' + _cell(problems)} |")
+            out.append(f"| {code_span(row.fixture)} | {cells} | {'yes' if row.ok else '**no**: ' + _cell(problems)} |")
     if report.models:
         out += ["", "## Content models", "", "| object | old | new |", "|---|---|---|"]
         out += [f"| `{display(m.pointer)}` | {m.old or '-'} | {m.new or '-'} |" for m in report.models]

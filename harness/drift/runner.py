@@ -345,8 +345,13 @@ class DriftRunner:
                     target, r_index, fetched, boundary, recorder, seen, time.perf_counter() - started
                 )
         finally:
-            if recorder is not None:
-                self._commit(recorder)
+            if recorder is not None and not self._commit(recorder):
+                # Nothing was written: no check may say its response was recorded.
+                for key, check in list(outcome.checks.items()):
+                    if key[0] == t_index and check.recorded is not None:
+                        outcome.checks[key] = replace(
+                            check, recorded=None, notes=(*check.notes, "not recorded: writing the recording failed")
+                        )
 
     def _fail_rest(self, t_index: int, target: Target, exc: SessionFailed, outcome: _Outcome) -> None:
         """Every check of a source whose session could not be opened fails with that reason."""
@@ -373,7 +378,8 @@ class DriftRunner:
             notes=(why.message,),
         )
 
-    def _commit(self, recorder: Recorder) -> None:
+    def _commit(self, recorder: Recorder) -> bool:
+        """Write what the recorder staged; False (and a note) when that failed."""
         try:
             folder = recorder.commit()
         except OSError as exc:
@@ -381,9 +387,10 @@ class DriftRunner:
                 f"{recorder.contract.tool}: recording failed, nothing written "
                 f"({type(exc).__name__}: {exc.strerror or exc})"
             )
-            return
+            return False
         if folder is not None:
             self.recorded.append(str(folder))
+        return True
 
     # ------------------------------------------------------------------ judging
     def _judge(

@@ -325,8 +325,12 @@ def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outc
             seed = getattr(given_test, "_hypothesis_internal_use_generated_seed", None)
         outcome = replace(outcome, reproduce=reproduce_command(outcome, options, seed))
         if finding is not None and options.fixtures_dir is not None:
-            path = write_fixture(finding, subject.tool, prop.name, options.fixtures_dir)
-            outcome = replace(outcome, fixture=str(path))
+            try:
+                path = write_fixture(finding, subject.tool, prop.name, options.fixtures_dir)
+            except OSError as exc:  # the finding stands; only its fixture is missing (and not claimed)
+                outcome = replace(outcome, detail=f"{outcome.detail} (fixture not written: {exc})")
+            else:
+                outcome = replace(outcome, fixture=str(path))
     return outcome
 
 

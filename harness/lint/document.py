@@ -18,7 +18,7 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 from harness.lint import dialects
 from harness.lint.dialects import CONTAINERS, IN_PLACE, NON_ASSERTING, REF_KEYWORDS, Slot
-from harness.pointer import MISSING, escape_token, resolve
+from harness.pointer import MISSING, escape_token, is_index, resolve
 
 if TYPE_CHECKING:
     from harness.contract import Contract
@@ -343,7 +343,7 @@ class Document:
             for node in current:
                 for option in self.alternatives(node):
                     following.extend(k for k in self.kids(option, "properties") if k.key == token)
-                    if token.isdigit():
+                    if is_index(token):
                         following.extend(self.kids(option, "items"))
                         following.extend(k for k in self.kids(option, "prefixItems")
                                          if k.key == token)

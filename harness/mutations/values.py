@@ -75,28 +75,51 @@ def enum_outside(ctx: MutationContext) -> Iterator[Mutant]:
         )
 
 
+def _stretched(value: str, length: int) -> str:
+    """``value`` repeated (or ``x`` when empty) to exactly ``length`` characters."""
+    if not value:
+        return "x" * length
+    return (value * (length // len(value) + 1))[:length]
+
+
+def _replaced_by_stretched(ctx: MutationContext, where: str, value: str, length: int) -> bytes:
+    # Built when the mutant is selected and run, and dropped after: a fixture with thousands of
+    # strings must not hold a max_bytes-long string for each of them.
+    return ctx.replaced(where, _stretched(value, length))
+
+
 @operator(layer=Layer.SCHEMA, targets="every string", mandatory=True)
 def stretch_string(ctx: MutationContext) -> Iterator[Mutant]:
-    """A string one past its maxLength, and one far past any limit (past max_bytes)."""
+    """A string one past its maxLength, and one far past any limit (past max_bytes).
+
+    A maxLength at or above max_bytes gets no maxLength+1 mutant (the transport layer stops that
+    string before the schema sees it; the huge one covers it). Strings are built lazily."""
     max_bytes = ctx.contract.limits.max_bytes
     for where, value in ctx.leaves():
         if not isinstance(value, str) or not where:
             continue
-        limits = [n for n in ctx.keyword_values(where, "maxLength") if isinstance(n, int)]
-        if limits:
-            length = max(limits) + 1
-            stretched = (value * (length // max(len(value), 1) + 1))[:length] if value else "x" * length
+        limits = [n for n in ctx.keyword_values(where, "maxLength") if _whole(n)]
+        if limits and int(max(limits)) < max_bytes:
+            most = int(max(limits))
+            length = most + 1
             yield Mutant(
-                "stretch_string", where, partial(ctx.replaced, where, stretched),
-                original=f"{len(value)} characters", mutated=f"{length} characters (maxLength {max(limits)})",
+                "stretch_string", where, partial(_replaced_by_stretched, ctx, where, value, length),
+                original=f"{len(value)} characters", mutated=f"{length} characters (maxLength {most})",
                 layers=ctx.structural_layers, note="maxLength+1",
             )
-        huge = "x" * (max_bytes + 1)
         yield Mutant(
-            "stretch_string", where, partial(ctx.replaced, where, huge),
-            original=f"{len(value)} characters", mutated=f"{len(huge):,} characters (past max_bytes)",
+            "stretch_string", where, partial(_replaced_by_stretched, ctx, where, "", max_bytes + 1),
+            original=f"{len(value)} characters", mutated=f"{max_bytes + 1:,} characters (past max_bytes)",
             layers=(Layer.TRANSPORT,), code="transport.max_bytes", note="huge",
         )
+
+
+def _whole(value: object) -> bool:
+    """A maxLength that is a whole number (``5`` or ``5.0``: JSON does not tell them apart)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return isinstance(value, int) or (value == value and value not in (float("inf"), float("-inf"))
+                                      and value.is_integer())
 
 
 @operator(layer=Layer.SCHEMA, targets="every string member named *_id or id")

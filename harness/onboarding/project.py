@@ -17,9 +17,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path, PurePosixPath
 
-from harness.boundary.audit import write_atomic
 from harness.contract import CONTRACT_FILE
 from harness.corpus import KINDS
+from harness.files import write_atomic
 from harness.onboarding.errors import OnboardingError
 
 STAGING_PREFIX = ".contract-harness-staging-"

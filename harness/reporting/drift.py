@@ -29,6 +29,7 @@ from harness.reporting.files import (
     JUnitReporter,
     MarkdownReporter,
     _cell,
+    code_span,
     json_report,
     junit_xml,
     markdown,
@@ -134,7 +135,7 @@ def drift_markdown(checks: list[DriftCheck], results: list[CaseResult], summary:
     ]
     for check in checks:
         lines.append(
-            f"| `{_cell(check.id)}` | {check.status.replace('_', ' ')} | `{_cell(sent(check))}` | "
+            f"| {code_span(check.id)} | {check.status.replace('_', ' ')} | {code_span(sent(check))} | "
             f"{_cell(check.detail(limit=1))} |"
         )
     changed = [c for c in checks if c.changes]
@@ -149,8 +150,8 @@ def drift_markdown(checks: list[DriftCheck], results: list[CaseResult], summary:
         for check in changed:
             for change in check.changes:
                 lines.append(
-                    f"| `{_cell(check.id)}` | {change.kind.replace('_', ' ')} | "
-                    f"`{_cell(change.path or '/')}` | {_cell(change.before)} | {_cell(change.after)} |"
+                    f"| {code_span(check.id)} | {change.kind.replace('_', ' ')} | "
+                    f"{code_span(change.path or '/')} | {_cell(change.before)} | {_cell(change.after)} |"
                 )
     return "\n".join(lines) + "\n"
 

@@ -17,7 +17,6 @@ from typing import Any
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
 from harness import __version__
-from harness.boundary.audit import write_atomic
 from harness.engine import (
     FAILED,
     FINDING,
@@ -29,6 +28,7 @@ from harness.engine import (
     RunFinished,
     Summary,
 )
+from harness.files import write_atomic
 
 FORMAT_VERSION = 1
 
@@ -119,7 +119,7 @@ class FileReporter(Collector, abc.ABC):
 
     def finish(self) -> None:
         assert self.summary is not None
-        write_atomic(self.path, self.render().encode("utf-8"))
+        write_atomic(self.path, self.render().encode("utf-8"), what="report")
 
 
 class JsonReporter(FileReporter):
@@ -217,6 +217,21 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+_BACKTICKS = re.compile(r"`+")
+
+
+def code_span(text: str, *, cell: bool = True) -> str:
+    """``text`` as one Markdown code span, whatever it holds: fenced by one backtick more than its
+    longest run of backticks (CommonMark), on one line, pipes escaped in a table ``cell``."""
+    text = text.replace("\r", " ").replace("\n", " ")
+    if cell:
+        text = text.replace("|", "\\|")
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def markdown(results: list[CaseResult], summary: Summary, title: str = "Contract harness") -> str:
     """A report for a CI job summary: verdict line, tools x layers table, problems."""
     failed = summary.count(FAILED)
@@ -239,8 +254,8 @@ def markdown(results: list[CaseResult], summary: Summary, title: str = "Contract
                   "| case | status | expected | actual | pointer | detail |", "|---|---|---|---|---|---|"]
         for r in problems[:200]:
             lines.append(
-                f"| `{_cell(r.id)}` | {r.status} ({r.problem}) | {_cell(r.expected.describe())} | "
-                f"{_cell(r.code or 'accepted')} | `{_cell(r.instance_pointer or '/') if r.layer else '-'}` | "
+                f"| {code_span(r.id)} | {r.status} ({r.problem}) | {_cell(r.expected.describe())} | "
+                f"{_cell(r.code or 'accepted')} | {code_span(r.instance_pointer or '/') if r.layer else '`-`'} | "
                 f"{_cell(r.detail)} |"
             )
         if len(problems) > 200:

@@ -21,13 +21,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from harness.boundary.audit import write_atomic
 from harness.codes import LAYER_ORDER
 from harness.engine import FAILED, FINDING, PASSED
+from harness.files import write_atomic
 from harness.fuzz.model import ACCEPTED
 from harness.fuzz.properties import PROPERTIES
 from harness.fuzz.runner import FuzzEvent, FuzzFinished, FuzzReport, FuzzStarted, Outcome, PropertyStarted
-from harness.reporting.files import dump_report, json_report, junit_xml
+from harness.reporting.files import code_span, dump_report, json_report, junit_xml
 from harness.reporting.html import Section, render
 from harness.reporting.terminal import interactive
 
@@ -257,11 +257,12 @@ def fuzz_markdown(report: FuzzReport, title: str = "Contract fuzz") -> str:
     if problems:
         lines += ["", "### Properties that did not hold", ""]
         for outcome in problems:
-            lines += [f"**`{outcome.id}`** — {outcome.status} ({outcome.problem}): {_md(outcome.detail)}", ""]
+            lines += [f"**{code_span(outcome.id, cell=False)}** — {outcome.status} ({outcome.problem}): "
+                      f"{_md(outcome.detail)}", ""]
             if outcome.finding is not None:
                 lines += ["```json", _example(outcome.finding.payload), "```", ""]
             if outcome.fixture:
-                lines += [f"Fixture written: `{outcome.fixture}` (with its `.case.yaml`).", ""]
+                lines += [f"Fixture written: {code_span(outcome.fixture, cell=False)} (with its `.case.yaml`).", ""]
             if outcome.reproduce:
                 lines += ["```sh", outcome.reproduce]
                 if outcome.blob:
@@ -299,7 +300,7 @@ class _FileReporter(abc.ABC):
 
     def handle(self, event: FuzzEvent) -> None:
         if isinstance(event, FuzzFinished):
-            write_atomic(self.path, self.render(event.report).encode("utf-8"))
+            write_atomic(self.path, self.render(event.report).encode("utf-8"), what="report")
 
     @abc.abstractmethod
     def render(self, report: FuzzReport) -> str:

@@ -55,10 +55,12 @@ class TerminalReporter:
     def render(self, summary: Summary) -> None:
         console = self.console
         console.print(summary_table(summary))
+        # soft_wrap: a line is never broken at the console's width, so `reproduce with:` stays
+        # one line that can be pasted into a shell, whatever the terminal or COLUMNS says.
         for note in summary.notes:
-            console.print(f"note: {note}")
+            console.print(f"note: {note}", markup=False, soft_wrap=True)
         for r in self.problems[: self.max_problems]:
-            console.print(problem_text(r), markup=False)
+            console.print(problem_text(r), markup=False, soft_wrap=True)
         if len(self.problems) > self.max_problems:
             console.print(f"... and {len(self.problems) - self.max_problems} more (see the JSON report)")
         failed, findings = summary.count(FAILED), summary.count(FINDING)

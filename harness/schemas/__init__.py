@@ -12,9 +12,13 @@
   (:mod:`harness.schemas.boundary`, exact-length strings from :mod:`harness.schemas.regex`).
 """
 
-from harness.schemas.generate import GenerationStats, from_expanded, from_schema, sample
+from typing import TYPE_CHECKING, Any
+
 from harness.schemas.lower import Lowered, lower
 from harness.schemas.resolve import Expanded, Location, Unmodelled, as_schema, expand
+
+if TYPE_CHECKING:
+    from harness.schemas.generate import GenerationStats, from_expanded, from_schema, sample
 
 __all__ = [
     "Expanded",
@@ -29,3 +33,18 @@ __all__ = [
     "lower",
     "sample",
 ]
+
+#: The generator's names load on first use: it imports hypothesis, which loading a contract
+#: (that asks :mod:`harness.schemas.resolve` about its references) must not.
+_EXPORTS = dict.fromkeys(("GenerationStats", "from_expanded", "from_schema", "sample"), "harness.schemas.generate")
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness.schemas' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -292,6 +292,78 @@ def expand(
     )
 
 
+def _in_place(key: str) -> bool:
+    return key in kw.IN_PLACE
+
+
+def in_place_cycle(
+    schema: Any,
+    *,
+    base_uri: str | None = None,
+    resources: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
+) -> tuple[Location, ...] | None:
+    """A cycle of references that never descends into the instance, or None.
+
+    ``{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}`` asks, to validate
+    a value, to validate the same value against the same schema again: no validator can
+    evaluate it (python-jsonschema recurses without end; jsonschema-rs gives up and accepts
+    anything). References through ``properties``, ``items`` and the like move to a part of
+    the instance, so a recursive tree schema is fine. The cycle is returned as the locations
+    of its schemas, the first repeated last."""
+    items = list(resources.items()) if isinstance(resources, Mapping) else list(resources)
+    expander = _Expander(schema, base_uri, items)
+    root = Location(expander.root, "")
+    # Every reachable schema, and its in-place successors (same instance location).
+    in_place: dict[Location, list[Location]] = {}
+    todo: list[tuple[Location, str, Any]] = [(root, expander.root, schema)]
+    while todo:
+        where, base, node = todo.pop()
+        if where in in_place:
+            continue
+        successors: list[Location] = []
+        in_place[where] = successors
+        if not isinstance(node, dict):
+            continue
+        if isinstance(node.get("$id"), str) and where.pointer != "":
+            base = urljoin(base, node["$id"]).split("#")[0]
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            found = expander.lookup(ref, base)
+            if found is not None:
+                target, target_base, target_node = found
+                successors.append(target)
+                todo.append((target, target_base, target_node))
+        for tokens, child in _raw_children(node):
+            if tokens[0] in kw.DEFS:
+                continue  # reached through references only
+            location = where.child(*tokens)
+            if _in_place(tokens[0]):
+                successors.append(location)
+            todo.append((location, base, child))
+    # Depth-first over the in-place edges; a grey node met again closes a cycle.
+    colour: dict[Location, int] = {}
+    for start in in_place:
+        if colour.get(start):
+            continue
+        path: list[Location] = [start]
+        iterators = [iter(in_place[start])]
+        colour[start] = 1
+        while iterators:
+            following = next(iterators[-1], None)
+            if following is None:
+                colour[path.pop()] = 2
+                iterators.pop()
+                continue
+            state = colour.get(following, 0)
+            if state == 1:
+                return (*path[path.index(following):], following)
+            if state == 0:
+                colour[following] = 1
+                path.append(following)
+                iterators.append(iter(in_place.get(following, ())))
+    return None
+
+
 def as_schema(tree: Any) -> Any:
     """An ordinary 2020-12 schema with the meaning of an expanded tree.
 

@@ -336,7 +336,7 @@ def test_the_meta_schema_refuses_unknown_upstream_keys(make_contract: Any) -> No
     root = http_contract(make_contract, '{url: "${API}/x", timout_s: 2}')
     with pytest.raises(
         ContractError,
-        match=r"/upstreams/api/http: unknown key \('timout_s' was unexpected\).*allowed: connect_timeout_s",
+        match=r"/upstreams/api/http/timout_s: unknown key 'timout_s' \(did you mean 'timeout_s'\?\).*allowed: connect_timeout_s",
     ):
         load_contract(root / "contracts/item_status")
 

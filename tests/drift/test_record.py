@@ -73,7 +73,7 @@ def test_a_recording_that_fails_leaves_nothing_behind(
 
     monkeypatch.setattr(baseline, "write_atomic", disk_full)
     before = historical_files(project)
-    _, summary, _ = drift(
+    checks, summary, _ = drift(
         project,
         sandbox_env(sandbox, "drifted"),
         tools=["review_status"],
@@ -81,6 +81,9 @@ def test_a_recording_that_fails_leaves_nothing_behind(
         record=True,
     )
     assert historical_files(project) == before
+    # Nothing was written, so no check claims a recording (each says why instead).
+    assert [c.recorded for c in checks.values()] == [None] * len(checks)
+    assert any("not recorded: writing the recording failed" in c.notes for c in checks.values())
     assert not [p for p in (project / "fixtures/historical").iterdir() if p.name.startswith(".")]
     assert any("recording failed, nothing written (OSError: No space left on device)" in n for n in summary.notes)
 

@@ -222,7 +222,7 @@ def test_a_token_no_header_can_carry_is_one_line_exit_2_never_echoed(
     assert main(["drift"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
-    assert f"upstream.env_invalid: contracts/closed/contract.yaml: /upstreams/api/http/headers/Authorization: the value of ${{TOKEN}} {problem}" in captured.err
+    assert f"upstream.env_invalid: contracts/closed/contract.yaml:12:9: /upstreams/api/http/headers/Authorization: the value of ${{TOKEN}} {problem}" in captured.err
     assert "s3cret" not in captured.err
 
 

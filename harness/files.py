@@ -1,0 +1,268 @@
+"""Files the harness reads and writes, and the rules it holds them to (docs/safety.md).
+
+Reads: only regular files (never a FIFO, a device or a directory), opened without blocking,
+each under a size cap, and — for the files of a project (contracts, schemas, sidecars,
+fixtures) — only where the path, symlinks resolved, stays inside the folder it belongs to. A
+fixture symlinked to ``/proc/self/environ`` is an error, not a payload.
+
+Writes: every report, reproduction and recorded fixture is written to a temporary file beside
+the target and renamed over it, so a reader sees the old file or the whole new one. The target
+must be absent or a regular file: a symlink, a directory (``x.json/``), a device or a FIFO is
+refused, never replaced or written through. :func:`write_new` never replaces anything.
+Failures (disk full, no permission, a parent that is a file) are :class:`OutputError`, one
+line with the path and the reason.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from harness.errors import ContractError, HarnessError
+
+#: Caps on what one file may weigh. Contracts and sidecars are hand-written YAML; schemas may
+#: be generated (OpenAPI components), so they get more room.
+MAX_YAML_BYTES = 1 << 20
+MAX_SCHEMA_BYTES = 16 << 20
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISLNK, "a symlink"),
+)
+
+
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, in words (``a directory``, ``a FIFO``, ...)."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def shown(path: Path | str) -> str:
+    """A path as text that always encodes: undecodable bytes of a file name shown escaped."""
+    text = os.fspath(path)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8") if _unencodable(text) else text
+
+
+def _unencodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """Whether ``path``, every symlink resolved, is ``folder`` or below it."""
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        return False
+
+
+def read_bytes(
+    path: Path, *, limit: int, within: Path | None = None, what: str = "file", truncate: bool = False
+) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, inside ``within`` if given.
+
+    With ``truncate``, a longer file is not an error: its first ``limit + 1`` bytes are
+    returned (a payload's transport layer needs no more to know it is too long).
+
+    Raises :class:`~harness.errors.ContractError` naming the file: ``contract.missing`` when it
+    does not exist, ``file.outside`` when it resolves outside ``within``, ``file.not_regular``,
+    ``file.too_large``, ``file.unreadable``.
+    """
+    name = shown(path)
+    if within is not None and not inside(path, within):
+        raise ContractError(
+            f"{what} resolves outside {shown(within)}; a symlink may not lead out of it",
+            file=name, code="file.outside",
+        )
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused just below.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise ContractError("file not found", file=name, code="contract.missing") from None
+    except OSError as exc:
+        raise ContractError(f"cannot read {what}: {exc.strerror or exc}", file=name,
+                            code="file.unreadable") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ContractError(f"{what} is {kind_of(info.st_mode)}, not a regular file", file=name,
+                                code="file.not_regular")
+        if info.st_size > limit and not truncate:
+            raise ContractError(_too_large(what, info.st_size, limit), file=name, code="file.too_large")
+        chunks: list[bytes] = []
+        remaining = limit + 1  # files in /proc say size 0: read one byte past the cap to know
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        raise ContractError(f"cannot read {what}: {exc.strerror or exc}", file=name,
+                            code="file.unreadable") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit and not truncate:
+        raise ContractError(_too_large(what, len(data), limit, at_least=True), file=name, code="file.too_large")
+    return data
+
+
+def _too_large(what: str, size: int, limit: int, at_least: bool = False) -> str:
+    more = "more than " if at_least else ""
+    return f"{what} is {more}{size - 1 if at_least else size:,} bytes; the cap is {limit:,}"
+
+
+def read_text(path: Path, *, limit: int, within: Path | None = None, what: str = "file") -> str:
+    """:func:`read_bytes`, decoded as strict UTF-8 (an error names the line and column)."""
+    data = read_bytes(path, limit=limit, within=within, what=what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ContractError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", file=shown(path),
+                            code="file.unreadable", line=line, column=column) from None
+
+
+# --------------------------------------------------------------------------- writes
+
+
+class OutputError(HarnessError, OSError):
+    """A report, reproduction or fixture could not be written. Also an ``OSError``, so callers
+    that degrade on a failed write (drift's recorder) keep doing so."""
+
+    code = "output.unwritable"
+
+    def __init__(self, message: str, *, code: str | None = None, errno_: int | None = None) -> None:
+        HarnessError.__init__(self, message, code=code)
+        self.errno = errno_
+        self.strerror = message
+
+
+def check_target(path: Path, what: str = "output") -> None:
+    """Refuse a target that exists and is not a regular file (symlinks included), or whose
+    parent is not a directory. Called before a run, so a bad ``--json`` fails in a second."""
+    try:
+        info = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):  # a parent that is a file: said just below
+        info = None
+    except OSError as exc:
+        raise _failed(path, what, exc) from None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise OutputError(
+            f"{what} {shown(path)} is {kind_of(info.st_mode)}; refusing to write to it (give a file path)",
+            code="output.not_regular",
+        )
+    for parent in (path.parent, *path.parent.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise OutputError(f"cannot write {what} {shown(path)}: {shown(parent)} is not a directory",
+                                  errno_=errno.ENOTDIR)
+            break
+
+
+def _failed(path: Path, what: str, exc: OSError) -> OutputError:
+    reason = exc.strerror or type(exc).__name__
+    return OutputError(f"cannot write {what} {shown(path)}: {reason}", errno_=exc.errno)
+
+
+def write_atomic(path: Path, data: bytes, mode: int = 0o644, *, what: str = "file") -> None:
+    """Write ``data`` to ``path`` so readers see the old file or the whole new one.
+
+    The target must be absent or a regular file; raises :class:`OutputError` otherwise, and on
+    any failure to write (nothing is left behind: the temporary file is removed)."""
+    path = Path(path)
+    check_target(path, what)
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:64]}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        check_target(path, what)  # narrow the window in which the target may have changed
+        os.replace(tmp, path)
+        tmp = None
+    except OutputError:
+        raise
+    except OSError as exc:
+        raise _failed(path, what, exc) from None
+    finally:
+        if tmp is not None and os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
+def write_new(path: Path, data: bytes, mode: int = 0o644, *, what: str = "file") -> bool:
+    """Write ``data`` to ``path`` only if nothing is there (atomically); False if something is.
+
+    The whole file appears at once (hard link of a finished temporary file), and an existing
+    file, symlink or anything else at ``path`` is never replaced."""
+    path = Path(path)
+    tmp: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if os.path.lexists(path):
+            return False
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:64]}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError:  # a file system without hard links: exclusive create, then copy
+            return _create_exclusive(path, data, mode)
+        return True
+    except OSError as exc:
+        raise _failed(path, what, exc) from None
+    finally:
+        if tmp is not None and os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
+def _create_exclusive(path: Path, data: bytes, mode: int) -> bool:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    return True
+
+
+def open_append(path: Path, what: str = "file") -> int:
+    """A descriptor appending to ``path`` (created if absent): a regular file, never through a
+    symlink, never a FIFO or device."""
+    path = Path(path)
+    check_target(path, what)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+                     | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OutputError(f"{what} {shown(path)} is a symlink; refusing to write through it",
+                              code="output.not_regular") from None
+        raise _failed(path, what, exc) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise OutputError(f"{what} {shown(path)} is {kind_of(info.st_mode)}; refusing to write to it",
+                          code="output.not_regular")
+    os.set_blocking(fd, True)
+    return fd
