@@ -686,4 +686,6 @@ def discover(paths: list[Path]) -> list[Path]:
 
 def demo_root() -> Path:
     """The embedded demo project (contracts and fixtures of the three demo tools)."""
-    return Path(str(resources.files("harness").joinpath("demo")))
+    from harness.project import demo_root as located
+
+    return located()

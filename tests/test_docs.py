@@ -28,7 +28,7 @@ def test_the_getting_started_walkthrough_works_as_written(tmp_path, capsys, monk
     contract_dir = tmp_path / "contracts/ticket_status"
     (contract_dir / "schemas").mkdir(parents=True)
     (contract_dir / "contract.yaml").write_text(contract_yaml)
-    schema = json.loads((REPO / "harness/demo/contracts/review_status/schemas/v1.json").read_text())
+    schema = json.loads((REPO / "contracts/review_status/schemas/v1.json").read_text())
     schema["$id"] = "https://example.invalid/ticket_status/v1.json"
     for branch in schema["oneOf"]:
         branch["properties"]["tool"] = {"const": "ticket_status"}

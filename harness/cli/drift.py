@@ -7,10 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.cli.check import DEFAULT_CASES_DIR, load_contracts
+from harness.cli.check import CASES_DIR_HELP, add_demo_argument, load_contracts
 from harness.drift.runner import DEFAULT_CONCURRENCY, DriftRunner, plan
 from harness.engine import CaseFinished, RunFinished
 from harness.errors import UsageError
+from harness.project import state_dir
 from harness.reporting import Reporter, dispatch
 from harness.reporting.drift import (
     DriftHtmlReporter,
@@ -29,8 +30,9 @@ def register(sub: Any) -> None:
         description=(
             "Send each upstream's sample requests (upstreams: in contract.yaml), run every "
             "response through the boundary, fingerprint its shape and compare it with "
-            "fixtures/historical/<tool>/. Without CONTRACTS: ./contracts if present, else the "
-            "embedded demo (whose upstreams need `contract-harness sandbox`). Exit 0 no drift, "
+            "fixtures/historical/<tool>/. Without CONTRACTS: the project around the working "
+            "directory (the nearest folder upward holding contracts/); --demo runs the embedded "
+            "demo (whose upstreams need `contract-harness sandbox`). Exit 0 no drift, "
             "1 drift, a rejection or an upstream failure, 2 configuration error."
         ),
     )
@@ -41,6 +43,7 @@ def register(sub: Any) -> None:
         help="contract dirs, contracts/ folders or project roots",
     )
     p.add_argument("--tool", action="append", metavar="T", help="only this tool (repeatable)")
+    add_demo_argument(p)
     p.add_argument(
         "--upstream",
         action="append",
@@ -59,8 +62,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--cases-dir",
         metavar="DIR",
-        default=DEFAULT_CASES_DIR,
-        help=f"where rejected responses are written for 'verify' (default {DEFAULT_CASES_DIR})",
+        help=f"where rejected responses are written for 'verify' {CASES_DIR_HELP}",
     )
     p.add_argument(
         "--concurrency",
@@ -82,7 +84,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         raise UsageError(f"concurrency must be at least 1, not {args.concurrency}")
-    contracts = load_contracts(args.contracts, args.tool)
+    contracts = load_contracts(args.contracts, args.tool, args.demo)
     drift_plan = plan(contracts, upstreams=args.upstream)
     runner = DriftRunner(drift_plan, record=args.record, concurrency=args.concurrency, budget_s=args.budget)
     budget = runner.budget_s
@@ -104,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
                 summary = event.summary
             yield event
 
-    dispatch(watch(_with_reproductions(runner.events(), Path(args.cases_dir))), reporters)
+    cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
+    dispatch(watch(_with_reproductions(runner.events(), cases_dir)), reporters)
     assert summary is not None
     return 0 if summary.ok else 1
 
