@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -90,7 +91,13 @@ def contract_roots(paths: list[str], demo: bool = False) -> list[Path]:
         raise UsageError("give CONTRACTS or --demo, not both")
     if paths:
         return [Path(p) for p in paths]
-    return [project_root(demo=demo)]
+    root = project_root(demo=demo)
+    # As the user would type it from here ("." or "../.."), so file names in messages are too.
+    try:
+        shown = os.path.relpath(root)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return [root]
+    return [Path(shown) if not demo and not shown.startswith("../../..") else root]
 
 
 def project_roots(roots: list[Path], contract_dirs: list[Path]) -> list[Path]:

@@ -12,9 +12,22 @@
   (:mod:`harness.schemas.boundary`, exact-length strings from :mod:`harness.schemas.regex`).
 """
 
-from harness.schemas.generate import GenerationStats, from_expanded, from_schema, sample
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# resolve and lower are light; ``lower`` (the function) must also shadow its module's name.
 from harness.schemas.lower import Lowered, lower
 from harness.schemas.resolve import Expanded, Location, Unmodelled, as_schema, expand
+
+if TYPE_CHECKING:
+    from harness.schemas.generate import GenerationStats, from_expanded, from_schema, sample
+
+# generate loads on first use: the resolver is asked about every contract when it loads, and
+# must not pull in hypothesis with it.
+_EXPORTS = {"GenerationStats": "generate", "from_expanded": "generate", "from_schema": "generate",
+            "sample": "generate"}
 
 __all__ = [
     "Expanded",
@@ -29,3 +42,10 @@ __all__ = [
     "lower",
     "sample",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness.schemas' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"harness.schemas.{module}"), name)
