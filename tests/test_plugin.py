@@ -28,6 +28,8 @@ def demo_project(pytester: pytest.Pytester, demo_root):  # type: ignore[no-untyp
     # Only the deployment tool, to keep these runs short (and few examples per fuzz item).
     for tool in ("review_status", "job_status"):
         shutil.rmtree(pytester.path / "contracts" / tool)
+        for kind in ("accepted", "rejected", "historical"):
+            shutil.rmtree(pytester.path / "fixtures" / kind / tool, ignore_errors=True)
     pytester.makeini("[pytest]\ncontract_harness_fuzz_examples = 10\n")
     return pytester
 
@@ -99,8 +101,12 @@ def test_works_under_xdist(demo_project) -> None:  # type: ignore[no-untyped-def
     result.stdout.fnmatch_lines(["*contract cases by rejecting layer*", "deployment_status*48*"])
 
 
-def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root) -> None:  # type: ignore[no-untyped-def]
-    result = pytester.runpytest("-q", "--co", "--contracts", str(demo_root / "contracts" / "deployment_status"))
+def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+    # A copy outside this repository: pointed into it, pytest would read this repository's settings.
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    for part in ("contracts", "fixtures"):
+        shutil.copytree(demo_root / part, elsewhere / part)
+    result = pytester.runpytest("-q", "--co", "--contracts", str(elsewhere / "contracts" / "deployment_status"))
     assert any("66 tests collected" in line for line in result.stdout.lines)
 
 
@@ -110,6 +116,50 @@ def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:
     result = demo_project.runpytest("-q")
     result.stdout.fnmatch_lines(["*unknown key*admin_override*"])
     assert result.ret != 0
+
+
+def test_with_testpaths_naming_only_tests_the_contracts_are_collected_anyway(demo_project) -> None:  # type: ignore[no-untyped-def]
+    # (The folder is "unit", not "tests": this process already imported a package named tests.)
+    demo_project.makepyprojecttoml('[tool.pytest.ini_options]\ntestpaths = ["unit"]\n'
+                                   "contract_harness_fuzz_examples = '10'\n")
+    demo_project.mkdir("unit").joinpath("test_unit.py").write_text("def test_unit():\n    pass\n")
+    (demo_project.path / "tox.ini").unlink()  # makeini's; pyproject.toml holds the settings now
+    result = demo_project.runpytest("--co", "-q")
+    assert "unit/test_unit.py::test_unit" in result.stdout.lines
+    assert "contracts/deployment_status/contract.yaml::accepted::healthy" in result.stdout.lines
+    assert any("67 tests collected" in line for line in result.stdout.lines)
+    header = demo_project.runpytest("--co").stdout.str()
+    assert f"contract-harness: also collecting {demo_project.path / 'contracts'} (outside testpaths; " \
+           "--no-contracts leaves it out)" in header
+    quiet = demo_project.runpytest("--co", "-q", "--no-contracts").stdout.lines
+    assert any("1 test collected" in line for line in quiet)
+    chosen = demo_project.runpytest("--co", "-q", "unit").stdout.lines  # paths given: exactly those
+    assert any("1 test collected" in line for line in chosen)
+
+
+def test_a_fixture_folder_for_a_tool_without_a_contract_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
+    (demo_project.path / "fixtures/accepted/deployment_statu").mkdir()
+    result = demo_project.runpytest("-q", "--co")
+    result.stdout.fnmatch_lines(["fixture.unknown_tool: *deployment_statu/: fixtures for tool 'deployment_statu', "
+                                 "which has no contract (contracts/deployment_statu/contract.yaml) "
+                                 "(did you mean 'deployment_status'?)"])
+    assert result.ret != 0 and "Traceback" not in result.stdout.str()
+
+
+def test_a_broken_sidecar_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
+    (demo_project.path / "fixtures/rejected/deployment_status/deep_nesting.case.yaml").write_text("expect: [\n")
+    result = demo_project.runpytest("-q", "--co")
+    errors = [line for line in result.stdout.lines if "deep_nesting.case.yaml" in line]
+    assert len(errors) == 1 and errors[0].startswith("contract.invalid: ")
+    assert result.ret != 0 and "Traceback" not in result.stdout.str()
+
+
+def test_the_plugin_leaves_no_hypothesis_folder_in_the_project(demo_project, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    result = demo_project.runpytest_subprocess("-q", "-m", "fuzz or compat")
+    result.assert_outcomes(passed=7)
+    assert not (demo_project.path / ".hypothesis").exists()
+    assert (demo_project.path / ".contract-harness/hypothesis").is_dir()
 
 
 def test_no_differential_skips_the_reference_validator(demo_project) -> None:  # type: ignore[no-untyped-def]
