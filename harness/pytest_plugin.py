@@ -169,6 +169,7 @@ class ContractFile(pytest.File):
     """``contracts/<tool>/contract.yaml``: one collector per case source below it."""
 
     def collect(self) -> Any:
+        from harness import lock
         from harness.cases import DEFAULT_MAX_MUTANTS, cases_for
         from harness.contract import load_contract
         from harness.errors import HarnessError
@@ -179,6 +180,7 @@ class ContractFile(pytest.File):
         try:
             contract = load_contract(self.path.parent)
             check_layout([contract.root])
+            lock.verify(contract)
             collected = cases_for(
                 contract, max_mutants=DEFAULT_MAX_MUTANTS if max_mutants is None else max_mutants
             )

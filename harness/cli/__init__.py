@@ -17,7 +17,7 @@ from harness import __version__
 from harness.errors import HarnessError
 
 #: Subcommand modules, in the order ``--help`` lists them (``import_`` registers ``import``).
-COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox", "init", "import_", "fuzz")
+COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox", "init", "import_", "fuzz", "lock")
 
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
 

@@ -112,13 +112,20 @@ def project_roots(roots: list[Path], contract_dirs: list[Path]) -> list[Path]:
     return found
 
 
-def load_contracts(paths: list[str], tools: list[str] | None, demo: bool = False) -> list[Contract]:
+def load_contracts(paths: list[str], tools: list[str] | None, demo: bool = False,
+                   locks: bool = True) -> list[Contract]:
     """Contracts named on the command line (default: the project around the working directory,
-    or the embedded demo with ``demo``), after the project's layout is checked."""
+    or the embedded demo with ``demo``), after the project's layout is checked; with ``locks``,
+    a published schema version changed in place (schemas.lock) is an error."""
+    from harness import lock
+
     roots = contract_roots(paths, demo)
     directories = discover(roots)
     check_layout(project_roots(roots, directories))
     contracts = [load_contract(d) for d in directories]
+    if locks:
+        for contract in contracts:
+            lock.verify(contract)
     if not contracts:
         raise UsageError(f"no contracts found under {', '.join(map(str, roots))}")
     if tools:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness import lock
 from harness.boundary.audit import write_atomic
 from harness.cli.check import add_demo_argument
 from harness.compat.model import Budget, Policy
@@ -72,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.examples < 1 or args.samples < 0 or args.seconds <= 0:
         raise UsageError("--examples must be at least 1, --samples at least 0, --seconds positive")
     contract = load_contract(base / args.tool)
+    lock.verify(contract)
     for option, version in (("--from", args.old), ("--to", args.new)):
         if version is not None and version not in contract.versions:
             raise UsageError(f"{option} {version}: {contract.tool} has no version {version} "
