@@ -178,7 +178,7 @@ def _unread(entry: Path, rule: str) -> ContractError:
     if entry.is_file() and lowered.endswith((".case.yml", ".yaml", ".yml")) and not entry.name.endswith(SIDECAR_SUFFIX):
         stem = entry.name.split(".")[0]
         hint = f" (a sidecar is named {stem}{SIDECAR_SUFFIX})"
-    elif entry.is_file() and lowered.endswith(PAYLOAD_SUFFIX):
+    elif entry.is_file() and lowered.endswith(PAYLOAD_SUFFIX) and not entry.name.endswith(PAYLOAD_SUFFIX):
         hint = f" (a payload ends in {PAYLOAD_SUFFIX}, lower case)"
     return ContractError(f"{kind} {entry.name!r} is not read: {rule}{hint}", file=_relative(entry),
                          code="fixture.unread_file")

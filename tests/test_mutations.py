@@ -161,7 +161,10 @@ def test_success_plus_error_is_no_finding_when_the_vendor_schema_has_no_error_co
         "    item = document['item']\n"
         "    return {'tool': 'item_status', 'request_id': request['request_id'], 'outcome': 'success',\n"
         "            'data': {'item_id': item['id'], 'status': item['state']}}\n")
-    yaml_text = DEFAULT_ADAPTER_YAML + f"vendor_schema: {json.dumps(vendor)}\n"
+    from tests.conftest import DEFAULT_YAML
+
+    yaml_text = (DEFAULT_YAML.format(tool="item_status") + "adapter: vendor_items_adapter:adapt\n"
+                 + f"vendor_schema: {json.dumps(vendor)}\n")
     directory = make_contract(yaml_text=yaml_text, files={
         "fixtures/accepted/item_status/open.json": json.dumps({"item": {"id": "it-7", "state": "open"}})})
     contract = load_contract(directory)
@@ -169,18 +172,3 @@ def test_success_plus_error_is_no_finding_when_the_vendor_schema_has_no_error_co
     assert case.expect.absorbable
     result = Engine().evaluate(case)
     assert (result.status, result.detail) == ("passed", "absorbed by the adapter; nothing reached the agent")
-
-
-DEFAULT_ADAPTER_YAML = """\
-tool: item_status
-version: 1
-request:
-  schema: {type: object, properties: {item_id: {type: string}}}
-  example: {item_id: it-7}
-bindings:
-  - {name: item_id, result: /data/item_id, request: /args/item_id}
-agent_view:
-  item_id: /data/item_id
-  status: /data/status
-adapter: vendor_items_adapter:adapt
-"""

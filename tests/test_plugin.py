@@ -34,6 +34,20 @@ def demo_project(pytester: pytest.Pytester, demo_root):  # type: ignore[no-untyp
     return pytester
 
 
+def _unpublish(project: pytest.Pytester) -> None:
+    """These tests edit v2 as a draft would be edited: before it is recorded in schemas.lock."""
+    (project.path / "contracts/deployment_status/schemas.lock").unlink()
+
+
+def test_a_published_version_edited_in_place_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
+    schema = demo_project.path / "contracts/deployment_status/schemas/v1.json"
+    schema.write_text(schema.read_text().replace('"maxLength": 40', '"maxLength": 64'))
+    result = demo_project.runpytest("-q", "--co")
+    result.stdout.fnmatch_lines(["contract.version_changed: *contracts/deployment_status/schemas/v1.json: "
+                                 "v1 changed in place: add v3 (a published version never changes; *"])
+    assert result.ret != 0 and "Traceback" not in result.stdout.str()
+
+
 def test_plain_pytest_collects_one_item_per_case_with_readable_ids(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("--collect-only", "-q")
     lines = result.stdout.lines
@@ -167,6 +181,7 @@ def test_no_differential_skips_the_reference_validator(demo_project) -> None:  #
     schema = demo_project.path / "contracts/deployment_status/schemas/v2.json"
     schema.write_text(schema.read_text().replace(
         '"state": {', '"note": {"type": "string", "format": "regex", "maxLength": 40},\n    "state": {'))
+    _unpublish(demo_project)
     rejected = demo_project.path / "fixtures/rejected/deployment_status"
     (rejected / "py_regex.json").write_text(
         '{"environment": "staging", "revision": "a83f19c", "state": "healthy", "note": "(?P<n>a)"}')
@@ -197,6 +212,7 @@ def test_one_fuzz_item_per_applicable_property_and_no_fuzz_turns_them_off(demo_p
 def test_a_failing_fuzz_item_shows_the_shrunk_example_and_how_to_reproduce_it(demo_project) -> None:  # type: ignore[no-untyped-def]
     schema = demo_project.path / "contracts/deployment_status/schemas/v2.json"
     schema.write_text(schema.read_text().replace('"additionalProperties": false', '"additionalProperties": true'))
+    _unpublish(demo_project)
     result = demo_project.runpytest("-q", "-k", "fuzz and rejects_near_misses")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
