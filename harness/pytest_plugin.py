@@ -65,6 +65,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(opt-in, it talks to live upstreams; marker: drift)")
     parser.addini("contract_harness_contracts", type="paths", default=[],
                   help="contract folders to collect, like --contracts")
+    parser.addini("contract_harness_collect_root", type="bool", default=True,
+                  help="collect the project's contracts/ even where testpaths leaves it out")
     parser.addini("contract_harness_max_mutants", type="string", default="",
                   help="cap near-miss mutants per fixture")
     group.addoption("--no-differential", action="store_true",
@@ -107,7 +109,8 @@ def pytest_configure(config: pytest.Config) -> None:
 def _collect_project_contracts(config: pytest.Config) -> Path | None:
     """Where ``testpaths`` chose what to collect (no paths given) and left the project's
     ``contracts/`` out, add it: the contracts are what this plugin is for."""
-    if config.args_source is not pytest.Config.ArgsSource.TESTPATHS or config.getoption("--no-contracts"):
+    if (config.args_source is not pytest.Config.ArgsSource.TESTPATHS or config.getoption("--no-contracts")
+            or not config.getini("contract_harness_collect_root")):
         return None
     from harness.project import CONTRACTS, find_root
 
@@ -128,7 +131,7 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if added is None:
         return None
     return (f"contract-harness: also collecting {added} (outside testpaths; "
-            "--no-contracts leaves it out)")
+            "--no-contracts or contract_harness_collect_root = false leaves it out)")
 
 
 @contextmanager

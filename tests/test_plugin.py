@@ -115,12 +115,8 @@ def test_works_under_xdist(demo_project) -> None:  # type: ignore[no-untyped-def
     result.stdout.fnmatch_lines(["*contract cases by rejecting layer*", "deployment_status*48*"])
 
 
-def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
-    # A copy outside this repository: pointed into it, pytest would read this repository's settings.
-    elsewhere = tmp_path_factory.mktemp("elsewhere")
-    for part in ("contracts", "fixtures"):
-        shutil.copytree(demo_root / part, elsewhere / part)
-    result = pytester.runpytest("-q", "--co", "--contracts", str(elsewhere / "contracts" / "deployment_status"))
+def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root) -> None:  # type: ignore[no-untyped-def]
+    result = pytester.runpytest("-q", "--co", "--contracts", str(demo_root / "contracts" / "deployment_status"))
     assert any("66 tests collected" in line for line in result.stdout.lines)
 
 
@@ -144,11 +140,13 @@ def test_with_testpaths_naming_only_tests_the_contracts_are_collected_anyway(dem
     assert any("67 tests collected" in line for line in result.stdout.lines)
     header = demo_project.runpytest("--co").stdout.str()
     assert f"contract-harness: also collecting {demo_project.path / 'contracts'} (outside testpaths; " \
-           "--no-contracts leaves it out)" in header
+           "--no-contracts or contract_harness_collect_root = false leaves it out)" in header
     quiet = demo_project.runpytest("--co", "-q", "--no-contracts").stdout.lines
     assert any("1 test collected" in line for line in quiet)
     chosen = demo_project.runpytest("--co", "-q", "unit").stdout.lines  # paths given: exactly those
     assert any("1 test collected" in line for line in chosen)
+    off = demo_project.runpytest("--co", "-q", "-o", "contract_harness_collect_root=false").stdout.lines
+    assert any("1 test collected" in line for line in off)
 
 
 def test_a_fixture_folder_for_a_tool_without_a_contract_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
