@@ -50,3 +50,16 @@ def test_the_getting_started_walkthrough_works_as_written(tmp_path, capsys, monk
     monkeypatch.chdir(tmp_path)
     assert main(["check", "--no-progress"]) == 0, capsys.readouterr().out
     assert main(["verify", "contracts/ticket_status", "fixtures/accepted/ticket_status/open.json"]) == 0
+
+
+def test_ci_runs_the_readmes_two_commands_as_written() -> None:
+    import re
+
+    from tests.conftest import REPO
+
+    readme = (REPO / "README.md").read_text()
+    first, second = re.findall(r"```sh\n(.*?)\n```", readme, re.S)[:2]
+    script = (REPO / ".ci" / "run").read_text().splitlines()
+    assert first in script and second in script
+    assert first.endswith("contract-harness check")  # the main job, on this repository's own contracts/
+    assert "-rs" in second.split()  # skip reasons shown
