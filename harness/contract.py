@@ -29,6 +29,7 @@ from urllib.parse import urljoin
 
 import yaml
 
+from harness import consistency
 from harness.boundary.parse import strict_loads
 from harness.boundary.projection import derive_view_schema
 from harness.boundary.schema import SchemaValidator, validator_for
@@ -440,14 +441,7 @@ class Contract:
         return self._cached(("resources",), self._load_resources)
 
     def _load_resources(self) -> list[tuple[str, Any]]:
-        found: list[tuple[str, Any]] = []
-        folder = self.directory / SCHEMAS_DIR
-        for file in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-            content = load_json_file(file, within=self.directory, what="schema file")
-            found.append((file.resolve().as_uri(), content))
-            if isinstance(content, dict) and isinstance(content.get("$id"), str):
-                found.append((content["$id"].rstrip("#"), content))
-        return found
+        return load_schema_resources(self.directory)
 
     def _compile(self, version: int) -> SchemaValidator:
         file = self.schema_path(version)
@@ -583,6 +577,19 @@ class Contract:
 
 # --------------------------------------------------------------------------- loading
 
+
+def load_schema_resources(directory: Path) -> list[tuple[str, Any]]:
+    """Every schema file in ``<directory>/schemas/``, by file URI and by ``$id``."""
+    found: list[tuple[str, Any]] = []
+    folder = directory / SCHEMAS_DIR
+    for file in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        content = load_json_file(file, within=directory, what="schema file")
+        found.append((file.resolve().as_uri(), content))
+        if isinstance(content, dict) and isinstance(content.get("$id"), str):
+            found.append((content["$id"].rstrip("#"), content))
+    return found
+
+
 _META: SchemaValidator | None = None
 
 
@@ -717,7 +724,6 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     limits = Limits(**data.get("limits", {}))
     request = data.get("request", {})
     errors = data.get("errors", {})
-    envelope_raw = data.get("envelope", {})
     defaults = data.get("defaults", {})
     vendor = data.get("vendor_schema")
     if isinstance(vendor, str):
@@ -784,7 +790,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
             freshness_retryable=errors.get("freshness_retryable", True),
             codes=tuple(errors.get("codes", [])),
         ),
-        envelope=None if envelope_raw is None else Envelope(**envelope_raw),
+        envelope=consistency.envelope_for(file, data, schemas),
         adapter=data.get("adapter"),
         vendor_schema=vendor,
         default_now=default_now,
@@ -798,6 +804,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         contract.view_validator(v)
     contract.vendor_validator()
     contract.request_validator()
+    consistency.check(contract)
     return contract
 
 
@@ -843,4 +850,6 @@ def discover(paths: list[Path]) -> list[Path]:
 
 def demo_root() -> Path:
     """The embedded demo project (contracts and fixtures of the three demo tools)."""
-    return Path(str(resources.files("harness").joinpath("demo")))
+    from harness.project import demo_root as located
+
+    return located()

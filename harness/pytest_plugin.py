@@ -14,6 +14,12 @@ Each contract also gets one fuzz item per applicable property
 (``contracts/review_status/contract.yaml::fuzz::accepts_valid``, marker ``fuzz``; ``--no-fuzz``
 turns them off); hypothesis loads only when one of them runs.
 
+Contracts are collected from the project root (the nearest folder upward holding
+``contracts/``) even where ``testpaths`` names only ``tests``: a plain ``pytest`` never
+reports "1 passed" over contracts it did not look at. Hypothesis, which the fuzz and compat
+items use, keeps its caches in ``.contract-harness/hypothesis`` while they run: no
+``.hypothesis/`` is left at the project's root.
+
 This module imports almost nothing at the top, so ``pytest`` stays fast where the plugin is
 installed but unused.
 """
@@ -21,6 +27,9 @@ installed but unused.
 from __future__ import annotations
 
 import itertools
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +44,7 @@ if TYPE_CHECKING:
 CONTRACT_FILE = "contract.yaml"
 _ENGINE = pytest.StashKey[dict[str, Any]]()
 _DRIFT = pytest.StashKey[dict[tuple[str, str], dict[str, Any]]]()
+_ADDED = pytest.StashKey[Path | None]()
 _SOURCE_MARKERS = {
     "accepted": "fixtures/accepted", "rejected": "fixtures/rejected",
     "historical": "fixtures/historical", "mutation": "near-miss mutations",
@@ -57,6 +67,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(opt-in, it talks to live upstreams; marker: drift)")
     parser.addini("contract_harness_contracts", type="paths", default=[],
                   help="contract folders to collect, like --contracts")
+    parser.addini("contract_harness_collect_root", type="bool", default=True,
+                  help="collect the project's contracts/ even where testpaths leaves it out")
     parser.addini("contract_harness_max_mutants", type="string", default="",
                   help="cap near-miss mutants per fixture")
     group.addoption("--no-differential", action="store_true",
@@ -89,10 +101,58 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--contracts {path}: no such directory")
         if str(path) not in config.args:
             config.args.append(str(path))
+    config.stash[_ADDED] = _collect_project_contracts(config)
     config.stash[_ENGINE] = {}
     config.stash[_DRIFT] = {}
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(LayerTable(), "contract-harness-layer-table")
+
+
+def _collect_project_contracts(config: pytest.Config) -> Path | None:
+    """Where ``testpaths`` chose what to collect (no paths given) and left the project's
+    ``contracts/`` out, add it: the contracts are what this plugin is for."""
+    if (config.args_source is not pytest.Config.ArgsSource.TESTPATHS or config.getoption("--no-contracts")
+            or not config.getini("contract_harness_collect_root")):
+        return None
+    from harness.project import CONTRACTS, find_root
+
+    root = find_root(config.rootpath)
+    if root is None:
+        return None
+    contracts = (root / CONTRACTS).resolve()
+    for arg in config.args:
+        path = (config.invocation_params.dir / arg.split("::")[0]).resolve()
+        if path == contracts or path in contracts.parents:
+            return None
+    config.args.append(str(contracts))
+    return contracts
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    added = config.stash.get(_ADDED, None)
+    if added is None:
+        return None
+    return (f"contract-harness: also collecting {added} (outside testpaths; "
+            "--no-contracts or contract_harness_collect_root = false leaves it out)")
+
+
+@contextmanager
+def _hypothesis_home(config: pytest.Config) -> Iterator[None]:
+    """Hypothesis's caches in ``.contract-harness/hypothesis`` for the duration of one of our
+    items, unless the user chose a place (``HYPOTHESIS_STORAGE_DIRECTORY``): no ``.hypothesis/``
+    at the project's root, and the user's own hypothesis tests keep theirs."""
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        yield
+        return
+    import hypothesis.configuration as hypothesis_configuration
+
+    # The module-level override hypothesis keeps (None unless someone set it), restored after.
+    previous = vars(hypothesis_configuration).get("__hypothesis_home_directory")
+    hypothesis_configuration.set_hypothesis_home_dir(config.rootpath / ".contract-harness" / "hypothesis")
+    try:
+        yield
+    finally:
+        hypothesis_configuration.set_hypothesis_home_dir(previous)
 
 
 def _max_mutants(config: pytest.Config) -> int | None:
@@ -114,19 +174,23 @@ class ContractFile(pytest.File):
     """``contracts/<tool>/contract.yaml``: one collector per case source below it."""
 
     def collect(self) -> Any:
+        from harness import lock
         from harness.cases import DEFAULT_MAX_MUTANTS, cases_for
         from harness.contract import load_contract
         from harness.errors import one_line
+        from harness.project import check_layout
 
         max_mutants = _max_mutants(self.config)
         try:
             contract = load_contract(self.path.parent)
+            check_layout([contract.root])
+            lock.verify(contract)
             collected = cases_for(
                 contract, max_mutants=DEFAULT_MAX_MUTANTS if max_mutants is None else max_mutants
             )
         except Exception as exc:
-            # The same one line as the CLI's, for a contract, a schema, a fixture or a sidecar
-            # (``--debug``-style tracebacks: pytest's own ``--full-trace``).
+            # The same one line as the CLI's, for a contract, a schema, a fixture, a sidecar, the
+            # layout or the lock (``--debug``-style tracebacks: pytest's own ``--full-trace``).
             if self.config.getoption("fulltrace"):
                 raise
             raise self.CollectError(one_line(exc)) from None
@@ -254,9 +318,10 @@ class CompatPair(pytest.Collector):
 
     def report(self) -> Any:
         if self._report is None:
-            from harness.compat.api import compare
+            with _hypothesis_home(self.config):  # hypothesis-jsonschema writes caches on import
+                from harness.compat.api import compare
 
-            self._report = compare(self.contract, self.old, self.new)
+                self._report = compare(self.contract, self.old, self.new)
         return self._report
 
     def collect(self) -> Any:
@@ -416,14 +481,15 @@ class FuzzItem(pytest.Item):
         self.extra_keyword_matches.update({self.parent.contract.tool, "fuzz"})
 
     def runtest(self) -> None:
-        from harness.fuzz.properties import PROPERTIES
-        from harness.fuzz.runner import run_property
-
         assert isinstance(self.parent, FuzzGroup)
-        store = self.config.stash[_ENGINE]
-        if "fuzz-options" not in store:
-            store["fuzz-options"] = _fuzz_options(self.config)
-        outcome = run_property(self.parent.subject(), PROPERTIES[self.name], store["fuzz-options"])
+        with _hypothesis_home(self.config):  # hypothesis-jsonschema writes caches on import
+            from harness.fuzz.properties import PROPERTIES
+            from harness.fuzz.runner import run_property
+
+            store = self.config.stash[_ENGINE]
+            if "fuzz-options" not in store:
+                store["fuzz-options"] = _fuzz_options(self.config)
+            outcome = run_property(self.parent.subject(), PROPERTIES[self.name], store["fuzz-options"])
         self.user_properties.extend([("tool", outcome.tool), ("property", outcome.prop),
                                      ("examples", str(outcome.examples)), ("status", outcome.status)])
         if not outcome.ok:

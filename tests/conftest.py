@@ -47,9 +47,23 @@ def corpus(name: str) -> Path:
 
 
 def corpus_files(name: str, pattern: str) -> list[Path]:
-    """For parametrize at collection time: [] where the corpus is absent (tests then skip)."""
+    """The corpus files matching ``pattern``; [] where the corpus is absent."""
     path = CORPORA / name
     return sorted(path.glob(pattern)) if path.is_dir() else []
+
+
+def absent_corpus(name: str, arity: int = 1) -> list[Any]:
+    """For parametrize where the corpus is absent: one skipped case carrying the reason (an
+    empty parameter set would vanish as "got empty parameter set" instead)."""
+    reason = f"shared corpus {name!r} not found at {CORPORA / name} (set HARNESS_SHARED to its parent)"
+    values = (None,) * arity
+    return [pytest.param(*values, marks=pytest.mark.skip(reason=reason), id=f"{name}-absent")]
+
+
+def corpus_params(name: str, pattern: str) -> list[Any]:
+    """For parametrize at collection time: the corpus files, or one case that skips with the
+    reason where the corpus is absent."""
+    return corpus_files(name, pattern) if (CORPORA / name).is_dir() else absent_corpus(name)
 
 
 @pytest.fixture(scope="session")

@@ -105,16 +105,23 @@ def test_freshness_uses_the_injected_clock(demo, demo_root) -> None:  # type: ig
     ],
 )
 def test_timestamps_are_parsed_as_rfc3339(make_contract, stamp, code) -> None:  # type: ignore[no-untyped-def]
-    # No format keyword here, so only the freshness layer stands between the value and the agent.
+    # The layer parses every timestamp itself, whatever the schema's format check let through:
+    # judged here on its own, behind a schema that (as every loadable contract must) says date-time.
+    from harness.boundary import freshness
+    from harness.boundary.base import Evaluation
+
     data = {"type": "object", "properties": {"item_id": {"type": "string"}, "status": {"type": "string"},
-                                             "seen": {"type": "string"}}}
+                                             "seen": {"type": "string", "format": "date-time"}}}
     d = make_contract(
         yaml_text=DEFAULT_YAML.format(tool="item_status")
         + "freshness: [{field: /data/seen, max_age: PT15M}]\n",
         schemas={1: envelope_schema("item_status", data)},
     )
-    verdict = Boundary(load_contract(d), clock=lambda: NOW).check(item(seen=stamp))
-    assert verdict.code == code
+    contract = load_contract(d)
+    ev = Evaluation(contract, 1, contract.normalise_request(None), NOW, None)
+    ev.set_result(json.loads(item(seen=stamp)))
+    rejection = freshness.check(ev)
+    assert (rejection.code if rejection else None) == code
 
 
 def test_adapter_absorbs_vendor_churn_and_never_forwards_vendor_text(demo, demo_root) -> None:  # type: ignore[no-untyped-def]

@@ -14,10 +14,10 @@ from tests.conftest import item
 
 def test_check_on_the_embedded_demo_holds(capsys, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.chdir(tmp_path)
-    code = main(["check", "--no-progress", "--json", "report.json"])
+    code = main(["check", "--demo", "--no-progress", "--json", "report.json"])
     out, err = capsys.readouterr()
     assert code == 0, out
-    assert "using the embedded demo" in err
+    assert err == ""
     assert "cases by rejecting layer" in out and "review_status" in out
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["summary"]["ok"] and report["summary"]["failed"] == 0
@@ -42,12 +42,13 @@ def test_failing_case_prints_ids_layers_and_a_reproduce_command(capsys, make_con
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["check", "--shard", "3/2"], "--shard"),
-        (["check", "--shard", "x"], "I/N"),
-        (["check", "--tool", "nope"], "unknown tool nope (known: deployment_status, job_status, review_status)"),
-        (["check", "--operator", "frobnicate"], "unknown operator frobnicate"),
-        (["check", "--max-mutants", "-1"], "--max-mutants"),
+        (["check", "--demo", "--shard", "3/2"], "--shard"),
+        (["check", "--demo", "--shard", "x"], "I/N"),
+        (["check", "--demo", "--tool", "nope"], "unknown tool nope (known: deployment_status, job_status, review_status)"),
+        (["check", "--demo", "--operator", "frobnicate"], "unknown operator frobnicate"),
+        (["check", "--demo", "--max-mutants", "-1"], "--max-mutants"),
         (["check", "/no/such/dir"], "contract.missing"),
+        (["check", "--demo", "contracts"], "give CONTRACTS or --demo, not both"),
     ],
 )
 def test_check_usage_errors_are_one_line_exit_2(capsys, tmp_path, monkeypatch, argv, needle) -> None:  # type: ignore[no-untyped-def]
@@ -62,16 +63,16 @@ def test_shards_together_cover_the_whole_run(capsys, tmp_path, monkeypatch) -> N
     monkeypatch.chdir(tmp_path)
     totals = []
     for i in (1, 2):
-        assert main(["check", "--tool", "review_status", "--shard", f"{i}/2", "--no-progress", "--json", f"s{i}.json"]) == 0
+        assert main(["check", "--demo", "--tool", "review_status", "--shard", f"{i}/2", "--no-progress", "--json", f"s{i}.json"]) == 0
         totals.append(json.loads(Path(f"s{i}.json").read_text())["summary"]["total"])
-    assert main(["check", "--tool", "review_status", "--no-progress", "--json", "all.json"]) == 0
+    assert main(["check", "--demo", "--tool", "review_status", "--no-progress", "--json", "all.json"]) == 0
     capsys.readouterr()
     assert sum(totals) == json.loads(Path("all.json").read_text())["summary"]["total"]
 
 
 def test_check_is_quiet_in_ci_and_never_draws_a_progress_bar(tmp_path) -> None:
     env = {**os.environ, "CI": "true"}
-    proc = subprocess.run([sys.executable, "-m", "harness.cli", "check", "--tool", "deployment_status"],
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "check", "--demo", "--tool", "deployment_status"],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "\r" not in proc.stderr and "checking" not in proc.stderr

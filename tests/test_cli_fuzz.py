@@ -20,11 +20,11 @@ from tests.conftest import ENVELOPE_DATA, envelope_schema
 
 def test_the_ci_profile_passes_on_the_demo_tools_and_writes_every_report(capsys, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.chdir(tmp_path)
-    code = main(["fuzz", "--profile", "ci", "--no-progress", "--json", "fuzz.json", "--markdown", "fuzz.md",
+    code = main(["fuzz", "--demo", "--profile", "ci", "--no-progress", "--json", "fuzz.json", "--markdown", "fuzz.md",
                  "--junit", "fuzz.xml", "--html", "fuzz.html"])
     out, err = capsys.readouterr()
     assert code == 0, out
-    assert "using the embedded demo" in err
+    assert err == ""
     assert "all 13 properties held on 3 tools (1,300 examples" in out
     assert not (tmp_path / ".contract-harness/fuzz/fixtures").exists()  # nothing failed, nothing written
 
@@ -104,15 +104,16 @@ def test_a_failing_property_exits_1_with_the_example_the_fixture_and_how_to_repl
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["fuzz", "--examples", "0"], "--examples must be at least 1"),
-        (["fuzz", "--property", "frobnicate"], "unknown property frobnicate (known: accepts_valid,"),
-        (["fuzz", "--tool", "nope"], "unknown tool nope (known: deployment_status, job_status, review_status)"),
-        (["fuzz", "--blob", "AXic"], "--blob replays one example: give exactly one --tool and one --property"),
-        (["fuzz", "--tool", "review_status", "--property", "adapter_maps_cleanly", "--blob", "AXic"],
+        (["fuzz", "--demo", "--examples", "0"], "--examples must be at least 1"),
+        (["fuzz", "--demo", "--property", "frobnicate"], "unknown property frobnicate (known: accepts_valid,"),
+        (["fuzz", "--demo", "--tool", "nope"], "unknown tool nope (known: deployment_status, job_status, review_status)"),
+        (["fuzz", "--demo", "--blob", "AXic"], "--blob replays one example: give exactly one --tool and one --property"),
+        (["fuzz", "--demo", "--tool", "review_status", "--property", "adapter_maps_cleanly", "--blob", "AXic"],
          "property adapter_maps_cleanly does not apply to review_status"),
-        (["fuzz", "--tool", "review_status", "--property", "accepts_valid", "--blob", "not-a-blob"], "--blob"),
-        (["fuzz", "--profile", "weekly"], "invalid choice: 'weekly'"),
+        (["fuzz", "--demo", "--tool", "review_status", "--property", "accepts_valid", "--blob", "not-a-blob"], "--blob"),
+        (["fuzz", "--demo", "--profile", "weekly"], "invalid choice: 'weekly'"),
         (["fuzz", "/no/such/dir"], "contract.missing"),
+        (["fuzz"], "project.not_found: no contracts/ folder in "),
     ],
 )
 def test_fuzz_usage_errors_are_one_line_exit_2(capsys, tmp_path, monkeypatch, argv, needle) -> None:  # type: ignore[no-untyped-def]
@@ -125,7 +126,7 @@ def test_fuzz_usage_errors_are_one_line_exit_2(capsys, tmp_path, monkeypatch, ar
 
 def test_fuzz_is_quiet_in_ci_and_never_draws_a_progress_bar(tmp_path) -> None:
     env = {**os.environ, "CI": "true"}
-    proc = subprocess.run([sys.executable, "-m", "harness.cli", "fuzz", "--tool", "deployment_status",
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "fuzz", "--demo", "--tool", "deployment_status",
                            "--property", "accepts_valid", "--examples", "5"],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -135,7 +136,7 @@ def test_fuzz_is_quiet_in_ci_and_never_draws_a_progress_bar(tmp_path) -> None:
 
 def test_a_held_property_reports_what_every_example_did(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.chdir(tmp_path)
-    argv = ["fuzz", "--tool", "deployment_status", "--property", "accepts_valid", "--property", "rejects_near_misses",
+    argv = ["fuzz", "--demo", "--tool", "deployment_status", "--property", "accepts_valid", "--property", "rejects_near_misses",
             "--examples", "5", "--no-progress", "--json", "r.json"]
     assert main(argv) == 0
     capsys.readouterr()
@@ -147,7 +148,7 @@ def test_a_held_property_reports_what_every_example_did(tmp_path, monkeypatch, c
 
 def test_hypothesis_caches_go_under_contract_harness_not_a_hypothesis_folder(tmp_path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
-    proc = subprocess.run([sys.executable, "-m", "harness.cli", "fuzz", "--tool", "review_status",
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "fuzz", "--demo", "--tool", "review_status",
                            "--property", "survives_any_bytes", "--examples", "20", "--no-progress"],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from harness import ContractError, load_contract
 from harness.contract import discover
-from tests.conftest import DEFAULT_YAML
+from tests.conftest import DEFAULT_YAML, envelope_schema, item
 
 
 def error(path: Path) -> ContractError:
@@ -73,8 +74,10 @@ def test_remote_ref_in_a_contract_schema_names_the_file(make_contract) -> None: 
 
 def test_ref_to_a_sibling_schema_file_resolves(make_contract) -> None:  # type: ignore[no-untyped-def]
     d = make_contract(schemas={1: {"$ref": "common.json"}})
-    (d / "schemas" / "common.json").write_text('{"type": "object"}')
-    assert load_contract(d).validator().is_valid({})
+    (d / "schemas" / "common.json").write_text(json.dumps(envelope_schema("item_status")))
+    contract = load_contract(d)
+    assert contract.envelope is not None  # inferred through the reference to the other file
+    assert contract.validator().is_valid(json.loads(item()))
 
 
 def test_unimportable_adapter_is_a_contract_error(make_contract) -> None:  # type: ignore[no-untyped-def]

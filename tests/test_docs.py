@@ -28,7 +28,7 @@ def test_the_getting_started_walkthrough_works_as_written(tmp_path, capsys, monk
     contract_dir = tmp_path / "contracts/ticket_status"
     (contract_dir / "schemas").mkdir(parents=True)
     (contract_dir / "contract.yaml").write_text(contract_yaml)
-    schema = json.loads((REPO / "harness/demo/contracts/review_status/schemas/v1.json").read_text())
+    schema = json.loads((REPO / "contracts/review_status/schemas/v1.json").read_text())
     schema["$id"] = "https://example.invalid/ticket_status/v1.json"
     for branch in schema["oneOf"]:
         branch["properties"]["tool"] = {"const": "ticket_status"}
@@ -50,3 +50,16 @@ def test_the_getting_started_walkthrough_works_as_written(tmp_path, capsys, monk
     monkeypatch.chdir(tmp_path)
     assert main(["check", "--no-progress"]) == 0, capsys.readouterr().out
     assert main(["verify", "contracts/ticket_status", "fixtures/accepted/ticket_status/open.json"]) == 0
+
+
+def test_ci_runs_the_readmes_two_commands_as_written() -> None:
+    import re
+
+    from tests.conftest import REPO
+
+    readme = (REPO / "README.md").read_text()
+    first, second = re.findall(r"```sh\n(.*?)\n```", readme, re.S)[:2]
+    script = (REPO / ".ci" / "run").read_text().splitlines()
+    assert first in script and second in script
+    assert first.endswith("contract-harness check")  # the main job, on this repository's own contracts/
+    assert "-rs" in second.split()  # skip reasons shown

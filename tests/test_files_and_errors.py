@@ -14,6 +14,7 @@ import shlex
 import signal
 import subprocess
 import sys
+from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,10 @@ def test_a_fifo_among_the_fixtures_is_refused_without_waiting_for_a_writer(proje
 def test_a_directory_named_like_a_fixture_is_a_one_line_error(project: Path, capsys: Any) -> None:
     (project / "fixtures/accepted/item_status/x.json").mkdir()
     line = one_line_error(*run(["check", "--no-progress"], capsys)[::2])
-    assert "x.json: fixture is a directory, not a regular file" in line
+    # The layout check sees it before any fixture is read.
+    assert line == ("contract-harness: error: fixture.unread_file: fixtures/accepted/item_status/x.json/: folder "
+                    "'x.json' is not read: fixtures/accepted/item_status/ holds <name>.json payloads and "
+                    "<name>.case.yaml sidecars")
 
 
 def test_a_fixture_name_that_is_not_utf8_is_a_one_line_error(project: Path, capsys: Any) -> None:
@@ -407,14 +411,25 @@ def test_an_agent_view_pointer_with_a_superscript_digit_is_not_a_crash(make_cont
 
 
 def test_a_leap_second_at_the_edge_of_the_calendar_is_a_verdict_not_an_exception(make_contract: Any) -> None:
-    from tests.conftest import DEFAULT_YAML
+    # A loadable contract's freshness field says date-time, so the schema layer judges such a
+    # stamp first; the freshness layer is judged here on its own, as it must hold whatever the
+    # format check lets through (an older schema version, a validator that accepts it).
+    from harness.boundary import freshness
+    from harness.boundary.base import Evaluation
+    from tests.conftest import DEFAULT_YAML, envelope_schema
 
+    data = {"type": "object", "properties": {"item_id": {"type": "string"}, "status": {"type": "string"},
+                                             "note": {"type": "string", "format": "date-time"}}}
     directory = make_contract(yaml_text=DEFAULT_YAML.format(tool="item_status")
-                              + "freshness:\n  - {field: /data/note, max_age: PT15M}\n")
-    boundary = Boundary(load_contract(directory))
-    for stamp in ("0001-01-01T00:59:60+01:00", "9999-12-31T23:59:60Z"):  # no format: date-time on note
-        verdict = boundary.check(item(note=stamp[:20]), now="2026-01-01T12:00:00Z")
-        assert verdict.code == "freshness.unparseable", stamp
+                              + "freshness:\n  - {field: /data/note, max_age: PT15M}\n",
+                              schemas={1: envelope_schema("item_status", data)})
+    contract = load_contract(directory)
+    now = datetime(2026, 1, 1, 12, tzinfo=timezone.utc)
+    for stamp in ("0001-01-01T00:59:60+01:00", "9999-12-31T23:59:60Z"):
+        ev = Evaluation(contract, 1, contract.normalise_request(None), now, None)
+        ev.set_result(json.loads(item(note=stamp)))
+        rejection = freshness.check(ev)
+        assert rejection is not None and rejection.code == "freshness.unparseable", stamp
 
 
 @pytest.mark.parametrize("error", [OSError("reset"), ValueError("x"), RuntimeError("h2 stream"), KeyError("k")])
@@ -463,8 +478,9 @@ def test_plugin_collection_errors_are_one_line(project: Path) -> None:
                           cwd=project, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stdout and "harness/" not in proc.stdout
-    [line] = [x for x in proc.stdout.splitlines() if x.startswith("file.not_regular: ")]
-    assert line.endswith("fixtures/accepted/item_status/x.json: fixture is a directory, not a regular file")
+    [line] = [x for x in proc.stdout.splitlines() if x.startswith("fixture.unread_file: ")]
+    assert line.endswith("fixtures/accepted/item_status/x.json/: folder 'x.json' is not read: "
+                         "fixtures/accepted/item_status/ holds <name>.json payloads and <name>.case.yaml sidecars")
 
 
 def test_an_internal_error_is_still_one_line_with_a_hint(project: Path, capsys: Any,
@@ -546,11 +562,12 @@ def test_getting_started_states_the_real_case_count_and_the_default_request_id()
     from harness.contract import DEFAULT_REQUEST_ID
 
     text = (REPO / "docs/getting-started.md").read_text()
-    stated = re.search(r"contract-harness check\s+# the embedded demo: ([\d,]+) cases", text)
+    stated = re.search(r"contract-harness check --demo\s+# the embedded demo: ([\d,]+) cases", text)
     assert stated is not None
     import argparse
 
-    args = argparse.Namespace(contracts=[], tool=None, source=None, operator=None, max_mutants=64, shard=None)
+    args = argparse.Namespace(contracts=[], tool=None, source=None, operator=None, max_mutants=64, shard=None,
+                              demo=True)
     cases, _ = collect(args)
     assert int(stated.group(1).replace(",", "")) == len(cases)
     assert DEFAULT_REQUEST_ID in text

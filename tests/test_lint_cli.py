@@ -47,10 +47,18 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_without_paths_and_without_contracts_the_embedded_demo_is_linted(
+def test_without_a_project_lint_stops_with_the_hint_and_never_lints_the_demo_silently(
     capsys: pytest.CaptureFixture[str], project: Path
 ) -> None:
-    code, out, _ = run(capsys)
+    code, out, err = run(capsys)
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
+        f"contract-harness: error: project.not_found: no contracts/ folder in {project} or any parent: start one "
+        "with `contract-harness init TOOL`, pass CONTRACTS, or run the embedded demo with --demo"]
+
+
+def test_lint_demo_lints_the_embedded_demo(capsys: pytest.CaptureFixture[str], project: Path) -> None:
+    code, out, _ = run(capsys, "--demo")
     assert code == 0
     assert out.splitlines()[-1] == "lint: clean (3 targets, 7 waived)"
     assert sum("waived[" in line for line in out.splitlines()) == 7

@@ -299,6 +299,10 @@ def _with_sibling_reference() -> dict[str, Any]:
     return schema
 
 
+def _with_seen(seen: dict[str, Any]) -> dict[str, Any]:
+    return envelope_schema("item_status", {**ENVELOPE_DATA, "properties": {**ENVELOPE_DATA["properties"], "seen": seen}})
+
+
 WITH_NOTE_UNBOUNDED = envelope_schema("item_status", {
     **ENVELOPE_DATA, "properties": {**ENVELOPE_DATA["properties"], "note": {"type": "string"}}})
 NOTE = "/oneOf/0/properties/data/properties/note"
@@ -313,6 +317,7 @@ class ContractCase:
     yaml_extra: str = ""
     files: dict[str, str] = field(default_factory=dict)
     also_run: tuple[str, ...] = ()  # rules a waiver case needs to run as well
+    current: int = 1  # the contract's version: (older) versions beside it are linted too
 
 
 CONTRACT_CASES = [
@@ -333,6 +338,21 @@ CONTRACT_CASES = [
     ContractCase("remote_ref", [], "reference to a sibling schema file of the contract",
                  {1: _with_sibling_reference()}, files={"contracts/item_status/schemas/common.json":
                                                         json.dumps({"$defs": {"code": CODES}})}),
+    ContractCase("undeclared_pointer", [("contract", "/bindings/0/result"), ("contract", "/agent_view/item_id")],
+                 "v1 has no item_id, which v2 (current) declares",
+                 {1: envelope_schema("item_status", {**ENVELOPE_DATA, "required": ["status"], "properties": {
+                     "status": ENVELOPE_DATA["properties"]["status"]}}), 2: envelope_schema("item_status")},
+                 current=2),
+    ContractCase("undeclared_pointer", [], "every version declares every pointer",
+                 {1: envelope_schema("item_status"), 2: envelope_schema("item_status")}, current=2),
+    ContractCase("freshness_not_date_time", [("contract", "/freshness/0/field")],
+                 "v1's seen is any string", {1: _with_seen({"type": "string", "maxLength": 40}),
+                                             2: _with_seen({"type": "string", "format": "date-time"})},
+                 "freshness: [{field: /data/seen, max_age: PT5M}]\n", current=2),
+    ContractCase("freshness_not_date_time", [], "seen is a date-time in every version",
+                 {1: _with_seen({"type": "string", "format": "date-time"}),
+                  2: _with_seen({"type": "string", "format": "date-time"})},
+                 "freshness: [{field: /data/seen, max_age: PT5M}]\n", current=2),
     ContractCase("unused_waiver", [("contract", "/waivers/0")], "waiver that matches nothing",
                  yaml_extra="waivers:\n  - {rule: open_object, pointer: /nowhere, "
                             "reason: because}\n",
@@ -360,8 +380,8 @@ def test_contract_rule_reports_exactly_the_expected_places(
 ) -> None:
     view = case.yaml_extra if case.yaml_extra.startswith("  ") else ""
     rest = "" if view else case.yaml_extra
-    directory = make_contract(yaml_text=_agent_view_yaml(view, rest), schemas=case.schemas,
-                              files=case.files)
+    yaml_text = _agent_view_yaml(view, rest).replace("version: 1", f"version: {case.current}")
+    directory = make_contract(yaml_text=yaml_text, schemas=case.schemas, files=case.files)
     report = lint_contract(directory, select=[case.rule, *case.also_run])
     found = [(f.schema, f.pointer) for f in report.findings if f.rule == case.rule]
     assert sorted(found) == sorted(case.expected)

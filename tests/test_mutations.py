@@ -146,3 +146,29 @@ def test_wrong_type_picks_a_type_the_schema_does_not_allow(make_contract) -> Non
     assert by_pointer["/data/item_id"].mutated == "12345"
     engine = Engine()
     assert {engine.evaluate(c).status for c in cases} == {PASSED}
+
+
+def test_success_plus_error_is_no_finding_when_the_vendor_schema_has_no_error_convention(make_contract, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from harness import load_contract
+    from harness.engine import Engine
+
+    # The vendor sends {"item": {...}} and no error member at all; the adapter reads item only.
+    vendor = {"type": "object", "required": ["item"], "properties": {"item": {
+        "type": "object", "required": ["id", "state"],
+        "properties": {"id": {"type": "string", "maxLength": 9}, "state": {"enum": ["open", "closed"]}}}}}
+    (tmp_path / "vendor_items_adapter.py").write_text(
+        "def adapt(document, request):\n"
+        "    item = document['item']\n"
+        "    return {'tool': 'item_status', 'request_id': request['request_id'], 'outcome': 'success',\n"
+        "            'data': {'item_id': item['id'], 'status': item['state']}}\n")
+    from tests.conftest import DEFAULT_YAML
+
+    yaml_text = (DEFAULT_YAML.format(tool="item_status") + "adapter: vendor_items_adapter:adapt\n"
+                 + f"vendor_schema: {json.dumps(vendor)}\n")
+    directory = make_contract(yaml_text=yaml_text, files={
+        "fixtures/accepted/item_status/open.json": json.dumps({"item": {"id": "it-7", "state": "open"}})})
+    contract = load_contract(directory)
+    [case] = cases_for(contract, sources=("mutation",), operators=["success_plus_error"]).cases
+    assert case.expect.absorbable
+    result = Engine().evaluate(case)
+    assert (result.status, result.detail) == ("passed", "absorbed by the adapter; nothing reached the agent")

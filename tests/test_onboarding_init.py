@@ -20,7 +20,12 @@ def test_init_scaffolds_a_contract_that_passes_check_with_every_mutation(
     out = capsys.readouterr().out
     assert "scaffolded 1 tool" in out and "contract-harness check contracts/ticket_status" in out
     assert "lint ticket_status: clean" in out
-    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == [
+    assert (tmp_path / ".gitignore").read_text() == "/.contract-harness/\n"
+    assert (tmp_path / ".gitattributes").read_text() == "fixtures/** -text\n"
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")
+                  if p.is_file() and ".contract-harness" not in p.parts) == [
+        ".gitattributes",
+        ".gitignore",
         "contracts/ticket_status/contract.yaml",
         "contracts/ticket_status/schemas/v1.json",
         "fixtures/accepted/ticket_status/ok.case.yaml",

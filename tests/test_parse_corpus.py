@@ -7,11 +7,10 @@ from pathlib import Path
 import pytest
 
 from harness import RejectedInput, strict_loads
-from tests.conftest import corpus, corpus_files
+from tests.conftest import corpus, corpus_params
 
 pytestmark = pytest.mark.corpus
 
-FILES = corpus_files("jsontestsuite", "test_parsing/*.json")
 # RFC 8259 allows these; I-JSON (and this project) refuses duplicate member names.
 DUPLICATE_KEYS = {"y_object_duplicated_key.json", "y_object_duplicated_key_and_value.json"}
 
@@ -27,13 +26,13 @@ def test_corpus_is_present_and_complete() -> None:
     assert sum(n.startswith("n_") for n in names) == 188
 
 
-@pytest.mark.parametrize("path", [f for f in FILES if f.name.startswith("n_")], ids=_ids)
+@pytest.mark.parametrize("path", corpus_params("jsontestsuite", "test_parsing/n_*.json"), ids=_ids)
 def test_n_files_are_rejected(path: Path) -> None:
     with pytest.raises(RejectedInput):
         strict_loads(path.read_bytes())
 
 
-@pytest.mark.parametrize("path", [f for f in FILES if f.name.startswith("y_")], ids=_ids)
+@pytest.mark.parametrize("path", corpus_params("jsontestsuite", "test_parsing/y_*.json"), ids=_ids)
 def test_y_files_are_accepted_except_duplicate_keys(path: Path) -> None:
     if path.name in DUPLICATE_KEYS:
         with pytest.raises(RejectedInput) as info:
@@ -43,7 +42,7 @@ def test_y_files_are_accepted_except_duplicate_keys(path: Path) -> None:
         strict_loads(path.read_bytes())
 
 
-@pytest.mark.parametrize("path", [f for f in FILES if f.name.startswith("i_")], ids=_ids)
+@pytest.mark.parametrize("path", corpus_params("jsontestsuite", "test_parsing/i_*.json"), ids=_ids)
 def test_i_files_are_accepted_or_cleanly_rejected(path: Path) -> None:
     try:
         strict_loads(path.read_bytes())

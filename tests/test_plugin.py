@@ -28,8 +28,24 @@ def demo_project(pytester: pytest.Pytester, demo_root):  # type: ignore[no-untyp
     # Only the deployment tool, to keep these runs short (and few examples per fuzz item).
     for tool in ("review_status", "job_status"):
         shutil.rmtree(pytester.path / "contracts" / tool)
+        for kind in ("accepted", "rejected", "historical"):
+            shutil.rmtree(pytester.path / "fixtures" / kind / tool, ignore_errors=True)
     pytester.makeini("[pytest]\ncontract_harness_fuzz_examples = 10\n")
     return pytester
+
+
+def _unpublish(project: pytest.Pytester) -> None:
+    """These tests edit v2 as a draft would be edited: before it is recorded in schemas.lock."""
+    (project.path / "contracts/deployment_status/schemas.lock").unlink()
+
+
+def test_a_published_version_edited_in_place_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
+    schema = demo_project.path / "contracts/deployment_status/schemas/v1.json"
+    schema.write_text(schema.read_text().replace('"maxLength": 40', '"maxLength": 64'))
+    result = demo_project.runpytest("-q", "--co")
+    result.stdout.fnmatch_lines(["contract.version_changed: *contracts/deployment_status/schemas/v1.json: "
+                                 "v1 changed in place: add v3 (a published version never changes; *"])
+    assert result.ret != 0 and "Traceback" not in result.stdout.str()
 
 
 def test_plain_pytest_collects_one_item_per_case_with_readable_ids(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -112,11 +128,58 @@ def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:
     assert result.ret != 0
 
 
+def test_with_testpaths_naming_only_tests_the_contracts_are_collected_anyway(demo_project) -> None:  # type: ignore[no-untyped-def]
+    # (The folder is "unit", not "tests": this process already imported a package named tests.)
+    demo_project.makepyprojecttoml('[tool.pytest.ini_options]\ntestpaths = ["unit"]\n'
+                                   "contract_harness_fuzz_examples = '10'\n")
+    demo_project.mkdir("unit").joinpath("test_unit.py").write_text("def test_unit():\n    pass\n")
+    (demo_project.path / "tox.ini").unlink()  # makeini's; pyproject.toml holds the settings now
+    result = demo_project.runpytest("--co", "-q")
+    assert "unit/test_unit.py::test_unit" in result.stdout.lines
+    assert "contracts/deployment_status/contract.yaml::accepted::healthy" in result.stdout.lines
+    assert any("67 tests collected" in line for line in result.stdout.lines)
+    header = demo_project.runpytest("--co").stdout.str()
+    assert f"contract-harness: also collecting {demo_project.path / 'contracts'} (outside testpaths; " \
+           "--no-contracts or contract_harness_collect_root = false leaves it out)" in header
+    quiet = demo_project.runpytest("--co", "-q", "--no-contracts").stdout.lines
+    assert any("1 test collected" in line for line in quiet)
+    chosen = demo_project.runpytest("--co", "-q", "unit").stdout.lines  # paths given: exactly those
+    assert any("1 test collected" in line for line in chosen)
+    off = demo_project.runpytest("--co", "-q", "-o", "contract_harness_collect_root=false").stdout.lines
+    assert any("1 test collected" in line for line in off)
+
+
+def test_a_fixture_folder_for_a_tool_without_a_contract_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
+    (demo_project.path / "fixtures/accepted/deployment_statu").mkdir()
+    result = demo_project.runpytest("-q", "--co")
+    result.stdout.fnmatch_lines(["fixture.unknown_tool: *deployment_statu/: fixtures for tool 'deployment_statu', "
+                                 "which has no contract (contracts/deployment_statu/contract.yaml) "
+                                 "(did you mean 'deployment_status'?)"])
+    assert result.ret != 0 and "Traceback" not in result.stdout.str()
+
+
+def test_a_broken_sidecar_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
+    (demo_project.path / "fixtures/rejected/deployment_status/deep_nesting.case.yaml").write_text("expect: [\n")
+    result = demo_project.runpytest("-q", "--co")
+    errors = [line for line in result.stdout.lines if "deep_nesting.case.yaml" in line]
+    assert len(errors) == 1 and errors[0].startswith("contract.invalid: ")
+    assert result.ret != 0 and "Traceback" not in result.stdout.str()
+
+
+def test_the_plugin_leaves_no_hypothesis_folder_in_the_project(demo_project, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    result = demo_project.runpytest_subprocess("-q", "-m", "fuzz or compat")
+    result.assert_outcomes(passed=7)
+    assert not (demo_project.path / ".hypothesis").exists()
+    assert (demo_project.path / ".contract-harness/hypothesis").is_dir()
+
+
 def test_no_differential_skips_the_reference_validator(demo_project) -> None:  # type: ignore[no-untyped-def]
     # A Python-only regex construct: invalid for jsonschema-rs (ECMA-262), valid for python's re.
     schema = demo_project.path / "contracts/deployment_status/schemas/v2.json"
     schema.write_text(schema.read_text().replace(
         '"state": {', '"note": {"type": "string", "format": "regex", "maxLength": 40},\n    "state": {'))
+    _unpublish(demo_project)
     rejected = demo_project.path / "fixtures/rejected/deployment_status"
     (rejected / "py_regex.json").write_text(
         '{"environment": "staging", "revision": "a83f19c", "state": "healthy", "note": "(?P<n>a)"}')
@@ -147,6 +210,7 @@ def test_one_fuzz_item_per_applicable_property_and_no_fuzz_turns_them_off(demo_p
 def test_a_failing_fuzz_item_shows_the_shrunk_example_and_how_to_reproduce_it(demo_project) -> None:  # type: ignore[no-untyped-def]
     schema = demo_project.path / "contracts/deployment_status/schemas/v2.json"
     schema.write_text(schema.read_text().replace('"additionalProperties": false', '"additionalProperties": true'))
+    _unpublish(demo_project)
     result = demo_project.runpytest("-q", "-k", "fuzz and rejects_near_misses")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from harness import validator_for
-from tests.conftest import CORPORA, corpus
+from tests.conftest import CORPORA, absent_corpus, corpus
 
 pytestmark = pytest.mark.corpus
 
@@ -24,7 +24,7 @@ REMOTE = "http://localhost:1234/"
 
 def _groups() -> list[Any]:
     if not DRAFT.is_dir():
-        return []
+        return absent_corpus("json-schema-test-suite", arity=2)
     files = sorted(DRAFT.glob("*.json")) + sorted((DRAFT / "optional" / "format").glob("*.json"))
     params = []
     for file in files:

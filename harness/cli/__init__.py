@@ -17,7 +17,7 @@ from harness import __version__
 from harness.errors import one_line
 
 #: Subcommand modules, in the order ``--help`` lists them (``import_`` registers ``import``).
-COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox", "init", "import_", "fuzz", "guard")
+COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox", "init", "import_", "fuzz", "lock", "guard")
 
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
 
@@ -48,7 +48,10 @@ HYPOTHESIS_HOME = ".contract-harness/hypothesis"
 
 def main(argv: Sequence[str] | None = None) -> int:
     # hypothesis reads this when first imported, which the commands do lazily, after this line.
-    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", HYPOTHESIS_HOME)
+    # Absolute, in the project root: a command run from contracts/ leaves no copy there.
+    from harness.project import state_dir
+
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(state_dir("hypothesis")))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

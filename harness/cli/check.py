@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from harness.cases import DEFAULT_MAX_MUTANTS, SOURCES, Case, cases_for, shard
-from harness.contract import Contract, demo_root, discover, load_contract
+from harness.contract import Contract, discover, load_contract
 from harness.drift.template import upstream_redactor
 from harness.engine import Engine, Event, RunFinished
 from harness.errors import UsageError
 from harness.mutations import REGISTRY
+from harness.project import CONTRACTS, check_layout, project_root, state_dir
 from harness.reporting import Reporter, dispatch
 from harness.reporting.files import JsonReporter, JUnitReporter, MarkdownReporter
 from harness.reporting.html import HtmlReporter
@@ -22,6 +22,7 @@ from harness.reporting.reproductions import protected
 from harness.reporting.terminal import TerminalReporter
 
 DEFAULT_CASES_DIR = ".contract-harness/cases"
+CASES_DIR_HELP = f"(default: {DEFAULT_CASES_DIR} in the project root)"
 
 
 def register(sub: Any) -> None:
@@ -31,7 +32,8 @@ def register(sub: Any) -> None:
         description=(
             "Run every case (accepted, rejected and historical fixtures, and near-miss "
             "mutations of each accepted fixture) through the boundary and report which layer "
-            "rejected each. Without CONTRACTS: ./contracts if present, else the embedded demo. "
+            "rejected each. Without CONTRACTS: the project around the working directory (the "
+            "nearest folder upward holding contracts/); --demo runs the embedded demo. "
             "Exit 0 all held, 1 a case failed or a finding, 2 usage or configuration error."
         ),
     )
@@ -40,8 +42,8 @@ def register(sub: Any) -> None:
     p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     p.add_argument("--markdown", metavar="FILE", help="write a Markdown report (CI job summary)")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
-    p.add_argument("--cases-dir", metavar="DIR", default=DEFAULT_CASES_DIR,
-                   help=f"where payloads of failing cases are written for 'verify' (default {DEFAULT_CASES_DIR})")
+    p.add_argument("--cases-dir", metavar="DIR",
+                   help=f"where payloads of failing cases are written for 'verify' {CASES_DIR_HELP}")
     p.add_argument("--no-differential", action="store_true",
                    help="skip the reference validator (python jsonschema) cross-check")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
@@ -52,6 +54,12 @@ def add_contract_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("contracts", nargs="*", metavar="CONTRACTS",
                    help="contract dirs, contracts/ folders or project roots")
     p.add_argument("--tool", action="append", metavar="T", help="only this tool (repeatable)")
+    add_demo_argument(p)
+
+
+def add_demo_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--demo", action="store_true",
+                   help="run on the embedded demo contracts (three tools) instead of a project")
 
 
 def add_selection_arguments(p: argparse.ArgumentParser) -> None:
@@ -77,17 +85,48 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     return index, count
 
 
-def load_contracts(paths: list[str], tools: list[str] | None) -> list[Contract]:
-    """Contracts named on the command line (default ./contracts, else the embedded demo)."""
+def contract_roots(paths: list[str], demo: bool = False) -> list[Path]:
+    """What CONTRACTS stand for: the paths given, else the demo (``--demo``), else the project
+    found upward from the working directory (none: a usage error with the hint)."""
+    if paths and demo:
+        raise UsageError("give CONTRACTS or --demo, not both")
     if paths:
-        roots = [Path(p) for p in paths]
-    elif Path("contracts").is_dir():
-        roots = [Path("contracts")]
-    else:
-        print(f"contract-harness: no ./contracts here; using the embedded demo ({demo_root()})",
-              file=sys.stderr)
-        roots = [demo_root()]
-    contracts = [load_contract(d) for d in discover(roots)]
+        return [Path(p) for p in paths]
+    root = project_root(demo=demo)
+    # As the user would type it from here ("." or "../.."), so file names in messages are too.
+    try:
+        shown = os.path.relpath(root)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return [root]
+    return [Path(shown) if not demo and not shown.startswith("../../..") else root]
+
+
+def project_roots(roots: list[Path], contract_dirs: list[Path]) -> list[Path]:
+    """The project roots behind the paths given and the contract directories found in them."""
+    found: list[Path] = []
+    for path in roots:
+        if (path / CONTRACTS).is_dir():
+            found.append(path)
+        elif path.name == CONTRACTS and path.is_dir():
+            found.append(path.parent)
+    found += [d.parent.parent for d in contract_dirs if d.parent.name == CONTRACTS]
+    return found
+
+
+def load_contracts(paths: list[str], tools: list[str] | None, demo: bool = False,
+                   locks: bool = True) -> list[Contract]:
+    """Contracts named on the command line (default: the project around the working directory,
+    or the embedded demo with ``demo``), after the project's layout is checked; with ``locks``,
+    a published schema version changed in place (schemas.lock) is an error."""
+    from harness import lock
+
+    roots = contract_roots(paths, demo)
+    directories = discover(roots)
+    check_layout(project_roots(roots, directories))
+    contracts = [load_contract(d) for d in directories]
+    if locks:
+        for contract in contracts:
+            lock.verify(contract)
     if not contracts:
         raise UsageError(f"no contracts found under {', '.join(map(str, roots))}")
     if tools:
@@ -112,7 +151,7 @@ def collect(args: argparse.Namespace) -> tuple[list[Case], list[str]]:
     sharding = parse_shard(args.shard)
     cases: list[Case] = []
     notes: list[str] = []
-    for contract in load_contracts(args.contracts, args.tool):
+    for contract in load_contracts(args.contracts, args.tool, args.demo):
         collected = cases_for(
             contract,
             sources=args.source or SOURCES,
@@ -150,7 +189,8 @@ def run(args: argparse.Namespace) -> int:
                 summary = event.summary
             yield event
 
-    events = protected(engine.run(cases, notes), redactor, Path(args.cases_dir), fixtures)
+    cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
+    events = protected(engine.run(cases, notes), redactor, cases_dir, fixtures)
     dispatch(watch(events), reporters)
     assert summary is not None
     return 0 if summary.ok else 1

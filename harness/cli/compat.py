@@ -7,10 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness import lock
+from harness.cli.check import add_demo_argument
 from harness.compat.model import Budget, Policy
-from harness.contract import demo_root, load_contract
+from harness.contract import load_contract
 from harness.errors import UsageError
 from harness.files import write_atomic
+from harness.project import CONTRACTS, check_layout, project_root
 
 
 def register(sub: Any) -> None:
@@ -32,7 +35,9 @@ def register(sub: Any) -> None:
                    help="what the change may break (default: the contract's compat.policy, else full)")
     p.add_argument("--contracts", metavar="DIR",
                    help="folder holding contracts/ (or contracts/ itself); "
-                        "default ./contracts if present, else the embedded demo")
+                        "default: the project around the working directory (nearest folder "
+                        "upward holding contracts/)")
+    add_demo_argument(p)
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     p.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown to FILE")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
@@ -45,26 +50,30 @@ def register(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _contracts_dir(option: str | None) -> Path:
+def _contracts_dir(option: str | None, demo: bool = False) -> Path:
+    if option is not None and demo:
+        raise UsageError("give --contracts or --demo, not both")
     if option is None:
-        local = Path("contracts")
-        return local if local.is_dir() else demo_root() / "contracts"
+        return project_root(demo=demo) / CONTRACTS
     path = Path(option)
-    if (path / "contracts").is_dir():
-        return path / "contracts"
+    if (path / CONTRACTS).is_dir():
+        return path / CONTRACTS
     if not path.is_dir():
         raise UsageError(f"--contracts {option!r} is not a directory")
     return path
 
 
 def run(args: argparse.Namespace) -> int:
-    base = _contracts_dir(args.contracts)
+    base = _contracts_dir(args.contracts, args.demo)
+    if base.name == CONTRACTS:
+        check_layout([base.parent])
     tools = sorted(p.parent.name for p in base.glob("*/contract.yaml"))
     if args.tool not in tools:
         raise UsageError(f"no tool {args.tool!r} under {base} (tools: {', '.join(tools) or 'none'})")
     if args.examples < 1 or args.samples < 0 or args.seconds <= 0:
         raise UsageError("--examples must be at least 1, --samples at least 0, --seconds positive")
     contract = load_contract(base / args.tool)
+    lock.verify(contract)
     for option, version in (("--from", args.old), ("--to", args.new)):
         if version is not None and version not in contract.versions:
             raise UsageError(f"{option} {version}: {contract.tool} has no version {version} "

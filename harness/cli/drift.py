@@ -6,10 +6,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.cli.check import DEFAULT_CASES_DIR, load_contracts
+from harness.cli.check import CASES_DIR_HELP, add_demo_argument, load_contracts
 from harness.drift.runner import DEFAULT_CONCURRENCY, DriftRunner, plan
 from harness.engine import RunFinished
 from harness.errors import UsageError
+from harness.project import state_dir
 from harness.reporting import Reporter, dispatch
 from harness.reporting.drift import (
     DriftHtmlReporter,
@@ -28,8 +29,9 @@ def register(sub: Any) -> None:
         description=(
             "Send each upstream's sample requests (upstreams: in contract.yaml), run every "
             "response through the boundary, fingerprint its shape and compare it with "
-            "fixtures/historical/<tool>/. Without CONTRACTS: ./contracts if present, else the "
-            "embedded demo (whose upstreams need `contract-harness sandbox`). Exit 0 no drift, "
+            "fixtures/historical/<tool>/. Without CONTRACTS: the project around the working "
+            "directory (the nearest folder upward holding contracts/); --demo runs the embedded "
+            "demo (whose upstreams need `contract-harness sandbox`). Exit 0 no drift, "
             "1 drift, a rejection or an upstream failure, 2 configuration error."
         ),
     )
@@ -40,6 +42,7 @@ def register(sub: Any) -> None:
         help="contract dirs, contracts/ folders or project roots",
     )
     p.add_argument("--tool", action="append", metavar="T", help="only this tool (repeatable)")
+    add_demo_argument(p)
     p.add_argument(
         "--upstream",
         action="append",
@@ -58,8 +61,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--cases-dir",
         metavar="DIR",
-        default=DEFAULT_CASES_DIR,
-        help=f"where rejected responses are written for 'verify' (default {DEFAULT_CASES_DIR})",
+        help=f"where rejected responses are written for 'verify' {CASES_DIR_HELP}",
     )
     p.add_argument(
         "--concurrency",
@@ -81,7 +83,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.concurrency < 1:
         raise UsageError(f"concurrency must be at least 1, not {args.concurrency}")
-    contracts = load_contracts(args.contracts, args.tool)
+    contracts = load_contracts(args.contracts, args.tool, args.demo)
     drift_plan = plan(contracts, upstreams=args.upstream)
     runner = DriftRunner(drift_plan, record=args.record, concurrency=args.concurrency, budget_s=args.budget)
     budget = runner.budget_s
@@ -105,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
 
     # Rejected responses go to the cases directory only when they hold no secret; every event
     # is redacted (the runner's events already are; this is the same single point as check's).
-    dispatch(watch(protected(runner.events(), drift_plan.env.redactor(), Path(args.cases_dir))), reporters)
+    cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
+    dispatch(watch(protected(runner.events(), drift_plan.env.redactor(), cases_dir)), reporters)
     assert summary is not None
     return 0 if summary.ok else 1

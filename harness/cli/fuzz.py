@@ -9,6 +9,7 @@ from typing import Any
 from harness.cli.check import add_contract_arguments, load_contracts
 from harness.errors import UsageError
 from harness.fuzz.properties import PROPERTIES
+from harness.project import state_dir
 
 PROFILE_NAMES = ("ci", "nightly")
 DEFAULT_FIXTURES_DIR = ".contract-harness/fuzz"
@@ -23,7 +24,8 @@ def register(sub: Any) -> None:
             "every mutation operator; arbitrary bytes; canaries; vendor documents for adapters) and "
             "check the fuzz properties on them. A failure is shrunk to a minimal example, written out "
             "as a fixture with its sidecar, and printed with a command that reproduces it. Without "
-            "CONTRACTS: ./contracts if present, else the embedded demo. Exit 0 every property held, "
+            "CONTRACTS: the project around the working directory (the nearest folder upward holding "
+            "contracts/); --demo fuzzes the embedded demo. Exit 0 every property held, "
             "1 a property failed or a finding, 2 usage or configuration error."
         ),
     )
@@ -42,14 +44,15 @@ def register(sub: Any) -> None:
     p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     p.add_argument("--markdown", metavar="FILE", help="write a Markdown report (CI job summary)")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
-    p.add_argument("--fixtures-out", metavar="DIR", default=DEFAULT_FIXTURES_DIR,
-                   help=f"where shrunk failing examples are written as fixtures (default {DEFAULT_FIXTURES_DIR})")
+    p.add_argument("--fixtures-out", metavar="DIR",
+                   help=f"where shrunk failing examples are written as fixtures "
+                        f"(default: {DEFAULT_FIXTURES_DIR} in the project root)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     p.set_defaults(run=run)
 
 
 def _options(args: argparse.Namespace) -> Any:
-    from harness.fuzz.runner import DEFAULT_DATABASE, PROFILES, FuzzOptions
+    from harness.fuzz.runner import PROFILES, FuzzOptions
 
     if args.examples is not None and args.examples < 1:
         raise UsageError(f"--examples must be at least 1, not {args.examples}")
@@ -67,13 +70,13 @@ def _options(args: argparse.Namespace) -> Any:
         seed=args.seed,
         properties=tuple(args.properties) if args.properties else None,
         blob=args.blob,
-        fixtures_dir=Path(args.fixtures_out),
-        database_dir=DEFAULT_DATABASE,
+        fixtures_dir=Path(args.fixtures_out) if args.fixtures_out else state_dir("fuzz"),
+        database_dir=state_dir("fuzz", "examples"),
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    contracts = load_contracts(args.contracts, args.tool)
+    contracts = load_contracts(args.contracts, args.tool, args.demo)
     options = _options(args)
     if args.blob is not None and not all(PROPERTIES[args.properties[0]].applies(c) for c in contracts):
         raise UsageError(f"property {args.properties[0]} does not apply to {contracts[0].tool}")

@@ -13,23 +13,29 @@ def register(sub: Any) -> None:
         help="scaffold contracts/TOOL/ with a closed skeleton schema and two fixtures",
         description=(
             "Scaffold contracts/TOOL/contract.yaml, schemas/v1.json (a closed success/failure "
-            "envelope), one accepted and one rejected fixture with sidecars. Refuses to "
-            "overwrite anything. The scaffold passes 'check' as generated. Exit 0 written, "
+            "envelope), one accepted and one rejected fixture with sidecars, and the project's "
+            ".gitignore (.contract-harness/) and .gitattributes (fixtures byte-exact) entries. "
+            "Refuses to overwrite anything. The scaffold passes 'check' as generated. Exit 0 written, "
             "2 usage error (an invalid name, an existing directory)."
         ),
     )
     p.add_argument("tool", metavar="TOOL", help="the tool's name (letters, digits, '_', '.', '-')")
-    p.add_argument("--into", metavar="DIR", default=".", help="the project root (default: .)")
+    p.add_argument("--into", metavar="DIR",
+                   help="the project root (default: the nearest folder upward holding contracts/, "
+                        "else the working directory)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from harness.onboarding import init_tool, review  # only when run: keeps every CLI start fast
     from harness.onboarding.summary import lines, next_steps, review_lines
+    from harness.project import ensure_git_entries, find_root
 
-    written = init_tool(args.tool, Path(args.into))
+    into = Path(args.into) if args.into else (find_root() or Path.cwd())
+    written = init_tool(args.tool, into)
     reviews = [review(t, compat=False) for t in written.tools]
-    for line in [*lines(written, source="the skeleton", verb="scaffolded"),
+    git = [f"added to {entry}" for entry in ensure_git_entries(written.root)]
+    for line in [*lines(written, source="the skeleton", verb="scaffolded"), *git,
                  *review_lines(reviews, written.root), *next_steps(written)]:
         print(line)
     return 0

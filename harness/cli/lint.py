@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.contract import demo_root
+from harness.cli.check import add_demo_argument, contract_roots
 from harness.errors import UsageError
 from harness.files import write_atomic
 from harness.lint import RULES, lint_paths
 from harness.lint.reporters import reporters, summary
+from harness.project import CONTRACTS
 
 FORMATS = ("text", "json", "sarif")
 
@@ -23,7 +24,8 @@ def register(sub: Any) -> None:
         description=(
             "Lint contract directories (every schema version, the vendor schema, the agent "
             "view and the waivers in contract.yaml) and bare JSON Schema files of any "
-            "supported dialect. Default PATH: ./contracts if present, else the embedded demo. "
+            "supported dialect. Default PATH: contracts/ of the project around the working "
+            "directory (the nearest folder upward holding contracts/); --demo lints the embedded demo. "
             "Exit 0 clean, 1 findings, 2 usage or configuration error."
         ),
     )
@@ -38,6 +40,7 @@ def register(sub: Any) -> None:
     p.add_argument("--output", metavar="FILE",
                    help="write the report to FILE (atomically) and print a one-line summary")
     p.add_argument("--list-rules", action="store_true", help="list the rules and exit")
+    add_demo_argument(p)
     p.set_defaults(run=run)
 
 
@@ -50,10 +53,9 @@ def _ids(values: list[str] | None, option: str) -> list[str] | None:
     return ids
 
 
-def default_paths() -> list[Path]:
-    """``./contracts`` if it exists, otherwise the embedded demo contracts."""
-    local = Path("contracts")
-    return [local] if local.is_dir() else [demo_root() / "contracts"]
+def default_paths(demo: bool = False) -> list[Path]:
+    """``contracts/`` of the project around the working directory (or of the embedded demo)."""
+    return [root / CONTRACTS for root in contract_roots([], demo)]
 
 
 def list_rules() -> str:
@@ -67,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     select = _ids(args.select, "--select")
     ignore = _ids(args.ignore, "--ignore")
-    report = lint_paths(args.paths or default_paths(), select=select, ignore=ignore)
+    paths = contract_roots(args.paths, args.demo) if args.paths else default_paths(args.demo)
+    report = lint_paths(paths, select=select, ignore=ignore)
     text = reporters()[args.format](report, None)
     if args.output:
         try:

@@ -9,6 +9,7 @@ answered here, so that each rule stays a few lines long.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -349,6 +350,79 @@ class Document:
                                          if k.key == token)
             current = following
         return current
+
+    def declared(self, tokens: Iterable[str]) -> Declared:
+        """Where the schema declares the instance at ``tokens`` (an instance pointer's tokens).
+
+        Like :meth:`instance_nodes`, plus members declared through ``patternProperties`` and
+        through ``additionalProperties``/``unevaluatedProperties`` given as a schema (a map).
+        ``certain`` is False when the walk passed a reference this document cannot follow (to
+        another file) or a pattern it cannot read: an empty answer then proves nothing.
+        """
+        current = [self.root]
+        certain = True
+        walked: list[str] = []
+        for token in tokens:
+            following: list[Node] = []
+            members: set[str] = set()
+            for node in current:
+                for option in self.alternatives(node):
+                    ref = self.reference(option)
+                    if ref is not None and ref.status != "local":
+                        certain = False
+                    for kid in self.children.get(option.pointer, ()):
+                        if kid.keyword == "properties" and kid.key is not None:
+                            members.add(kid.key)
+                        if _declares(kid, token):
+                            following.append(kid)
+                        elif kid.keyword == "patternProperties" and kid.key is not None:
+                            certain = certain and _compiles(kid.key)
+            if not following:
+                return Declared((), certain, tuple(walked), tuple(sorted(members)))
+            walked.append(token)
+            current = following
+        return Declared(tuple(current), certain, tuple(walked), ())
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """What :meth:`Document.declared` found: the nodes, and where the walk stopped."""
+
+    nodes: tuple[Node, ...]
+    certain: bool
+    #: The leading tokens that were found (all of them when ``nodes`` is not empty).
+    found: tuple[str, ...]
+    #: Member names declared where the walk stopped (for a did-you-mean).
+    members: tuple[str, ...]
+
+    @property
+    def missing(self) -> bool:
+        """True when the schema certainly declares nothing there."""
+        return not self.nodes and self.certain
+
+
+def _declares(kid: Node, token: str) -> bool:
+    """Whether a subschema under some keyword describes the member or item ``token``."""
+    keyword = kid.keyword
+    if keyword == "properties":
+        return kid.key == token
+    if keyword == "patternProperties":
+        return kid.key is not None and _compiles(kid.key) and re.search(kid.key, token) is not None
+    if keyword in ("additionalProperties", "unevaluatedProperties"):
+        return kid.schema is not False and kid.schema != {"not": {}}
+    if token.isdigit():
+        if keyword == "prefixItems" or (keyword == "items" and kid.key is not None):
+            return kid.key == token
+        return keyword in ("items", "additionalItems", "unevaluatedItems") and kid.schema is not False
+    return False
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
 
 
 def _join(base: str, ref: str) -> str:

@@ -96,9 +96,13 @@ def success_plus_error(ctx: MutationContext) -> Iterator[Mutant]:
             and ctx.document.get(envelope.outcome) != envelope.success):
         return
     error = {"code": "INVALID_RESPONSE", "retryable": False}
+    # A vendor schema without an error convention (no `error` member) says nothing about one: the
+    # adapter decides, like any member the vendor adds; only what reaches the agent is judged.
+    absorbable = ctx.contract.adapter is not None and not ctx.schema_nodes("/error")
     yield Mutant(
         "success_plus_error", "", lambda: ctx.replaced("/error", error),
         original="(no error)", mutated="error: " + json.dumps(error), layers=ctx.structural_layers,
+        absorbable=absorbable,
     )
 
 

@@ -91,7 +91,8 @@ def shapes_project(root: Path, baseline: Any) -> Path:
     that prints ``current.json``."""
     directory = root / "contracts" / "shapes"
     (directory / "schemas").mkdir(parents=True)
-    (directory / "schemas" / "v1.json").write_text("{}")
+    # Any JSON at all; the one agent_view member is declared, as a loadable contract's must be.
+    (directory / "schemas" / "v1.json").write_text('{"properties": {"x": {}}}')
     (directory / "contract.yaml").write_text(
         yaml.safe_dump(
             {

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from harness.drift.frame import member_span, read_call_line
-from tests.conftest import corpus, corpus_files
+from tests.conftest import corpus, corpus_params
 
-RAW_LINES = corpus_files("real-tools", "mcp-server-*/*/raw/*.json")
+RAW_LINES = corpus_params("real-tools", "mcp-server-*/*/raw/*.json")
 
 
 def read(line: bytes, **kwargs):  # type: ignore[no-untyped-def]

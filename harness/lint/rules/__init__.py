@@ -7,6 +7,7 @@ from harness.lint.rules import (  # noqa: F401, I001 - imported for their regist
     patterns,
     formats,
     envelope,
+    pointers,
     references,
     vocabulary,
     waivers,

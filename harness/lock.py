@@ -1,0 +1,170 @@
+"""Published schema versions are immutable: ``contracts/<tool>/schemas.lock`` proves it.
+
+Once ``schemas/vN.json`` is published it never changes in place; a change is a new version,
+proved by ``compat``. The lock file records a hash of every published version::
+
+    # Published schema versions of review_status: never edited in place (add a new version).
+    v1 sha256:4f0c...
+
+``contract-harness lock`` adds the versions not yet recorded and refuses to touch one that
+changed; ``check`` (and ``fuzz``, ``drift``, ``compat``, the pytest plugin) refuse a contract
+whose recorded version changed; ``lock --check`` also fails on versions not recorded and, with
+``--base REF``, on any version file that differs from the one on the base branch (git).
+
+The hash is the sha256 of the schema's canonical JSON (keys sorted, no insignificant
+whitespace): reformatting a file or reordering its keys is no change; any change of meaning is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.errors import ContractError, UsageError
+
+if TYPE_CHECKING:
+    from harness.contract import Contract
+
+LOCK_FILE = "schemas.lock"
+_ENTRY = re.compile(r"^v([1-9][0-9]*) sha256:([0-9a-f]{64})$")
+CHANGED = "contract.version_changed"
+UNLOCKED = "contract.version_unlocked"
+
+
+def digest(schema: Any) -> str:
+    """``sha256:<hex>`` of a schema's canonical JSON."""
+    text = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def lock_path(contract: Contract) -> Path:
+    return contract.directory / LOCK_FILE
+
+
+def read_lock(contract: Contract) -> dict[int, str] | None:
+    """The recorded versions (None when the contract has no lock file)."""
+    path = lock_path(contract)
+    if not path.is_file():
+        return None
+    entries: dict[int, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        match = _ENTRY.match(text)
+        if match is None:
+            raise ContractError(f"line {number}: expected 'v<N> sha256:<64 hex digits>', got {text[:60]!r}",
+                                file=str(path), code="contract.invalid_lock")
+        version = int(match.group(1))
+        if version in entries:
+            raise ContractError(f"line {number}: v{version} is recorded twice", file=str(path),
+                                code="contract.invalid_lock")
+        entries[version] = "sha256:" + match.group(2)
+    return entries
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A version that breaks the rule, as one line: ``file: code: message``."""
+
+    file: Path
+    code: str
+    message: str
+
+    def error(self) -> ContractError:
+        return ContractError(self.message, file=str(self.file), code=self.code)
+
+
+def _changed(contract: Contract, version: int, was: str, now: str, since: str) -> Problem:
+    return Problem(contract.schema_path(version), CHANGED,
+                   f"v{version} changed in place: add v{max(contract.versions) + 1} (a published version never "
+                   f"changes; {since} {was[:19]}..., the file is {now[:19]}...)")
+
+
+def changes(contract: Contract) -> Iterator[Problem]:
+    """Recorded versions whose schema file differs from the record (a retired version, whose
+    file is gone, is no change: its record stays, so it can never come back different)."""
+    recorded = read_lock(contract) or {}
+    for version, was in sorted(recorded.items()):
+        if version in contract.schemas:
+            now = digest(contract.schema(version))
+            if now != was:
+                yield _changed(contract, version, was, now, f"{LOCK_FILE} records")
+
+
+def unlocked(contract: Contract) -> Iterator[Problem]:
+    """Versions the lock file does not record yet."""
+    recorded = read_lock(contract) or {}
+    for version in contract.versions:
+        if version not in recorded:
+            yield Problem(contract.schema_path(version), UNLOCKED,
+                          f"v{version} is not in {LOCK_FILE}: run `contract-harness lock` and commit "
+                          f"{lock_path(contract)}")
+
+
+def verify(contract: Contract) -> None:
+    """Raise the first recorded version that changed in place (what ``check`` refuses)."""
+    for problem in changes(contract):
+        raise problem.error()
+
+
+def update(contract: Contract) -> list[int]:
+    """Record the versions not yet in the lock file; refuse when a recorded one changed.
+    Returns the versions added (the file is written atomically, only when something is)."""
+    from harness.boundary.audit import write_atomic
+
+    verify(contract)
+    recorded = read_lock(contract) or {}
+    added = [v for v in contract.versions if v not in recorded]
+    if not added:
+        return []
+    for version in added:
+        recorded[version] = digest(contract.schema(version))
+    header = (f"# Published schema versions of {contract.tool}: never edited in place (add a new version).\n"
+              "# Written by `contract-harness lock`; checked by `contract-harness check` and `lock --check`.\n")
+    body = "".join(f"v{v} {recorded[v]}\n" for v in sorted(recorded))
+    write_atomic(lock_path(contract), (header + body).encode("utf-8"))
+    return added
+
+
+# --------------------------------------------------------------------------- base branch
+
+
+def _git(directory: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(["git", "-C", str(directory), *args], capture_output=True, timeout=60, check=False)
+    except FileNotFoundError:
+        raise UsageError("--base needs git, which is not on PATH") from None
+
+
+def base_changes(contract: Contract, ref: str) -> Iterator[Problem]:
+    """Version files that exist at git ``ref`` (the base branch) and differ from the working
+    tree: an in-place edit even where the lock file was edited along with it."""
+    from harness.boundary.parse import strict_loads
+    from harness.errors import RejectedInput
+
+    top = _git(contract.directory, "rev-parse", "--show-toplevel")
+    if top.returncode != 0:
+        raise UsageError(f"--base {ref}: {contract.directory} is not in a git repository")
+    if _git(contract.directory, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").returncode != 0:
+        raise UsageError(f"--base {ref}: no such commit in this repository (fetch it first, "
+                         "e.g. git fetch origin main)")
+    root = Path(top.stdout.decode().strip())
+    for version in contract.versions:
+        file = contract.schema_path(version).resolve()
+        shown = _git(root, "show", f"{ref}:{file.relative_to(root).as_posix()}")
+        if shown.returncode != 0:
+            continue  # not on the base branch: a new version
+        try:
+            was = digest(strict_loads(shown.stdout, max_depth=256))
+        except RejectedInput:
+            continue  # unreadable there: nothing was published that a reader could rely on
+        now = digest(contract.schema(version))
+        if now != was:
+            yield _changed(contract, version, was, now, f"{ref} has")
