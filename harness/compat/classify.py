@@ -17,16 +17,23 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.boundary.schema import validator_for
-from harness.compat import rules as _rules  # noqa: F401 - registers the rules
 from harness.compat.diff import Path, Site, align, node_at, pointer_of, sites
 from harness.compat.model import Direction, Verdict, worst
 from harness.compat.normalise import Side, json_key
+from harness.compat.predicates import (
+    all_disjoint,
+    branches,
+    finite_values,
+    matches,
+    matches_everything,
+    members,
+    pattern_examples,
+)
 from harness.compat.registry import (
     DERIVED,
     EXCLUSIVE,
@@ -81,131 +88,6 @@ class Change:
 
     def location(self, side: str) -> str | None:
         return self.old_location if side == "old" else self.new_location
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _types(node: Any) -> set[str] | None:
-    if isinstance(node, dict) and isinstance(node.get("type"), list):
-        return set(node["type"])
-    return None
-
-
-def _finite_values(node: Any) -> list[Any] | None:
-    if not isinstance(node, dict):
-        return [] if node is False else None
-    if "const" in node:
-        return [node["const"]]
-    if isinstance(node.get("enum"), list):
-        return list(node["enum"])
-    types = _types(node)
-    if types is not None and types <= {"null", "boolean"}:
-        return ([None] if "null" in types else []) + ([False, True] if "boolean" in types else [])
-    return None
-
-
-def _members(node: Any) -> list[tuple[tuple[str, ...], Any]]:
-    """Unconditional in-place members of an aligned node: allOf members and references."""
-    if not isinstance(node, dict):
-        return []
-    found: list[tuple[tuple[str, ...], Any]] = [
-        (("allOf", key), sub) for key, sub in (node.get("allOf") or {}).items()
-    ]
-    if isinstance(node.get("$ref"), dict | bool):
-        found.append((("$ref",), node["$ref"]))
-    return found
-
-
-def _branches(value: Any) -> list[Any]:
-    if isinstance(value, dict):
-        return list(value.values())
-    return list(value) if isinstance(value, list) else []
-
-
-def _required(node: Any) -> set[str]:
-    if not isinstance(node, dict):
-        return set()
-    found = set(node.get("required") or [])
-    for _, member in _members(node):
-        found |= _required(member)
-    return found
-
-
-def _property(node: Any, name: str) -> list[Any]:
-    if not isinstance(node, dict):
-        return []
-    found = [node["properties"][name]] if name in (node.get("properties") or {}) else []
-    for _, member in _members(node):
-        found += _property(member, name)
-    return found
-
-
-def _forbids(node: Any, name: str) -> bool:
-    if not isinstance(node, dict):
-        return node is False
-    if (node.get("properties") or {}).get(name) is False:
-        return True
-    closed = node.get("additionalProperties") is False and not node.get("patternProperties")
-    if closed and name not in (node.get("properties") or {}):
-        return True
-    return any(_forbids(member, name) for _, member in _members(node))
-
-
-def _types_disjoint(a: set[str] | None, b: set[str] | None) -> bool:
-    if a is None or b is None:
-        return False
-    return not (_widen(a) & _widen(b))
-
-
-def _widen(types: set[str]) -> set[str]:
-    """JSON Schema's "number" includes integers."""
-    return types | ({"integer"} if "number" in types else set())
-
-
-def disjoint(a: Any, b: Any) -> bool:
-    """True when no document can match both branches (provably, by type or discriminator)."""
-    if a is False or b is False:
-        return True
-    if _types_disjoint(_types(a), _types(b)):
-        return True
-    if {"object"} not in (_types(a), _types(b)):
-        return False  # non-objects satisfy property-based discriminators vacuously
-    for name in _required(a) & _required(b):
-        for x in _property(a, name):
-            for y in _property(b, name):
-                vx, vy = _finite_values(x), _finite_values(y)
-                if vx is not None and vy is not None and not ({json_key(v) for v in vx} & {json_key(v) for v in vy}):
-                    return True
-    return any(_forbids(b, n) for n in _required(a)) or any(_forbids(a, n) for n in _required(b))
-
-
-def all_disjoint(branches: list[Any]) -> bool:
-    return all(disjoint(x, y) for i, x in enumerate(branches) for y in branches[i + 1:])
-
-
-@functools.lru_cache(maxsize=512)
-def _pattern_validator(pattern: str) -> Any:
-    return validator_for({"pattern": pattern})
-
-
-def matches(pattern: str, name: str) -> bool:
-    """Does ``name`` match ``pattern`` as the production validator reads it (ECMA 262)?"""
-    try:
-        return bool(_pattern_validator(pattern).is_valid(name))
-    except ContractError:
-        return False
-
-
-def _match_all(pattern: str) -> bool:
-    return pattern in ("", ".*", "^.*", "^.*$", "[\\s\\S]*", "^[\\s\\S]*$")
-
-
-def _pattern_examples(pattern: str, limit: int = 12) -> list[str]:
-    """Some names matching ``pattern`` (found with greenery where it can read the pattern)."""
-    from harness.compat.patterns import examples
-
-    return [s for s in examples(pattern, limit) if matches(pattern, s)]
 
 
 # --------------------------------------------------------------------------- the engine
@@ -264,7 +146,7 @@ class Comparison:
         old, new = self.subtree("old", path), self.subtree("new", path)
         if old is MISSING or new is MISSING:
             return None
-        old_values, new_values = _finite_values(old), _finite_values(new)
+        old_values, new_values = finite_values(old), finite_values(new)
         if old_values is None and new_values is None:
             return None
         try:
@@ -303,7 +185,7 @@ class Comparison:
                     found.append((path, node))
                 return
             found.append((path, node))
-            for tokens, member in _members(node):
+            for tokens, member in members(node):
                 walk(path + tokens, member)
 
         start = self.node(side, root)
@@ -324,8 +206,8 @@ class Comparison:
             patterns |= set(node.get("patternProperties") or {})
             if "additionalProperties" in node or (member_path != path and "unevaluatedProperties" in node):
                 everything = True
-            conditional = [*_branches(node.get("anyOf")), *_branches(node.get("oneOf")),
-                           *_branches(node.get("dependentSchemas")),
+            conditional = [*branches(node.get("anyOf")), *branches(node.get("oneOf")),
+                           *branches(node.get("dependentSchemas")),
                            *(node[k] for k in ("if", "then", "else") if k in node)]
             if any(isinstance(b, dict) and MEMBERSHIP & set(_flatten_keys(b)) for b in conditional):
                 exact = False
@@ -383,9 +265,9 @@ class Comparison:
         names: list[tuple[str, str]] = [(n, "named") for n in declared]
         many_patterns = len(patterns) > 1
         for pattern in patterns:
-            example = next((e for e in _pattern_examples(pattern) if e not in declared), None)
+            example = next((e for e in pattern_examples(pattern) if e not in declared), None)
             names.append((example, "pattern") if example is not None else (pattern, "pattern?"))
-        if not any(_match_all(p) for p in patterns):
+        if not any(matches_everything(p) for p in patterns):
             other = next((n for n in _OTHER_NAMES
                           if n not in declared and not any(matches(p, n) for p in patterns)), None)
             names.append((other, "other") if other is not None else ("", "other?"))
@@ -432,7 +314,7 @@ class Comparison:
             elif "items" in node:
                 sub, where = node["items"], (*path, "items")
             elif "unevaluatedItems" in node:
-                if any(_members(node)) or any(k in node for k in ("anyOf", "oneOf", "if", "contains")):
+                if any(members(node)) or any(k in node for k in ("anyOf", "oneOf", "if", "contains")):
                     return Constraint("unknown", reason="unevaluatedItems with in-place applicators; not modelled")
                 sub, where = node["unevaluatedItems"], (*path, "unevaluatedItems")
             else:
@@ -477,7 +359,7 @@ class Comparison:
             elif token == "oneOf":
                 for side in ("old", "new"):
                     node = self.node(side, parent)
-                    if isinstance(node, dict) and not all_disjoint(_branches(node.get("oneOf"))):
+                    if isinstance(node, dict) and not all_disjoint(branches(node.get("oneOf"))):
                         reason = reason or (f"oneOf at {pointer_of(parent, side) or '/'} has branches "
                                             "that are not provably disjoint")
             i += 2 if token in kw.BRANCHES | kw.MAP | {"prefixItems"} else 1
@@ -623,7 +505,7 @@ def _escape(token: str) -> str:
 def _flatten_keys(node: Any) -> Iterable[str]:
     if isinstance(node, dict):
         yield from node
-        for _, member in _members(node):
+        for _, member in members(node):
             yield from _flatten_keys(member)
 
 

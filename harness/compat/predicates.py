@@ -1,0 +1,140 @@
+"""Questions about canonical (aligned) schema nodes that the classifier and the rules both ask:
+the types a node allows, its finite values, the names it requires or forbids, whether two
+branches are provably disjoint, whether a property name matches a pattern.
+
+They read a node and the in-place members that always apply with it (``allOf`` members and
+expanded references) and answer conservatively: ``disjoint`` is true only when no document can
+match both nodes.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from harness.boundary.schema import validator_for
+from harness.compat.normalise import json_key
+from harness.errors import ContractError
+
+
+def types_of(node: Any) -> set[str] | None:
+    if isinstance(node, dict) and isinstance(node.get("type"), list):
+        return set(node["type"])
+    return None
+
+
+def finite_values(node: Any) -> list[Any] | None:
+    if not isinstance(node, dict):
+        return [] if node is False else None
+    if "const" in node:
+        return [node["const"]]
+    if isinstance(node.get("enum"), list):
+        return list(node["enum"])
+    types = types_of(node)
+    if types is not None and types <= {"null", "boolean"}:
+        return ([None] if "null" in types else []) + ([False, True] if "boolean" in types else [])
+    return None
+
+
+def members(node: Any) -> list[tuple[tuple[str, ...], Any]]:
+    """Unconditional in-place members of an aligned node: allOf members and references."""
+    if not isinstance(node, dict):
+        return []
+    found: list[tuple[tuple[str, ...], Any]] = [
+        (("allOf", key), sub) for key, sub in (node.get("allOf") or {}).items()
+    ]
+    if isinstance(node.get("$ref"), dict | bool):
+        found.append((("$ref",), node["$ref"]))
+    return found
+
+
+def branches(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return list(value.values())
+    return list(value) if isinstance(value, list) else []
+
+
+def required_names(node: Any) -> set[str]:
+    if not isinstance(node, dict):
+        return set()
+    found = set(node.get("required") or [])
+    for _, member in members(node):
+        found |= required_names(member)
+    return found
+
+
+def property_schemas(node: Any, name: str) -> list[Any]:
+    if not isinstance(node, dict):
+        return []
+    found = [node["properties"][name]] if name in (node.get("properties") or {}) else []
+    for _, member in members(node):
+        found += property_schemas(member, name)
+    return found
+
+
+def forbids(node: Any, name: str) -> bool:
+    if not isinstance(node, dict):
+        return node is False
+    if (node.get("properties") or {}).get(name) is False:
+        return True
+    closed = node.get("additionalProperties") is False and not node.get("patternProperties")
+    if closed and name not in (node.get("properties") or {}):
+        return True
+    return any(forbids(member, name) for _, member in members(node))
+
+
+def _types_disjoint(a: set[str] | None, b: set[str] | None) -> bool:
+    if a is None or b is None:
+        return False
+    return not (_widen(a) & _widen(b))
+
+
+def _widen(types: set[str]) -> set[str]:
+    """JSON Schema's "number" includes integers."""
+    return types | ({"integer"} if "number" in types else set())
+
+
+def disjoint(a: Any, b: Any) -> bool:
+    """True when no document can match both branches (provably, by type or discriminator)."""
+    if a is False or b is False:
+        return True
+    if _types_disjoint(types_of(a), types_of(b)):
+        return True
+    if {"object"} not in (types_of(a), types_of(b)):
+        return False  # non-objects satisfy property-based discriminators vacuously
+    for name in required_names(a) & required_names(b):
+        for x in property_schemas(a, name):
+            for y in property_schemas(b, name):
+                vx, vy = finite_values(x), finite_values(y)
+                if vx is not None and vy is not None and not ({json_key(v) for v in vx} & {json_key(v) for v in vy}):
+                    return True
+    return any(forbids(b, n) for n in required_names(a)) or any(forbids(a, n) for n in required_names(b))
+
+
+def all_disjoint(nodes: list[Any]) -> bool:
+    """True when no two of ``nodes`` can match the same document (provably)."""
+    return all(disjoint(x, y) for i, x in enumerate(nodes) for y in nodes[i + 1:])
+
+
+@functools.lru_cache(maxsize=512)
+def _pattern_validator(pattern: str) -> Any:
+    return validator_for({"pattern": pattern})
+
+
+def matches(pattern: str, name: str) -> bool:
+    """Does ``name`` match ``pattern`` as the production validator reads it (ECMA 262)?"""
+    try:
+        return bool(_pattern_validator(pattern).is_valid(name))
+    except ContractError:
+        return False
+
+
+def matches_everything(pattern: str) -> bool:
+    return pattern in ("", ".*", "^.*", "^.*$", "[\\s\\S]*", "^[\\s\\S]*$")
+
+
+def pattern_examples(pattern: str, limit: int = 12) -> list[str]:
+    """Some names matching ``pattern`` (found with greenery where it can read the pattern)."""
+    from harness.compat.patterns import examples
+
+    return [s for s in examples(pattern, limit) if matches(pattern, s)]
