@@ -9,6 +9,7 @@ classifier: it is recorded as a :class:`Contradiction` and fails the comparison 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,7 @@ from harness.compat.diff import pointer_of
 from harness.compat.model import Budget, Direction, Evidence, Verdict, worst
 from harness.compat.normalise import Side
 from harness.compat.registry import RULES, Registry
-from harness.compat.witness import Sampled, Witness, from_sample, generated, search
+from harness.compat.witness import Sampled, Witness, at_location, bases_for, from_sample, generated, search
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +85,7 @@ def _sides(direction: Direction, old: Side, new: Side) -> tuple[Side, Side]:
 
 
 def _witness_for(change: Change, direction: Direction, old: Side, new: Side, budget: Budget,
-                 sampled: Sampled, *, probe: bool) -> Witness | None:
+                 sampled: Sampled, bases: list[Any], *, probe: bool) -> Witness | None:
     source, other = _sides(direction, old, new)
     location = change.location(direction.target)
     targets = [t for t in change.targets if t.direction is direction][: 1 if probe else 3]
@@ -92,7 +93,7 @@ def _witness_for(change: Change, direction: Direction, old: Side, new: Side, bud
         pointer = pointer_of(target.path or change.path, direction.source)
         if pointer is None:
             continue
-        found = search(direction, source, other, pointer, target.conjoin, location, budget)
+        found = search(direction, source, other, pointer, target.conjoin, location, budget, bases)
         if found is not None:
             return found
     if location is None:
@@ -104,29 +105,55 @@ def _witness_for(change: Change, direction: Direction, old: Side, new: Side, bud
     return None
 
 
-def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES) -> Assessment:
+def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES,
+           seeds: Sequence[Any] = ()) -> Assessment:
     """Classify the differences between two prepared versions and look for witnesses.
 
-    ``registry``: the change classes to use (tests pass their own)."""
+    ``registry``: the change classes to use (tests pass their own); ``seeds``: documents to
+    build targeted witnesses from (a contract's fixtures; each side uses those it accepts)."""
     changes = Comparison(old.tree, new.tree, old=old, new=new, registry=registry).changes()
     sampled = {d: generated(d, *_sides(d, old, new), budget.samples, budget.seconds) for d in Direction}
-    results: list[Assessed] = []
+    bases: dict[Direction, list[Any]] = {}
+    found: dict[tuple[int, Direction], Witness] = {}
+    for index, change in enumerate(changes):
+        for direction in Direction:
+            if not change.targets and change.location(direction.target) is None:
+                continue
+            if direction not in bases and any(t.direction is direction for t in change.targets):
+                bases[direction] = bases_for(_sides(direction, old, new)[0], seeds, sampled[direction], budget)
+            witness = _witness_for(change, direction, old, new, budget, sampled[direction],
+                                   bases.get(direction, []), probe=change.verdict(direction) is Verdict.SAFE)
+            if witness is not None:
+                found[(index, direction)] = witness
+    # A witness found while probing a safe verdict is credited to the change whose keyword and
+    # location rejected it and which is not safe that way (two changes may sit at one keyword:
+    # an enum value replaced, required [a] -> [b]); it is a classifier bug only when no such
+    # change explains it.
+    credited: dict[tuple[int, Direction], Witness] = {}
     contradictions: list[Contradiction] = []
-    for change in changes:
+    for (index, direction), witness in found.items():
+        if changes[index].verdict(direction) is not Verdict.SAFE:
+            credited.setdefault((index, direction), witness)
+            continue
+        explainer = _explainer(changes, direction, witness)
+        if explainer is None:
+            contradictions.append(Contradiction(direction, changes[index].rule.id, changes[index].pointer, witness))
+            credited[(index, direction)] = witness
+        else:
+            credited.setdefault((explainer, direction), witness)
+    results: list[Assessed] = []
+    for index, change in enumerate(changes):
         final: dict[Direction, tuple[Verdict, Evidence]] = {}
         witnesses: list[Witness] = []
         for direction in Direction:
             static = change.verdict(direction)
-            found = _witness_for(change, direction, old, new, budget, sampled[direction],
-                                 probe=static is Verdict.SAFE)
+            witness = credited.get((index, direction))
+            if witness is not None:
+                witnesses.append(witness)
             if static is Verdict.SAFE:
-                if found is not None:
-                    contradictions.append(Contradiction(direction, change.rule.id, change.pointer, found))
-                    witnesses.append(found)
                 evidence = Evidence.SAMPLED if sampled[direction].checked else Evidence.STATIC
                 final[direction] = (Verdict.SAFE, evidence)
-            elif found is not None:
-                witnesses.append(found)
+            elif witness is not None:
                 final[direction] = (Verdict.BREAKING, Evidence.WITNESS)
             else:
                 final[direction] = (static, Evidence.STATIC)
@@ -134,6 +161,18 @@ def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES) -> 
                                 final[Direction.READER][1], final[Direction.WRITER][1], tuple(witnesses)))
     unattributed = _unattributed(results, sampled, old, new, contradictions)
     return Assessment(tuple(results), tuple(unattributed), tuple(contradictions), sampled)
+
+
+def _explainer(changes: list[Change], direction: Direction, witness: Witness) -> int | None:
+    """The index of a change not safe in ``direction`` whose location in the rejecting version
+    holds the witness's rejection, or None."""
+    for index, change in enumerate(changes):
+        if change.verdict(direction) is Verdict.SAFE:
+            continue
+        location = change.location(direction.target)
+        if location is not None and at_location(witness.schema_pointer, location):
+            return index
+    return None
 
 
 def _unattributed(results: list[Assessed], sampled: dict[Direction, Sampled], old: Side, new: Side,

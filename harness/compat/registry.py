@@ -14,7 +14,9 @@ Groups and the facts they receive:
 - ``value``: a :class:`ValueDomain` (a node whose values are finite on either side: ``enum``,
   ``const``, ``null``/``boolean`` types, compared value by value with the validator);
 - ``member``: a :class:`NameTransition` (what constrains one property name changed);
-- ``items``: a :class:`SlotTransition` (what constrains one array position changed).
+- ``items``: a :class:`SlotTransition` (what constrains one array position changed);
+- ``node``: a :class:`NodeChange` (a node rewritten with other composition keywords, judged as
+  one change of the set of documents it accepts).
 
 Verdicts are ``safe``, ``breaking``, ``unknown`` or ``derived`` (the finding carries verdicts computed for
 the case at hand, e.g. by comparing the two subschemas a property moves between).
@@ -31,10 +33,10 @@ from harness.compat.model import Direction, Verdict
 from harness.registry import Registry as _Registry
 
 DERIVED = "derived"
-GROUPS = ("keyword", "value", "member", "items")
+GROUPS = ("keyword", "value", "member", "items", "node")
 #: Groups whose facts belong to exactly one class (the first rule that claims one wins); in the
 #: others every rule is asked (``required`` may both gain and lose names in one change).
-EXCLUSIVE = frozenset({"member", "items"})
+EXCLUSIVE = frozenset({"member", "items", "node"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,12 +135,31 @@ class ValueDomain:
     added: tuple[Any, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class NodeChange:
+    """A node written with other composition keywords in the two versions (``type: string`` ->
+    ``allOf: [{type: string}]``, ``oneOf`` -> ``anyOf``, a one-member ``oneOf`` ...), judged as
+    a whole: ``old_flat``/``new_flat`` are the nodes merged with their in-place members
+    (:func:`harness.compat.flatten.flatten`), ``reader``/``writer`` the engine's verdicts for
+    replacing one by the other."""
+
+    path: Path
+    old: Any
+    new: Any
+    old_flat: Any
+    new_flat: Any
+    reader: Verdict
+    writer: Verdict
+
+
 class Facts(Protocol):
     """What rules may ask the engine."""
 
     def node(self, side: str, path: Path) -> Any: ...
 
     def nested(self, old: Any, new: Any) -> tuple[Verdict, Verdict]: ...
+
+    def includes(self, smaller: Any, larger: Any) -> Verdict: ...
 
 
 Detector = Callable[..., Finding | None]
