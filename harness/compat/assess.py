@@ -18,7 +18,16 @@ from harness.compat.diff import pointer_of
 from harness.compat.model import Budget, Direction, Evidence, Verdict, worst
 from harness.compat.normalise import Side
 from harness.compat.registry import RULES, Registry
-from harness.compat.witness import Sampled, Witness, at_location, bases_for, from_sample, generated, search
+from harness.compat.witness import (
+    Bases,
+    Sampled,
+    Witness,
+    at_location,
+    bases_for,
+    from_sample,
+    generated,
+    search,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +93,9 @@ def _sides(direction: Direction, old: Side, new: Side) -> tuple[Side, Side]:
     return (old, new) if direction is Direction.READER else (new, old)
 
 
-def _witness_for(change: Change, direction: Direction, old: Side, new: Side, budget: Budget,
-                 sampled: Sampled, bases: list[Any], *, probe: bool) -> Witness | None:
+def _targeted(change: Change, direction: Direction, old: Side, new: Side, budget: Budget,
+              bases: Bases, *, probe: bool) -> Witness | None:
+    """A witness built for the change from its targets (one when probing a safe verdict)."""
     source, other = _sides(direction, old, new)
     location = change.location(direction.target)
     targets = [t for t in change.targets if t.direction is direction][: 1 if probe else 3]
@@ -96,6 +106,13 @@ def _witness_for(change: Change, direction: Direction, old: Side, new: Side, bud
         found = search(direction, source, other, pointer, target.conjoin, location, budget, bases)
         if found is not None:
             return found
+    return None
+
+
+def _sampled(change: Change, direction: Direction, old: Side, new: Side, sampled: Sampled) -> Witness | None:
+    """A generated document rejected at the change's location, as its witness."""
+    source, other = _sides(direction, old, new)
+    location = change.location(direction.target)
     if location is None:
         return None
     for document, violations in sampled.rejected:
@@ -109,22 +126,32 @@ def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES,
            seeds: Sequence[Any] = ()) -> Assessment:
     """Classify the differences between two prepared versions and look for witnesses.
 
-    ``registry``: the change classes to use (tests pass their own); ``seeds``: documents to
-    build targeted witnesses from (a contract's fixtures; each side uses those it accepts)."""
+    First every change's targeted searches (built from ``seeds`` the source accepts — a
+    contract's fixtures — or the simplest document it accepts); then documents generated from
+    each version, only in the directions not already proved breaking: a question answered is
+    not asked again. ``registry``: the change classes to use (tests pass their own)."""
     changes = Comparison(old.tree, new.tree, old=old, new=new, registry=registry).changes()
-    sampled = {d: generated(d, *_sides(d, old, new), budget.samples, budget.seconds) for d in Direction}
-    bases: dict[Direction, list[Any]] = {}
+    bases: dict[Direction, Bases] = {}
     found: dict[tuple[int, Direction], Witness] = {}
     for index, change in enumerate(changes):
         for direction in Direction:
-            if not change.targets and change.location(direction.target) is None:
+            if not any(t.direction is direction for t in change.targets):
                 continue
-            if direction not in bases and any(t.direction is direction for t in change.targets):
-                bases[direction] = bases_for(_sides(direction, old, new)[0], seeds, sampled[direction], budget)
-            witness = _witness_for(change, direction, old, new, budget, sampled[direction],
-                                   bases.get(direction, []), probe=change.verdict(direction) is Verdict.SAFE)
+            if direction not in bases:
+                bases[direction] = bases_for(_sides(direction, old, new)[0], seeds, budget)
+            witness = _targeted(change, direction, old, new, budget, bases[direction],
+                                probe=change.verdict(direction) is Verdict.SAFE)
             if witness is not None:
                 found[(index, direction)] = witness
+    proved = {d for (i, d) in found if changes[i].verdict(d) is not Verdict.SAFE}
+    sampled = {d: generated(d, *_sides(d, old, new), 0 if d in proved else budget.samples, budget.seconds)
+               for d in Direction}
+    for index, change in enumerate(changes):
+        for direction in Direction:
+            if (index, direction) not in found:
+                witness = _sampled(change, direction, old, new, sampled[direction])
+                if witness is not None:
+                    found[(index, direction)] = witness
     # A witness found while probing a safe verdict is credited to the change whose keyword and
     # location rejected it and which is not safe that way (two changes may sit at one keyword:
     # an enum value replaced, required [a] -> [b]); it is a classifier bug only when no such

@@ -32,6 +32,7 @@ from harness.compat.model import Budget, Direction
 from harness.compat.normalise import REF_TARGET, Side
 from harness.pointer import MISSING, join, resolve, split
 from harness.schemas import keywords as kw
+from harness.schemas.boundary import formatted
 from harness.schemas.generate import (
     GenerationStats,
     OutOfTime,
@@ -79,8 +80,7 @@ class Sampled:
     direction: Direction
     checked: int = 0
     rejected: list[tuple[Any, list[SchemaViolation]]] = field(default_factory=list)
-    #: the documents the source accepted (the first few; bases for targeted searches)
-    documents: list[Any] = field(default_factory=list)
+
     stats: GenerationStats = field(default_factory=GenerationStats)
 
 
@@ -105,6 +105,14 @@ def focus(tree: Any, pointer: str, extra: Any) -> Any:
     return _focus(tree, split(pointer), extra)
 
 
+def _only(node: dict[str, Any], kind: str) -> None:
+    """Restrict a node on the way to the focus to the container type the path needs (a
+    ``[null, object]`` node would otherwise be satisfied by ``null``, and the path not exist)."""
+    types = node.get("type")
+    if types is None or (isinstance(types, list) and kind in types):
+        node["type"] = [kind]
+
+
 def _focus(node: Any, tokens: list[str], extra: Any) -> Any:
     if not tokens:
         return _conjoin(node, extra)
@@ -116,6 +124,7 @@ def _focus(node: Any, tokens: list[str], extra: Any) -> Any:
         node[head] = _focus(node.get(head, {}), rest, extra)
         if head == "items":
             node["minItems"] = max(node.get("minItems", 0), len(node.get("prefixItems") or []) + 1)
+            _only(node, "array")
         return node
     if not rest:
         return node
@@ -124,12 +133,14 @@ def _focus(node: Any, tokens: list[str], extra: Any) -> Any:
         node[head] = {**node[head], member: _focus(node[head][member], rest, extra)}
         if head in ("properties", "dependentSchemas"):
             node["required"] = sorted({*(node.get("required") or []), member})
+            _only(node, "object")
     elif head == "prefixItems":
         index = int(member)
         items = list(node[head])
         items[index] = _focus(items[index], rest, extra)
         node[head] = items
         node["minItems"] = max(node.get("minItems", 0), index + 1)
+        _only(node, "array")
     elif head in ("oneOf", "anyOf"):
         node[head] = [_focus(node[head][int(member)], rest, extra)]  # take this branch
     elif head == "allOf":
@@ -191,7 +202,13 @@ def at_location(schema_pointer: str, location: str | None) -> bool:
     if location is None:
         return True
     pointer = location.split("#", 1)[1] if "#" in location else location
-    return schema_pointer == pointer or schema_pointer.startswith(pointer + "/")
+    if schema_pointer == pointer or schema_pointer.startswith(pointer + "/"):
+        return True
+    # jsonschema-rs reads a name such as "+1" as an array index and writes it "1": compare
+    # token by token with that spelling allowed.
+    have, want = split(schema_pointer), split(pointer)
+    return len(have) >= len(want) and all(h == w or ((w[:1] == "+" and w[1:].isdigit() and h == w[1:].lstrip("0"))
+                                                      or h == w[1:]) for h, w in zip(have, want, strict=False))
 
 
 def matches_location(violation: SchemaViolation, location: str | None) -> bool:
@@ -214,10 +231,11 @@ def _make(direction: Direction, document: Any, source: Side, other: Side,
                    violation.instance_pointer, violation.schema_pointer, violation.message, origin)
 
 
-def anchors(tree: Any, pointer: str) -> list[tuple[int, list[str | int]]]:
+def anchors(tree: Any, pointer: str) -> tuple[list[tuple[int, list[str | int]]], bool]:
     """The value positions on the way to the schema node at ``pointer``: ``(n, path)`` where the
     first ``n`` tokens of the pointer reach a subschema that applies to the value at instance
-    ``path``, root first. The walk stops where the instance position is not known (a pattern,
+    ``path``, root first; and whether the node at ``pointer`` applies to the last one's value.
+    The walk stops where the instance position is not known (a pattern,
     ``additionalProperties``, ``contains``)."""
     tokens = split(pointer)
     found: list[tuple[int, list[str | int]]] = [(0, [])]
@@ -249,7 +267,7 @@ def anchors(tree: Any, pointer: str) -> list[tuple[int, list[str | int]]]:
         else:
             break
         found.append((i, instance))
-    return found
+    return found, i >= len(tokens)
 
 
 def _has_room(document: Any, path: list[str | int]) -> bool:
@@ -289,6 +307,34 @@ def _put(document: Any, path: list[str | int], value: Any) -> Any:
     return out_map
 
 
+@dataclass(slots=True)
+class Bases:
+    """Documents one version accepts, to build its targeted witnesses in (see :func:`search`):
+    the seeds it accepts, and documents grown to reach deeper positions, kept by the schema
+    pointer of the position they were grown for (a ``oneOf`` branch's own)."""
+
+    documents: list[Any] = field(default_factory=list)
+    grown: dict[str, list[Any]] = field(default_factory=dict)
+
+    def for_pointer(self, pointer: str) -> list[Any]:
+        """The documents to try for a focus at ``pointer``: those grown along the same
+        ``oneOf``/``anyOf`` branches first (newest first), then the seeds."""
+        return [*self.grown.get(_branch_key(pointer), ()), *self.documents]
+
+    def keep(self, pointer: str, document: Any) -> None:
+        kept = self.grown.setdefault(_branch_key(pointer), [])
+        kept.insert(0, document)
+        del kept[8:]
+
+
+def _branch_key(pointer: str) -> str:
+    """The pointer up to its last ``oneOf``/``anyOf`` branch (documents grown below one branch
+    must not stand in for another's)."""
+    tokens = split(pointer)
+    last = max((i for i, token in enumerate(tokens[:-1]) if token in ("oneOf", "anyOf")), default=-2)
+    return join(tokens[:last + 2])
+
+
 def search(
     direction: Direction,
     source: Side,
@@ -297,35 +343,198 @@ def search(
     extra: Any,
     location: str | None,
     budget: Budget,
-    bases: list[Any] | None = None,
+    bases: Bases | None = None,
 ) -> Witness | None:
     """A minimal document valid under ``source`` whose focus holds ``extra`` and that ``other``
     rejects at ``location``; None when ``budget.examples`` candidates find none.
 
-    With ``bases`` (documents ``source`` accepts), the search is local: values are generated
-    from the subschema of the deepest value position on the way to the focus that one of them
-    has room for, and put there; the whole document is then judged. Without room in any, or
-    when the local search finds nothing, the whole source schema is searched (the same as
-    with no bases)."""
+    With ``bases`` (documents ``source`` accepts) the search stays local, cheapest first:
+
+    1. edits of a base that make the focus hold ``extra`` with nothing generated (a name
+       removed; the base itself when it already holds);
+    2. values generated for the one name (or array position) ``extra`` asks to be present, from
+       what constrains that name in the source, put into a base;
+    3. values generated from the subschema of the deepest value position on the way to the
+       focus that a base has room for, put there.
+
+    Each candidate is the whole document, judged by both validators. Only without room in any
+    base is the whole source schema searched; a local search that finds nothing leaves the
+    verdict to the static rules (no search runs against the clock)."""
     if budget.examples < 1:
         return None
-    tree = source.tree
-    tried_root = False
-    for depth, path in reversed(anchors(tree, pointer) if bases else []):
-        rooms = [d for d in bases or () if _has_room(d, path)][:3]
+    tree, tokens = source.tree, split(pointer)
+
+    def judged(documents: list[Any]) -> Witness | None:
+        for document in documents:
+            if source.validator.is_valid(document):
+                violation = _rejection(other.validator, document, location)
+                if violation is not None:
+                    return _make(direction, json.loads(json.dumps(document)), source, other, violation, "targeted")
+        return None
+
+    steps, exact = anchors(tree, pointer)
+    documents = bases.for_pointer(pointer) if bases is not None else []
+    for depth, path in reversed(steps if documents else []):
+        rooms = [d for d in documents if _has_room(d, path)][:3]
         if not rooms:
             continue
-        tokens = split(pointer)
+        if depth != steps[-1][0] and bases is not None:
+            # No base reaches the focus: first grow one that does (the simplest value at this
+            # position with the path to the focus present), then work at the focus itself.
+            grown = _grow(source, join(tokens[depth:]), resolve(tree, tokens[:depth]), path, rooms, budget,
+                          steps[-1][1])
+            if grown is not None:
+                (depth, path), rooms = steps[-1], [grown]
+                bases.keep(pointer, grown)  # later searches below the same position start from it
+        if exact and depth == steps[-1][0]:
+            node = resolve(tree, tokens)
+            for plan in _edits(node, extra, path, rooms):
+                if isinstance(plan, list):
+                    found = judged(plan)
+                else:
+                    _where, schema, make = plan
+                    found = _find(direction, source, other, "", schema, {}, location, budget, make)
+                if found is not None:
+                    return found
+            if isinstance(node, dict) and "format" in node and _direct(node, extra):
+                return None  # the edge strings failed; random strings of that format are shorter
         local = resolve(tree, tokens[:depth])
-        found = _find(direction, source, other, join(tokens[depth:]), local, extra, location, budget,
-                      lambda value, rooms=rooms, path=path: [_put(d, path, value) for d in rooms])
-        if found is not None:
-            return found
-        tried_root = tried_root or depth == 0
-        break  # one local search; then the whole schema
-    if tried_root:
-        return None
+        return _find(direction, source, other, join(tokens[depth:]), local, extra, location, budget,
+                     lambda value, rooms=rooms, path=path: [_put(d, path, value) for d in rooms])
     return _find(direction, source, other, pointer, tree, extra, location, budget, lambda value: [value])
+
+
+def _grow(source: Side, pointer: str, local: Any, path: list[str | int], rooms: list[Any],
+          budget: Budget, reach: list[str | int]) -> Any:
+    """A document ``source`` accepts, one of ``rooms`` with the value at ``path`` replaced by
+    the simplest value of ``local`` in which the instance path to ``pointer`` (``reach``)
+    exists."""
+    focused = _plain(focus(local, pointer, {}))
+    if focused is False or local is MISSING:
+        return None
+    try:
+        strategy = from_lowered(lower(_generable(focused), expanded=True), validator_for(as_schema(focused)))
+    except Exception:
+        return None
+    grown: list[Any] = []
+
+    def fits(value: Any) -> bool:
+        for document in rooms:
+            candidate = _put(document, path, value)
+            if _has_room(candidate, reach) and source.validator.is_valid(candidate):
+                grown.append(candidate)
+                return True
+        return False
+
+    try:
+        with time_budget(budget.seconds):
+            find(strategy, fits, settings=quiet_settings(budget.examples))
+    except Exception:
+        return None
+    return grown[-1] if grown else None
+
+
+Plan = list[Any] | tuple[list[str | int], Any, Any]
+
+
+def _edits(node: Any, extra: Any, path: list[str | int], bases: list[Any]) -> list[Plan]:
+    """Cheap ways to make the value at ``path`` of a base hold ``extra``: finished documents,
+    or ``(path, schema, documents)`` to generate one value for (see :func:`search`). The bases
+    have room for a value at ``path``; some may hold one already."""
+    if not bases or not isinstance(extra, dict):
+        return []
+    keys = set(extra)
+    if keys <= {"required", "properties"} and all(v is False for v in (extra.get("properties") or {}).values()):
+        absent = list(extra.get("properties") or {})
+        wanted = [n for n in extra.get("required") or [] if n not in absent]
+        plans: list[Plan] = []
+        edited = [_without(d, path, absent) for d in bases]
+        edited = [d for d in edited if isinstance(resolve(d, [str(s) for s in path]), dict)]
+        missing = [n for n in wanted if any(n not in resolve(d, [str(s) for s in path]) for d in edited)]
+        if not missing:
+            return [edited]
+        name = missing[0]
+        schema = _name_schema(node, name)
+        if schema is not False:
+            plans.append(([*path, name], schema,
+                          lambda value, docs=edited, where=[*path, name]: [_put(d, where, value) for d in docs]))
+        return plans
+    if ("minItems" in keys and keys <= {"minItems", "type"} and extra.get("type", "array") == "array"
+            and isinstance(extra["minItems"], int) and isinstance(node, dict)):
+        count, unique = extra["minItems"], node.get("uniqueItems") is True
+        lists = [(d, resolve(d, [str(s) for s in path])) for d in bases]
+        done = [d for d, value in lists if isinstance(value, list) and len(value) >= count]
+        if done:
+            return [done]
+        if unique:
+            return []
+        # repeat the items a base holds, or one generated item, up to the length asked
+        padded = [_put(d, path, (value * count)[:count]) for d, value in lists if isinstance(value, list) and value]
+        prefix = node.get("prefixItems") or []
+        item = node.get("items", {})
+        plans = [padded] if padded else []
+        if not prefix and item is not False:
+            plans.append(([*path, 0], item,
+                          lambda value, docs=bases, where=path, n=count: [_put(d, where, [value] * n) for d in docs]))
+        return plans
+    if not keys:
+        return [list(bases)]
+    values = _direct(node, extra)
+    if values:
+        return [[_put(d, path, v) for v in values for d in bases]]
+    return []
+
+
+def _direct(node: Any, extra: Any) -> list[Any]:
+    """Values built, not searched, for the edges ``extra`` asks of a string or number node: a
+    string of the asked length (in the node's ``format``: a 257-character URI, which random
+    generation does not reach), a number just past a bound, a ``const``."""
+    if not isinstance(node, dict) or not isinstance(extra, dict):
+        return []
+    if "const" in extra and set(extra) <= {"const", "type"}:
+        return [extra["const"]]
+    types = set(_as_list(node.get("type"))) or set(_as_list(extra.get("type")))
+    if extra.get("type") == "string" and "string" in types and "pattern" not in node:
+        lengths = [n for n in (extra.get("minLength"), extra.get("maxLength")) if isinstance(n, int)]
+        strings = [formatted(node["format"], n) if isinstance(node.get("format"), str) else "a" * n
+                   for n in dict.fromkeys(lengths)]
+        return [s for s in strings if s is not None]
+    if extra.get("type") == "number" and types & {"number", "integer"} and "multipleOf" not in node:
+        whole = "number" not in types
+        found: list[Any] = []
+        for key, step in (("exclusiveMinimum", 1), ("minimum", 0), ("exclusiveMaximum", -1), ("maximum", 0)):
+            bound = extra.get(key)
+            if isinstance(bound, int | float) and not isinstance(bound, bool):
+                value = (int(bound) if float(bound).is_integer() else bound) + step
+                found.append(int(value) if whole and float(value).is_integer() else value)
+        return found
+    return []
+
+
+def _name_schema(node: Any, name: str) -> Any:
+    """What constrains property ``name`` in an object node (its declaration, the patterns it
+    matches, else ``additionalProperties``; ``{}`` when nothing does)."""
+    if not isinstance(node, dict):
+        return {}
+    from harness.compat.predicates import matches
+
+    parts = []
+    if name in (node.get("properties") or {}):
+        parts.append(node["properties"][name])
+    parts += [sub for pattern, sub in (node.get("patternProperties") or {}).items() if matches(pattern, name)]
+    if not parts and "additionalProperties" in node:
+        parts.append(node["additionalProperties"])
+    if any(p is False for p in parts):
+        return False
+    parts = [p for p in parts if p not in ({}, True)]
+    return {} if not parts else parts[0] if len(parts) == 1 else {"allOf": parts}
+
+
+def _without(document: Any, path: list[str | int], names: list[str]) -> Any:
+    value = resolve(document, [str(s) for s in path])
+    if not names or not isinstance(value, dict) or not any(n in value for n in names):
+        return document
+    return _put(document, path, {k: v for k, v in value.items() if k not in names})
 
 
 def _find(direction: Direction, source: Side, other: Side, pointer: str, tree: Any, extra: Any,
@@ -373,24 +582,20 @@ def _local_validator(focused: Any, source: Side, tree: Any) -> SchemaValidator:
     return validator_for(as_schema(focused))
 
 
-def bases_for(source: Side, seeds: Any, sampled: Sampled | None, budget: Budget) -> list[Any]:
+def bases_for(source: Side, seeds: Any, budget: Budget) -> Bases:
     """Documents ``source`` accepts to put targeted values into: the seeds it accepts (the
-    contract's fixtures), the documents generated from it, else the simplest one it accepts."""
-    found = []
-    for document in seeds:
-        if source.validator.is_valid(document):
-            found.append(document)
-    if sampled is not None:
-        found += sampled.documents
+    contract's fixtures), else the simplest document it accepts."""
+    found = [document for document in seeds if source.validator.is_valid(document)][:8]
     if found or budget.examples < 1:
-        return found[:8]
+        return Bases(found)
     try:
-        strategy = from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator)
+        strategy = from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
+                                compiled=True)
         with time_budget(budget.seconds):
             found.append(find(strategy, lambda _: True, settings=quiet_settings(min(budget.examples, 10))))
     except Exception:
-        return []
-    return found
+        return Bases()
+    return Bases(found)
 
 
 def generated(direction: Direction, source: Side, other: Side, n: int, seconds: float | None = None) -> Sampled:
@@ -400,14 +605,12 @@ def generated(direction: Direction, source: Side, other: Side, n: int, seconds: 
         return result
     try:
         strategy = from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
-                                stats=result.stats)
+                                stats=result.stats, compiled=True)
         documents = sample(strategy, n, seconds=seconds)
     except Exception:
         return result
     for document in documents:
         result.checked += 1
-        if len(result.documents) < 4:
-            result.documents.append(document)
         if not other.validator.is_valid(document):
             result.rejected.append((document, other.validator.all_violations(document)))
     return result
