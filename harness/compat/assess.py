@@ -10,7 +10,7 @@ classifier: it is recorded as a :class:`Contradiction` and fails the comparison 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.compat.classify import Change, Comparison
@@ -21,6 +21,7 @@ from harness.compat.registry import RULES, Registry
 from harness.compat.witness import (
     Bases,
     Sampled,
+    Searches,
     Witness,
     at_location,
     bases_for,
@@ -71,6 +72,7 @@ class Assessment:
     unattributed: tuple[Witness, ...]
     contradictions: tuple[Contradiction, ...]
     sampled: dict[Direction, Sampled]
+    searches: dict[Direction, Searches] = field(default_factory=dict)
 
     def verdict(self, direction: Direction) -> Verdict:
         found = worst(a.verdict(direction) for a in self.changes)
@@ -187,7 +189,8 @@ def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES,
         results.append(Assessed(change, final[Direction.READER][0], final[Direction.WRITER][0],
                                 final[Direction.READER][1], final[Direction.WRITER][1], tuple(witnesses)))
     unattributed = _unattributed(results, sampled, old, new, contradictions)
-    return Assessment(tuple(results), tuple(unattributed), tuple(contradictions), sampled)
+    return Assessment(tuple(results), tuple(unattributed), tuple(contradictions), sampled,
+                      {d: b.searches for d, b in bases.items()})
 
 
 def _explainer(changes: list[Change], direction: Direction, witness: Witness) -> int | None:

@@ -139,6 +139,7 @@ class CompatReport:
             "content_models": [{"pointer": m.pointer, "old": m.old, "new": m.new} for m in self.models],
             "generated": {d.value: {"checked": s.checked, "rejected": len(s.rejected), **s.stats.to_dict()}
                           for d, s in self.assessment.sampled.items()},
+            "searches": {d.value: s.to_dict() for d, s in self.assessment.searches.items()},
             "seconds": round(self.seconds, 3),
         }
 

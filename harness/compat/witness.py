@@ -19,13 +19,16 @@ Every document is re-validated with the production validator of its source versi
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import find
-from hypothesis.errors import HypothesisException, NoSuchExample
+from hypothesis.errors import HypothesisWarning
 
 from harness.boundary.schema import SchemaValidator, SchemaViolation, validator_for
 from harness.compat.model import Budget, Direction
@@ -308,6 +311,21 @@ def _put(document: Any, path: list[str | int], value: Any) -> Any:
 
 
 @dataclass(slots=True)
+class Searches:
+    """What the targeted searches of one direction did: how many ran, found a witness, were
+    answered by a built document (no generation), and were stopped by the ``--seconds`` clock
+    (a safety net: a search normally ends when it finds a witness or has tried its examples)."""
+
+    run: int = 0
+    found: int = 0
+    built: int = 0
+    clock: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {"run": self.run, "found": self.found, "built": self.built, "stopped_by_clock": self.clock}
+
+
+@dataclass(slots=True)
 class Bases:
     """Documents one version accepts, to build its targeted witnesses in (see :func:`search`):
     the seeds it accepts, and documents grown to reach deeper positions, kept by the schema
@@ -315,6 +333,7 @@ class Bases:
 
     documents: list[Any] = field(default_factory=list)
     grown: dict[str, list[Any]] = field(default_factory=dict)
+    searches: Searches = field(default_factory=Searches)
 
     def for_pointer(self, pointer: str) -> list[Any]:
         """The documents to try for a focus at ``pointer``: those grown along the same
@@ -362,6 +381,15 @@ def search(
     verdict to the static rules (no search runs against the clock)."""
     if budget.examples < 1:
         return None
+    counts = bases.searches if bases is not None else Searches()
+    counts.run += 1
+    found = _search(direction, source, other, pointer, extra, location, budget, bases, counts)
+    counts.found += found is not None
+    return found
+
+
+def _search(direction: Direction, source: Side, other: Side, pointer: str, extra: Any, location: str | None,
+            budget: Budget, bases: Bases | None, counts: Searches) -> Witness | None:
     tree, tokens = source.tree, split(pointer)
 
     def judged(documents: list[Any]) -> Witness | None:
@@ -382,7 +410,7 @@ def search(
             # No base reaches the focus: first grow one that does (the simplest value at this
             # position with the path to the focus present), then work at the focus itself.
             grown = _grow(source, join(tokens[depth:]), resolve(tree, tokens[:depth]), path, rooms, budget,
-                          steps[-1][1])
+                          steps[-1][1], counts)
             if grown is not None:
                 (depth, path), rooms = steps[-1], [grown]
                 bases.keep(pointer, grown)  # later searches below the same position start from it
@@ -391,21 +419,22 @@ def search(
             for plan in _edits(node, extra, path, rooms):
                 if isinstance(plan, list):
                     found = judged(plan)
+                    counts.built += found is not None
                 else:
                     _where, schema, make = plan
-                    found = _find(direction, source, other, "", schema, {}, location, budget, make)
+                    found = _find(direction, source, other, "", schema, {}, location, budget, make, counts)
                 if found is not None:
                     return found
             if isinstance(node, dict) and "format" in node and _direct(node, extra):
                 return None  # the edge strings failed; random strings of that format are shorter
         local = resolve(tree, tokens[:depth])
         return _find(direction, source, other, join(tokens[depth:]), local, extra, location, budget,
-                     lambda value, rooms=rooms, path=path: [_put(d, path, value) for d in rooms])
-    return _find(direction, source, other, pointer, tree, extra, location, budget, lambda value: [value])
+                     lambda value, rooms=rooms, path=path: [_put(d, path, value) for d in rooms], counts)
+    return _find(direction, source, other, pointer, tree, extra, location, budget, lambda value: [value], counts)
 
 
 def _grow(source: Side, pointer: str, local: Any, path: list[str | int], rooms: list[Any],
-          budget: Budget, reach: list[str | int]) -> Any:
+          budget: Budget, reach: list[str | int], counts: Searches) -> Any:
     """A document ``source`` accepts, one of ``rooms`` with the value at ``path`` replaced by
     the simplest value of ``local`` in which the instance path to ``pointer`` (``reach``)
     exists."""
@@ -427,8 +456,11 @@ def _grow(source: Side, pointer: str, local: Any, path: list[str | int], rooms: 
         return False
 
     try:
-        with time_budget(budget.seconds):
+        with time_budget(budget.seconds), _quiet():
             find(strategy, fits, settings=quiet_settings(budget.examples))
+    except OutOfTime:
+        counts.clock += 1
+        return None
     except Exception:
         return None
     return grown[-1] if grown else None
@@ -538,7 +570,7 @@ def _without(document: Any, path: list[str | int], names: list[str]) -> Any:
 
 
 def _find(direction: Direction, source: Side, other: Side, pointer: str, tree: Any, extra: Any,
-          location: str | None, budget: Budget, documents: Any) -> Witness | None:
+          location: str | None, budget: Budget, documents: Any, counts: Searches) -> Witness | None:
     """Search values of ``tree`` focused at ``pointer`` with ``extra``; each value gives the
     candidate ``documents(value)``; the first that ``source`` accepts and ``other`` rejects at
     ``location`` is the witness."""
@@ -562,11 +594,12 @@ def _find(direction: Direction, source: Side, other: Side, pointer: str, tree: A
         return False
 
     try:
-        with time_budget(budget.seconds):
+        with time_budget(budget.seconds), _quiet():
             find(strategy, condition, settings=quiet_settings(budget.examples))
-    except (NoSuchExample, HypothesisException, OutOfTime):
+    except OutOfTime:
+        counts.clock += 1
         return None
-    except Exception:
+    except Exception:  # NoSuchExample, HypothesisException, and whatever a rare schema raises
         return None
     if not hit:
         return None
@@ -591,11 +624,20 @@ def bases_for(source: Side, seeds: Any, budget: Budget) -> Bases:
     try:
         strategy = from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
                                 compiled=True)
-        with time_budget(budget.seconds):
-            found.append(find(strategy, lambda _: True, settings=quiet_settings(min(budget.examples, 10))))
+        with _quiet():
+            found += sample(strategy, 1, seconds=budget.seconds)
     except Exception:
         return Bases()
     return Bases(found)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """hypothesis warns when it builds the repr of a strategy over a large schema (which our
+    searches never print); under ``-W error`` that warning would end a search silently."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Generating overly large repr", category=HypothesisWarning)
+        yield
 
 
 def generated(direction: Direction, source: Side, other: Side, n: int, seconds: float | None = None) -> Sampled:
@@ -606,7 +648,8 @@ def generated(direction: Direction, source: Side, other: Side, n: int, seconds: 
     try:
         strategy = from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
                                 stats=result.stats, compiled=True)
-        documents = sample(strategy, n, seconds=seconds)
+        with _quiet():
+            documents = sample(strategy, n, seconds=seconds)
     except Exception:
         return result
     for document in documents:
