@@ -146,8 +146,15 @@ def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES,
             if witness is not None:
                 found[(index, direction)] = witness
     proved = {d for (i, d) in found if changes[i].verdict(d) is not Verdict.SAFE}
-    sampled = {d: generated(d, *_sides(d, old, new), 0 if d in proved else budget.samples, budget.seconds)
-               for d in Direction}
+    sampled = {}
+    for direction in Direction:
+        source = _sides(direction, old, new)[0]
+        if direction not in bases:
+            bases[direction] = bases_for(source, seeds, budget) if seeds else Bases()
+        pointers = [p for c in changes if (p := pointer_of(c.path, direction.source)) is not None]
+        sampled[direction] = generated(direction, *_sides(direction, old, new),
+                                       0 if direction in proved else budget.samples, budget.seconds,
+                                       bases[direction], pointers)
     for index, change in enumerate(changes):
         for direction in Direction:
             if (index, direction) not in found:

@@ -23,7 +23,7 @@ import contextlib
 import copy
 import json
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -334,6 +334,8 @@ class Bases:
     documents: list[Any] = field(default_factory=list)
     grown: dict[str, list[Any]] = field(default_factory=dict)
     searches: Searches = field(default_factory=Searches)
+    #: the documents are seeds the version accepts (not the simplest document generated)
+    seeded: bool = False
 
     def for_pointer(self, pointer: str) -> list[Any]:
         """The documents to try for a focus at ``pointer``: those grown along the same
@@ -422,7 +424,11 @@ def _search(direction: Direction, source: Side, other: Side, pointer: str, extra
                     counts.built += found is not None
                 else:
                     _where, schema, make = plan
-                    found = _find(direction, source, other, "", schema, {}, location, budget, make, counts)
+                    # the simplest JSON values first (a new name may hold anything: null)
+                    found = judged([d for value in _SIMPLEST for d in make(value)])
+                    counts.built += found is not None
+                    if found is None:
+                        found = _find(direction, source, other, "", schema, {}, location, budget, make, counts)
                 if found is not None:
                     return found
             if isinstance(node, dict) and "format" in node and _direct(node, extra):
@@ -467,6 +473,8 @@ def _grow(source: Side, pointer: str, local: Any, path: list[str | int], rooms: 
 
 
 Plan = list[Any] | tuple[list[str | int], Any, Any]
+#: Tried before any generation where one value is wanted: each document is judged whole anyway.
+_SIMPLEST: tuple[Any, ...] = (None, 0, "", False, {}, [])
 
 
 def _edits(node: Any, extra: Any, path: list[str | int], bases: list[Any]) -> list[Plan]:
@@ -620,7 +628,7 @@ def bases_for(source: Side, seeds: Any, budget: Budget) -> Bases:
     contract's fixtures), else the simplest document it accepts."""
     found = [document for document in seeds if source.validator.is_valid(document)][:8]
     if found or budget.examples < 1:
-        return Bases(found)
+        return Bases(found, seeded=bool(found))
     try:
         strategy = from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
                                 compiled=True)
@@ -640,23 +648,87 @@ def _quiet() -> Iterator[None]:
         yield
 
 
-def generated(direction: Direction, source: Side, other: Side, n: int, seconds: float | None = None) -> Sampled:
-    """``n`` documents generated from ``source`` (the whole schema) judged by ``other``."""
+def generated(direction: Direction, source: Side, other: Side, n: int, seconds: float | None = None,
+              bases: Bases | None = None, pointers: Sequence[str] = ()) -> Sampled:
+    """``n`` documents generated from ``source`` and judged by ``other``.
+
+    When ``source`` accepts some seed documents (``bases``, a contract's fixtures) and the
+    changes sit at ``pointers``, the documents are those seeds with one changed position
+    regenerated each (round the pointers, one value per position): every document is real
+    traffic but for the changed value, and each changed position is exercised. Otherwise
+    whole documents are generated from the schema (slow for large schemas: each is built in
+    full)."""
     result = Sampled(direction)
     if n <= 0:
         return result
-    try:
-        strategy = from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
-                                stats=result.stats, compiled=True)
-        with _quiet():
-            documents = sample(strategy, n, seconds=seconds)
-    except Exception:
-        return result
+    if bases is not None and bases.seeded and pointers:
+        # positions whose edges can be built first, then the deepest: a leaf is made anew in
+        # milliseconds, a large object is generated in full
+        chosen = sorted(dict.fromkeys(pointers),
+                        key=lambda p: (not _edge_values(resolve(source.tree, split(p))), -len(split(p))))
+        documents = _regenerated(source, bases, chosen, n, seconds, result.stats)
+    else:
+        try:
+            strategy = from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
+                                    stats=result.stats, compiled=True)
+            with _quiet():
+                documents = sample(strategy, n, seconds=seconds)
+        except Exception:
+            return result
     for document in documents:
         result.checked += 1
         if not other.validator.is_valid(document):
             result.rejected.append((document, other.validator.all_violations(document)))
     return result
+
+
+def _regenerated(source: Side, bases: Bases, pointers: list[str], n: int, seconds: float | None,
+                 stats: GenerationStats) -> list[Any]:
+    """Up to ``n`` seeds, each with the value at one pointer's position made anew: the edges of
+    a string or number node (its longest and shortest string, in its format; its bounds), built
+    directly; otherwise the first of two values generated from the node that keeps the whole
+    document valid. A pointer whose position no seed holds is passed over."""
+    found: list[Any] = []
+    for pointer in pointers:
+        if len(found) >= n:
+            break
+        steps, exact = anchors(source.tree, pointer)
+        if len(steps) < 2:
+            continue  # the whole document: generating it is the slow way
+        depth, path = steps[-1]
+        rooms = [d for d in bases.for_pointer(pointer) if resolve(d, [str(s) for s in path]) is not MISSING][:3]
+        if not rooms:
+            continue
+        tokens = split(pointer)
+        values = _edge_values(resolve(source.tree, tokens)) if exact else []
+        if not values:
+            local = _plain(resolve(source.tree, tokens[:depth]))
+            try:
+                strategy = from_lowered(lower(_generable(local), expanded=True), validator_for(as_schema(local)),
+                                        stats=stats)
+                with _quiet():
+                    values = sample(strategy, 2, seconds=seconds)
+            except Exception:
+                continue
+        document = next((c for v in values for c in (_put(d, path, v) for d in rooms)
+                         if source.validator.is_valid(c)), None)
+        if document is not None:
+            found.append(document)
+    return found
+
+
+def _edge_values(node: Any) -> list[Any]:
+    """The values at the edges of a string or number node's own bounds (see :func:`_direct`)."""
+    if not isinstance(node, dict):
+        return []
+    found: list[Any] = []
+    for key in ("maxLength", "minLength"):
+        if isinstance(node.get(key), int):
+            found += _direct(node, {"type": "string", "minLength": node[key], "maxLength": node[key]})
+    for key in ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum"):
+        if key in node:
+            found += _direct(node, {"type": "number", key: node[key]})
+    return found
 
 
 def from_sample(direction: Direction, source: Side, other: Side, document: Any,
