@@ -29,8 +29,11 @@ def test_deployment_status_v2_rejects_old_shapes_and_holds_its_writer_policy(
     assert code == 0, out
     assert out.splitlines()[0] == "deployment_status: v1 -> v2: OK (policy writer, from contract (compat.policy))"
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report["verdicts"] == {"reader": {"verdict": "breaking", "evidence": "witness"},
-                                  "writer": {"verdict": "safe", "evidence": "sampled"}}
+    rules = ["CMP109 object_closed", "CMP204 enum_introduced"]
+    assert report["verdicts"] == {"reader": {"verdict": "breaking", "evidence": "witness", "rules": rules},
+                                  "writer": {"verdict": "safe", "evidence": "sampled", "rules": rules}}
+    assert "writer-safe (new documents accepted by old readers): safe (sampled; decided by CMP109 object_closed, " \
+           "CMP204 enum_introduced)" in out
     assert {c["class"] for c in report["changes"]} == {"object_closed", "enum_introduced"}
     assert report["old"]["sha256"] != report["new"]["sha256"] and report["new"]["id"].endswith("v2.json")
     extra = next(r for r in report["replay"] if r["fixture"].endswith("v1-open/extra_member"))

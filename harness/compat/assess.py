@@ -80,6 +80,13 @@ class Assessment:
             return Verdict.BREAKING
         return found
 
+    def basis(self, direction: Direction) -> tuple[str, ...]:
+        """The rules that decided the direction's verdict, ``"CMP301 max_length_tightened"``
+        each, once: the changes holding that verdict (for ``safe``, every change)."""
+        verdict = self.verdict(direction)
+        rules = [f"{a.change.rule.id} {a.change.rule.name}" for a in self.changes if a.verdict(direction) is verdict]
+        return tuple(dict.fromkeys(rules))
+
     def evidence(self, direction: Direction) -> Evidence:
         verdict = self.verdict(direction)
         witnessed = any(w.direction is direction for a in self.changes for w in a.witnesses) or any(

@@ -657,7 +657,27 @@ class Comparison:
         if pointer is None:
             return None
         where = owner.location(pointer)
-        return where.display(owner.expanded.root) + ("" if keyword in ("false", "") else "/" + _escape(keyword))
+        if keyword in ("false", ""):
+            return where.display(owner.expanded.root)
+        if where.resource == owner.expanded.root:
+            keyword = _as_written(resolve(owner.raw, where.pointer), keyword)
+        return where.display(owner.expanded.root) + "/" + _escape(keyword)
+
+
+#: Older dialects' spellings of a 2020-12 keyword (the validator reports the keyword as written).
+_LEGACY = {"dependentSchemas": "dependencies", "dependentRequired": "dependencies", "prefixItems": "items",
+           "items": "additionalItems"}
+
+
+def _as_written(node: Any, keyword: str) -> str:
+    """``keyword`` as the written node spells it (draft-07's ``dependencies`` for
+    ``dependentSchemas``, ...)."""
+    legacy = _LEGACY.get(keyword)
+    if legacy is not None and isinstance(node, dict) and keyword not in node and legacy in node:
+        return legacy
+    if keyword == "items" and isinstance(node, dict) and isinstance(node.get("items"), list):
+        return "additionalItems"
+    return keyword
 
 
 def _escape(token: str) -> str:

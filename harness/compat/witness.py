@@ -661,12 +661,13 @@ def generated(direction: Direction, source: Side, other: Side, n: int, seconds: 
     result = Sampled(direction)
     if n <= 0:
         return result
-    if bases is not None and bases.seeded and pointers:
+    if bases is not None and bases.seeded:
         # positions whose edges can be built first, then the deepest: a leaf is made anew in
         # milliseconds, a large object is generated in full
         chosen = sorted(dict.fromkeys(pointers),
                         key=lambda p: (not _edge_values(resolve(source.tree, split(p))), -len(split(p))))
-        documents = _regenerated(source, bases, chosen, n, seconds, result.stats)
+        documents = bases.documents[:n]
+        documents += _regenerated(source, bases, chosen, n - len(documents), seconds, result.stats)
     else:
         try:
             strategy = from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
@@ -684,37 +685,42 @@ def generated(direction: Direction, source: Side, other: Side, n: int, seconds: 
 
 def _regenerated(source: Side, bases: Bases, pointers: list[str], n: int, seconds: float | None,
                  stats: GenerationStats) -> list[Any]:
-    """Up to ``n`` seeds, each with the value at one pointer's position made anew: the edges of
-    a string or number node (its longest and shortest string, in its format; its bounds), built
-    directly; otherwise the first of two values generated from the node that keeps the whole
-    document valid. A pointer whose position no seed holds is passed over."""
-    found: list[Any] = []
+    """Up to ``n`` seeds, each with the value at one pointer's position made anew, round the
+    pointers (three rounds at most): the edges of a string or number node (its longest and
+    shortest string, in its format; its bounds), built directly, then values generated from the
+    node, each kept when the whole document stays valid. A pointer whose position no seed holds
+    (or the whole document: generating it is the slow way) is passed over."""
+    plans = []
     for pointer in pointers:
-        if len(found) >= n:
-            break
         steps, exact = anchors(source.tree, pointer)
-        if len(steps) < 2:
-            continue  # the whole document: generating it is the slow way
         depth, path = steps[-1]
         rooms = [d for d in bases.for_pointer(pointer) if resolve(d, [str(s) for s in path]) is not MISSING][:3]
-        if not rooms:
-            continue
-        tokens = split(pointer)
-        values = _edge_values(resolve(source.tree, tokens)) if exact else []
-        if not values:
-            local = _plain(resolve(source.tree, tokens[:depth]))
-            try:
-                strategy = from_lowered(lower(_generable(local), expanded=True), validator_for(as_schema(local)),
-                                        stats=stats)
-                with _quiet():
-                    values = sample(strategy, 2, seconds=seconds)
-            except Exception:
-                continue
-        document = next((c for v in values for c in (_put(d, path, v) for d in rooms)
-                         if source.validator.is_valid(c)), None)
-        if document is not None:
-            found.append(document)
+        if len(steps) > 1 and rooms:
+            plans.append((split(pointer), exact, depth, path, rooms))
+    found: list[Any] = []
+    values: dict[int, list[Any]] = {}
+    for round_ in range(3):
+        for index, (tokens, exact, depth, path, rooms) in enumerate(plans):
+            if len(found) >= n:
+                return found
+            if index not in values:
+                values[index] = (_edge_values(resolve(source.tree, tokens)) if exact else []) + _drawn(
+                    _plain(resolve(source.tree, tokens[:depth])), 3, seconds, stats)
+            document = next((c for v in values[index][round_::3] for c in (_put(d, path, v) for d in rooms)
+                             if source.validator.is_valid(c)), None)
+            if document is not None:
+                found.append(document)
     return found
+
+
+def _drawn(local: Any, n: int, seconds: float | None, stats: GenerationStats) -> list[Any]:
+    """Up to ``n`` values of a subschema (none when it cannot be generated on its own)."""
+    try:
+        strategy = from_lowered(lower(_generable(local), expanded=True), validator_for(as_schema(local)), stats=stats)
+        with _quiet():
+            return sample(strategy, n, seconds=seconds)
+    except Exception:
+        return []
 
 
 def _edge_values(node: Any) -> list[Any]:
