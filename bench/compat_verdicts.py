@@ -1,7 +1,7 @@
 """Measure: how many compat verdicts are ``unknown`` (and how many witnesses contradict a
 static verdict) on the demo and on the real-tool schemas of the shared corpus.
 
-    python bench/compat_verdicts.py [--static-only] [--examples N] [--samples N] [--only SUBSTRING]
+    python bench/compat_verdicts.py [--static-only] [--pairs] [--examples N] [--samples N] [--only SUBSTRING]
 
 The pairs, each compared in both directions' verdicts (reader and writer):
 
@@ -11,15 +11,20 @@ The pairs, each compared in both directions' verdicts (reader and writer):
   its ``import --strict`` version (:func:`harness.onboarding.tighten.tighten` with the tool's
   examples): the comparison ``contract-harness import ... --strict`` makes;
 - **loosen**: the same pairs the other way round (the strict version relaxed back to the
-  original, as when a too-strict version is rolled back).
+  original, as when a too-strict version is rolled back);
+- **pairs** (with ``--pairs``): the table of original/update pairs of ``tests/compat_pairs.py``,
+  each with its answer from JSON Schema semantics; these also count the verdicts that are
+  *wrong* (a ``safe`` answered ``breaking`` or the reverse; ``unknown`` is counted apart).
 
 For each pair it counts the changes, the change verdicts (two per change) that are ``unknown``,
 the pair-level verdicts that are ``unknown``, and the classifier contradictions (``CLASSIFIER
 BUG`` lines). ``--static-only`` counts the classifier's static verdicts without any witness
 search (fast on every version of the code); otherwise every pair gets the full report with the
 given search budget (default: the ``compat`` command's). Results go to
-``bench/results/compat_verdicts.json``; the script only uses the public compat API, so the
-same command measures any commit.
+``bench/results/compat_verdicts.json``. The script uses only the compat API that existed before
+this measure (``compare``, ``compare_schemas``, ``Comparison``), so the same command measures any
+commit: run it with that checkout's package importable (its editable install, or
+``PYTHONPATH=<checkout>``).
 """
 
 from __future__ import annotations
@@ -70,6 +75,21 @@ def strict_pairs(only: str) -> list[tuple[str, Any, Any]]:
     return found
 
 
+def table_pairs(only: str) -> list[tuple[str, Any, Any, dict[str, str]]]:
+    """(name, old, new, expected verdicts) of tests/compat_pairs.py."""
+    root = str(Path(__file__).resolve().parents[1])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from tests.compat_pairs import PAIRS
+
+    found = []
+    for item in PAIRS:
+        name = f"{item.category}: {item.title}"
+        if only in name:
+            found.append((name, item.old, item.new, {"reader": item.reader, "writer": item.writer}))
+    return found
+
+
 def _count(changes: list[tuple[Verdict, Verdict, str]], pair: dict[str, Verdict], contradictions: int,
            seconds: float) -> dict[str, Any]:
     unknown = sum((r is Verdict.UNKNOWN) + (w is Verdict.UNKNOWN) for r, w, _ in changes)
@@ -106,6 +126,7 @@ def main() -> int:
     parser.add_argument("--examples", type=int, default=Budget().examples)
     parser.add_argument("--samples", type=int, default=Budget().samples)
     parser.add_argument("--only", default="", help="only pairs whose name contains this")
+    parser.add_argument("--pairs", action="store_true", help="also the table of pairs of tests/compat_pairs.py")
     args = parser.parse_args()
     budget = Budget(examples=args.examples, samples=args.samples)
     results: dict[str, dict[str, Any]] = {}
@@ -132,16 +153,31 @@ def main() -> int:
                 results[key] = full(report, time.perf_counter() - started)
             print(f"{key}: {results[key]['unknown_verdicts']} unknown of {2 * results[key]['changes']}"
                   f" ({results[key]['seconds']} s)", file=sys.stderr, flush=True)
+    for name, old_schema, new_schema, expected in table_pairs(args.only) if args.pairs else []:
+        key = f"pairs {name}"
+        if args.static_only:
+            results[key] = static(prepare(old_schema, label="old"), prepare(new_schema, label="new"))
+        else:
+            started = time.perf_counter()
+            report = compare_schemas(old_schema, new_schema, budget=budget)
+            results[key] = full(report, time.perf_counter() - started)
+        got = results[key]["pair"]
+        results[key]["wrong"] = sum(got[d] != expected[d] and got[d] != "unknown" for d in expected)
     rows = [[name, str(r["changes"]), str(r["unknown_verdicts"]), str(r["pair_unknown"]),
              str(r["contradictions"]), f"{r['seconds']:.2f}"] for name, r in results.items()]
     groups: dict[str, list[dict[str, Any]]] = {}
     for name, r in results.items():
         groups.setdefault(name.split(" ", 1)[0], []).append(r)
     for group, items in groups.items():
+        wrong = sum(r.get("wrong", 0) for r in items)
+        if group == "pairs":
+            print(f"table of pairs: {wrong} pair verdicts wrong (safe for breaking or the reverse), "
+                  f"{sum(r['pair_unknown'] for r in items)} unknown, of {2 * len(items)}", file=sys.stderr)
         rows.append([f"TOTAL {group} ({len(items)} pairs)", str(sum(r["changes"] for r in items)),
                      str(sum(r["unknown_verdicts"] for r in items)), str(sum(r["pair_unknown"] for r in items)),
                      str(sum(r["contradictions"] for r in items)), f"{sum(r['seconds'] for r in items):.2f}"])
-    mode = "static verdicts" if args.static_only else f"full reports (examples {budget.examples}, samples {budget.samples})"
+    mode = ("static verdicts" if args.static_only
+            else f"full reports (examples {budget.examples}, samples {budget.samples})")
     print(f"compat verdicts, {mode}")
     print(table(rows, ["pair", "changes", "unknown change verdicts", "unknown pair verdicts",
                        "contradictions", "seconds"]))

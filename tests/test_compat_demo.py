@@ -113,6 +113,7 @@ def test_a_rejection_that_is_not_where_the_versions_differ_is_reported(
         (["compat", "job_status", "--from", "7"], "job_status has no version 7 (versions: 1, 2)"),
         (["compat", "review_status"], "no version before v1"),
         (["compat", "job_status", "--policy", "lenient"], "usage.invalid"),
+        (["compat", "job_status", "--examples", "-1"], "--examples and --samples must be at least 0"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:
@@ -138,3 +139,9 @@ def test_a_witness_against_a_safe_verdict_fails_loudly() -> None:
     message = result.contradictions[0].message
     assert message.startswith("classifier bug: CMP201") and "reader-safe" in message
     assert result.contradictions[0].direction is Direction.READER
+
+
+def test_examples_zero_gives_the_static_classification_without_any_search(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "compat", "job_status", "--examples", "0", "--samples", "0", "--policy", "none")
+    assert code == 0, out
+    assert "(witness)" not in out and "reader breaking (static)" in out

@@ -23,7 +23,7 @@ from typing import Any
 
 from harness.boundary.schema import validator_for
 from harness.compat.diff import Path, Site, align, node_at, pointer_of, sites
-from harness.compat.flatten import combinators, flatten, union
+from harness.compat.flatten import SIBLING_GROUPS, combinators, flatten, union
 from harness.compat.model import Direction, Verdict, worst
 from harness.compat.normalise import REF_TARGET, Side, json_key
 from harness.compat.predicates import (
@@ -279,8 +279,15 @@ class Comparison:
         unions = union(old_flat) is not None or union(new_flat) is not None
         if combinators(old) == combinators(new) or not (merged or unions):
             return None
-        reader, writer = self.nested(old_flat, new_flat)
-        return NodeChange(path, old, new, old_flat, new_flat, reader, writer)
+        # Keywords written in place on both sides and untouched by the merge stay where they are:
+        # their own differences are classified keyword by keyword, below this node.
+        kept = _kept(old, new, old_flat, new_flat)
+        old_rest = {k: v for k, v in old_flat.items() if k not in kept}
+        new_rest = {k: v for k, v in new_flat.items() if k not in kept}
+        if json_key(old_rest) == json_key(new_rest):
+            return NodeChange(path, old, new, old_rest, new_rest, Verdict.SAFE, Verdict.SAFE, kept)
+        reader, writer = self.nested(old_rest, new_rest)
+        return NodeChange(path, old, new, old_rest, new_rest, reader, writer, kept)
 
     # ------------------------------------------------------------------ membership
     def cluster_root(self, path: Path) -> Path:
@@ -526,8 +533,17 @@ class Comparison:
     def changes(self) -> list[Change]:
         found: list[Change] = []
         seen: set[tuple[str, Path, str]] = set()
-        consumed: list[Path] = []
+        consumed: list[tuple[Path, tuple[str, ...]]] = []  # a node judged whole, but the keywords kept
         done_members: set[Path] = set()
+
+        def taken(site: Site) -> bool:
+            for path, kept in consumed:
+                if site.path[:len(path)] != path:
+                    continue
+                below = site.path[len(path):]
+                if not (below[0] in kept if below else site.keyword in kept):
+                    return True
+            return False
         done_slots: set[Path] = set()
 
         def emit(group: str, fact: Any, path: Path, keyword: str) -> None:
@@ -544,25 +560,25 @@ class Comparison:
 
         found_sites = list(sites(self.trees["old"], self.trees["new"]))
         for site in found_sites:
-            if any(site.path[:len(p)] == p for p in consumed):
+            if taken(site):
                 continue
             condition = _condition_of(site.path)
             if condition is not None:
                 # A change inside an if condition: the conditional is judged as a whole.
-                consumed.append((*condition, "if"))
+                consumed.append(((*condition, "if"), ()))
                 emit("keyword", Site(condition, "if"), condition, "if")
                 continue
             if _restructured(site, self.node("old", site.path), self.node("new", site.path)) or site.keyword == "":
                 fact = self.node_change(site.path)
                 if fact is not None:
-                    consumed.append(site.path)
+                    consumed.append((site.path, fact.kept))
                     emit("node", fact, site.path, "")
         for site in found_sites:
-            if any(site.path[:len(p)] == p for p in consumed):
+            if taken(site):
                 continue
             domain = self.value_domain(site.path)
             if domain is not None:
-                consumed.append(site.path)
+                consumed.append((site.path, ()))
                 emit("value", domain, site.path, _value_keyword(domain))
                 continue
             if site.keyword in MEMBERSHIP:
@@ -701,6 +717,25 @@ def _value_keyword(domain: ValueDomain) -> str:
 
 
 
+
+
+def _kept(old: Any, new: Any, old_flat: Any, new_flat: Any) -> tuple[str, ...]:
+    """The keywords of a restructured node that stay where they are: written in the node itself
+    in both versions and left as written by the merge; never part of a group whose meaning
+    depends on a sibling that moved (``properties`` beside an ``additionalProperties`` that went
+    into a member), nor anything next to ``unevaluated*`` (which sees every member)."""
+    if not all(isinstance(n, dict) for n in (old, new, old_flat, new_flat)):
+        return ()
+    if any(k in f for f in (old_flat, new_flat) for k in ("unevaluatedProperties", "unevaluatedItems")):
+        return ()
+    kept = {k for k in old if k in new and k not in ("allOf", "anyOf", "oneOf", "$ref", REF_TARGET)
+            and k in old_flat and k in new_flat
+            and json_key(old_flat[k]) == json_key(old[k]) and json_key(new_flat[k]) == json_key(new[k])}
+    for group in SIBLING_GROUPS:
+        present = group & (set(old_flat) | set(new_flat))
+        if present & kept and not present <= kept:
+            kept -= present
+    return tuple(sorted(kept))
 
 
 def _bare(node: Any) -> Any:

@@ -36,7 +36,7 @@ _LOWER = frozenset({"minLength", "minItems", "minProperties", "minimum", "exclus
 _MAPS = frozenset({"properties", "patternProperties", "dependentSchemas"})
 #: Keywords whose meaning depends on siblings: a member holding one merges only into a node that
 #: holds none of its group (and the member's own group goes along whole).
-_GROUPS = (
+SIBLING_GROUPS = (
     frozenset({"properties", "patternProperties", "additionalProperties"}),
     frozenset({"prefixItems", "items"}),
     frozenset({"if", "then", "else"}),
@@ -110,7 +110,7 @@ def _impossible(node: dict[str, Any]) -> Any:
 def _conflicts(node: dict[str, Any], member: dict[str, Any]) -> bool:
     if _NEVER & set(member):
         return True
-    for group in _GROUPS:
+    for group in SIBLING_GROUPS:
         mine, theirs = group & set(node), group & set(member)
         if mine and theirs and not (mine | theirs) <= {"properties", "patternProperties"}:
             return True

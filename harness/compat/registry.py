@@ -150,6 +150,8 @@ class NodeChange:
     new_flat: Any
     reader: Verdict
     writer: Verdict
+    #: keywords written in place in both versions, left to the per-keyword rules (not in the flats)
+    kept: tuple[str, ...] = ()
 
 
 class Facts(Protocol):
