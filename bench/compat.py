@@ -1,12 +1,22 @@
-"""Benchmark: how long a compat report takes per version pair.
+"""Benchmark: how long compat takes, against baselines measured in the same run.
 
-    python bench/compat.py [--repeat N]
+    python bench/compat.py [--repeat N] [--sections demo,real,github] [--largest N] [--timeout S]
 
-For every consecutive version pair of every demo tool: the full report (normalise, classify,
-targeted and generated witnesses, replay of the fixtures) with the default budget, and the
-static classification alone. Also the static classification of each real-tool schema under
-../shared/corpora/real-tools (when present) against itself with one maxLength tightened, to
-show the cost on large schemas. Best of N runs; written to bench/results/compat.json.
+- **demo**: for every consecutive version pair of every demo tool, the full report (normalise,
+  classify, targeted and generated witnesses, replay) with the default budget, and the static
+  classification alone (best of N).
+- **real**: the static classification of each real-tool schema under
+  ``$HARNESS_SHARED/corpora/real-tools`` against its ``import --strict`` version (best of N).
+- **github**: the 13 GitHub operations of the corpus, as a user runs them, each command in a
+  fresh process: ``contract-harness import openapi --strict`` with and without ``--no-compat``
+  (the baseline; target: under a minute with compat), then for the ``--largest`` operations
+  (by schema size) ``contract-harness check`` on the imported contract (the baseline) and
+  ``contract-harness compat TOOL --from 1 --to 2`` with the default budget (target: within 10x
+  of ``check``). The OpenAPI description is rebuilt from the corpus exactly as
+  ``tests/test_onboarding_real_tools.py`` does. ``--timeout`` caps every command (reported as
+  ``>S``), so a slow version of the code cannot stall the run.
+
+Results are written to bench/results/compat.json.
 """
 
 from __future__ import annotations
@@ -14,7 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from functools import partial
 from pathlib import Path
@@ -23,6 +35,7 @@ from typing import Any
 # This folder holds harness.py (a benchmark), which must not shadow the package: import the
 # package first, then make _util importable.
 _HERE = str(Path(__file__).resolve().parent)
+ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
 import harness  # noqa: E402, F401
 
@@ -35,6 +48,7 @@ from harness.compat.api import prepare_version  # noqa: E402
 from harness.compat.classify import Comparison  # noqa: E402
 from harness.compat.normalise import prepare  # noqa: E402
 from harness.contract import demo_root  # noqa: E402
+from harness.onboarding.tighten import tighten  # noqa: E402
 
 
 def best(fn: Any, repeat: int) -> float:
@@ -46,50 +60,122 @@ def best(fn: Any, repeat: int) -> float:
     return min(times)
 
 
-def tighten(schema: Any) -> Any:
-    """A copy with the first string maxLength found lowered by one (or one added)."""
-    copy = json.loads(json.dumps(schema))
-    stack = [copy]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            if node.get("type") == "string":
-                node["maxLength"] = max(0, int(node.get("maxLength", 100)) - 1)
-                return copy
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return copy
+def real_tools() -> Path:
+    shared = Path(os.environ.get("HARNESS_SHARED", ROOT.parent / "shared"))
+    return shared / "corpora" / "real-tools"
 
 
 def _changes(a: Any, b: Any) -> Any:
     return Comparison(a.tree, b.tree, old=a, new=b).changes()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    rows, results = [], {}
+def demo(repeat: int, rows: list[list[str]], results: dict[str, Any]) -> None:
     for tool in ("deployment_status", "job_status", "review_status"):
         contract = load_contract(demo_root() / "contracts" / tool)
         for old, new in consecutive_pairs(contract):
             compare(contract, old, new)  # warm: imports, compiled validators
-            full = best(partial(compare, contract, old, new), args.repeat)
+            full = best(partial(compare, contract, old, new), repeat)
             a, b = prepare_version(contract, old), prepare_version(contract, new)
-            static = best(partial(_changes, a, b), args.repeat)
+            static = best(partial(_changes, a, b), repeat)
             rows.append([f"{tool} v{old}->v{new}", f"{full:.2f}", f"{static * 1000:.1f}"])
             results[f"{tool}:{old}->{new}"] = {"full_s": full, "static_ms": static * 1000}
-    shared = Path(os.environ.get("HARNESS_SHARED", Path(__file__).resolve().parents[2] / "shared"))
-    real = shared / "corpora" / "real-tools"
-    for schema_file in sorted(real.glob("*/*/schema.json")) if real.is_dir() else []:
+
+
+def real(repeat: int, rows: list[list[str]], results: dict[str, Any]) -> None:
+    root = real_tools()
+    for schema_file in sorted(root.glob("*/*/schema.json")) if root.is_dir() else []:
         schema = json.loads(schema_file.read_text())
-        a, b = prepare(schema, label="old"), prepare(tighten(schema), label="new")
-        static = best(partial(_changes, a, b), args.repeat)
+        examples = [json.loads(p.read_text()) for p in sorted((schema_file.parent / "examples").glob("*.json"))]
+        a, b = prepare(schema, label="old"), prepare(tighten(schema, examples).schema, label="new")
+        static = best(partial(_changes, a, b), repeat)
         name = f"{schema_file.parent.parent.name}/{schema_file.parent.name}"
-        rows.append([name, "-", f"{static * 1000:.1f}"])
+        rows.append([f"{name} (strict)", "-", f"{static * 1000:.1f}"])
         results[name] = {"static_ms": static * 1000, "bytes": schema_file.stat().st_size}
-    print(table(rows, ["version pair / schema", "full report (s)", "static only (ms)"]))
+
+
+def _timed(argv: list[str], timeout: float) -> tuple[float | None, int | None]:
+    """Seconds one CLI command took in a fresh process (None past ``timeout``), and its exit code."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    start = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, "-m", "harness", *argv], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return None, None
+    elapsed = time.perf_counter() - start
+    if done.returncode == 2:
+        raise SystemExit(f"{' '.join(argv[:3])} ... failed: {done.stderr.decode()[-400:]}")
+    return elapsed, done.returncode
+
+
+def _shown(seconds: float | None, timeout: float) -> str:
+    return f">{timeout:.0f}" if seconds is None else f"{seconds:.2f}"
+
+
+def _ratio(a: float | None, b: float | None, timeout: float) -> str:
+    if b is None:
+        return "-"
+    return f">{timeout / b:.1f}x" if a is None else f"{a / b:.1f}x"
+
+
+def github(largest: int, timeout: float, results: dict[str, Any]) -> list[str]:
+    sys.path.insert(0, str(ROOT))
+    from tests.test_onboarding_real_tools import github_openapi
+
+    root = real_tools() / "github-rest-api"
+    if not root.is_dir():
+        return [f"github: skipped, {root} not found (set HARNESS_SHARED)"]
+    lines = []
+    with tempfile.TemporaryDirectory() as work:
+        spec = Path(work) / "github.openapi.json"
+        spec.write_text(json.dumps(github_openapi(root)))
+        operations = [json.loads(p.read_text())["operationId"] for p in sorted(root.glob("*/tool.json"))]
+        argv = ["import", "openapi", str(spec), "--strict", *(a for op in operations for a in ("--operation", op))]
+        plain, _ = _timed([*argv, "--into", f"{work}/plain", "--no-compat"], timeout)
+        with_compat, _ = _timed([*argv, "--into", f"{work}/compat"], timeout)
+        results["github:import"] = {"operations": len(operations), "no_compat_s": plain, "compat_s": with_compat}
+        lines.append(f"import openapi --strict, {len(operations)} GitHub operations: "
+                     f"{_shown(with_compat, timeout)} s with compat, {_shown(plain, timeout)} s with --no-compat "
+                     f"({_ratio(with_compat, plain, timeout)}; target: under 60 s)")
+        sizes = sorted(((p.stat().st_size, p.parent.name) for p in root.glob("*/schema.json")), reverse=True)
+        project = Path(work) / "plain"
+        rows = []
+        for size, tool in sizes[:largest]:
+            check, check_code = _timed(["check", str(project / "contracts" / tool), "--no-progress"], timeout)
+            report, compat_code = _timed(["compat", tool, "--contracts", str(project), "--from", "1", "--to", "2",
+                                          "--json", f"{work}/{tool}.compat.json"], timeout)
+            changes = None
+            if report is not None:
+                data = json.loads(Path(f"{work}/{tool}.compat.json").read_text())
+                changes = len(data["changes"])
+            rows.append([tool, f"{size:,}", str(changes if changes is not None else "-"), _shown(check, timeout),
+                         _shown(report, timeout), _ratio(report, check, timeout)])
+            results[f"github:{tool}"] = {"bytes": size, "changes": changes, "check_s": check, "check_exit": check_code,
+                                         "compat_s": report, "compat_exit": compat_code}
+        lines.append("")
+        lines.append(table(rows, ["GitHub operation v1 -> strict v2", "schema bytes", "changes", "check (s)",
+                                  "compat (s)", "compat/check (target <= 10x)"]))
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sections", default="demo,real,github")
+    parser.add_argument("--largest", type=int, default=2, help="GitHub operations timed with check and compat")
+    parser.add_argument("--timeout", type=float, default=900, help="cap per CLI command, seconds")
+    args = parser.parse_args()
+    sections = {s.strip() for s in args.sections.split(",")}
+    rows: list[list[str]] = []
+    results: dict[str, Any] = {}
+    if "demo" in sections:
+        demo(args.repeat, rows, results)
+    if "real" in sections:
+        real(args.repeat, rows, results)
+    if rows:
+        print(table(rows, ["version pair / schema", "full report (s)", "static only (ms)"]))
+    if "github" in sections:
+        print("\n".join(["", *github(args.largest, args.timeout, results)]))
     print(f"\nwritten to {save('compat', results)}")
     return 0
 

@@ -136,13 +136,13 @@ def compat_rules_page() -> str:
              "comparing the two subschemas involved); `unknown`: not modelled, never counted as safe. "
              "See [../compat.md](../compat.md).", "",
              "| id | class | reader | writer | meaning |", "|---|---|---|---|---|"]
-    for rule in RULES:
+    for rule in RULES.by_ids():
         summary = rule.summary.replace("|", "\\|")
         lines.append(f"| `{rule.id}` | `{rule.name}` | {rule.reader} | {rule.writer} | {summary} |")
     lines += ["", "## Examples", "",
               "A minimal pair of schemas (old, new) for each class; the test suite checks that each "
               "pair is classified as its class.", ""]
-    for rule in RULES:
+    for rule in RULES.by_ids():
         old, new = (json.dumps(s, separators=(",", ":")) for s in rule.example)
         lines += [f"- `{rule.id}` `{rule.name}`: `{old}` -> `{new}`"]
     return "\n".join(lines) + "\n"

@@ -29,8 +29,11 @@ def test_deployment_status_v2_rejects_old_shapes_and_holds_its_writer_policy(
     assert code == 0, out
     assert out.splitlines()[0] == "deployment_status: v1 -> v2: OK (policy writer, from contract (compat.policy))"
     report = json.loads((tmp_path / "r.json").read_text())
-    assert report["verdicts"] == {"reader": {"verdict": "breaking", "evidence": "witness"},
-                                  "writer": {"verdict": "safe", "evidence": "sampled"}}
+    rules = ["CMP109 object_closed", "CMP204 enum_introduced"]
+    assert report["verdicts"] == {"reader": {"verdict": "breaking", "evidence": "witness", "rules": rules},
+                                  "writer": {"verdict": "safe", "evidence": "sampled", "rules": rules}}
+    assert "writer-safe (new documents accepted by old readers): safe (sampled; decided by CMP109 object_closed, " \
+           "CMP204 enum_introduced)" in out
     assert {c["class"] for c in report["changes"]} == {"object_closed", "enum_introduced"}
     assert report["old"]["sha256"] != report["new"]["sha256"] and report["new"]["id"].endswith("v2.json")
     extra = next(r for r in report["replay"] if r["fixture"].endswith("v1-open/extra_member"))
@@ -112,6 +115,7 @@ def test_a_rejection_that_is_not_where_the_versions_differ_is_reported(
         (["compat", "job_status", "--from", "7"], "job_status has no version 7 (versions: 1, 2)"),
         (["compat", "review_status"], "no version before v1"),
         (["compat", "job_status", "--policy", "lenient"], "usage.invalid"),
+        (["compat", "job_status", "--examples", "-1"], "--examples and --samples must be at least 0"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], needle: str) -> None:
@@ -137,3 +141,9 @@ def test_a_witness_against_a_safe_verdict_fails_loudly() -> None:
     message = result.contradictions[0].message
     assert message.startswith("classifier bug: CMP201") and "reader-safe" in message
     assert result.contradictions[0].direction is Direction.READER
+
+
+def test_examples_zero_gives_the_static_classification_without_any_search(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "compat", "job_status", "--examples", "0", "--samples", "0", "--policy", "none")
+    assert code == 0, out
+    assert "(witness)" not in out and "reader breaking (static)" in out

@@ -42,11 +42,13 @@ def register(sub: Any) -> None:
     p.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown to FILE")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report to FILE")
     p.add_argument("--examples", type=int, default=Budget().examples, metavar="N",
-                   help="examples per targeted witness search (default: %(default)s)")
+                   help="candidates per targeted witness search; 0: no search, the static "
+                        "classification only (default: %(default)s)")
     p.add_argument("--samples", type=int, default=Budget().samples, metavar="N",
                    help="documents generated from each version (default: %(default)s)")
     p.add_argument("--seconds", type=float, default=Budget().seconds, metavar="S",
-                   help="wall-clock cap per witness search (default: %(default)s)")
+                   help="safety-net wall clock per witness search; searches end at their first witness or "
+                        "after --examples candidates (default: %(default)s)")
     p.set_defaults(run=run)
 
 
@@ -70,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
     tools = sorted(p.parent.name for p in base.glob("*/contract.yaml"))
     if args.tool not in tools:
         raise UsageError(f"no tool {args.tool!r} under {base} (tools: {', '.join(tools) or 'none'})")
-    if args.examples < 1 or args.samples < 0 or args.seconds <= 0:
-        raise UsageError("--examples must be at least 1, --samples at least 0, --seconds positive")
+    if args.examples < 0 or args.samples < 0 or args.seconds <= 0:
+        raise UsageError("--examples and --samples must be at least 0, --seconds positive")
     contract = load_contract(base / args.tool)
     lock.verify(contract)
     for option, version in (("--from", args.old), ("--to", args.new)):

@@ -64,7 +64,5 @@ def __getattr__(name: str) -> Any:
     if name not in _WHERE:
         raise AttributeError(f"module 'harness.compat' has no attribute {name!r}")
     value = getattr(importlib.import_module(f"harness.compat.{_WHERE[name]}"), name)
-    if name == "RULES":
-        importlib.import_module("harness.compat.rules")  # registers the rules
     globals()[name] = value
     return value

@@ -4,6 +4,7 @@ versions, ``compare_schemas`` outside a contract, ``consecutive_pairs`` for the 
 from __future__ import annotations
 
 import itertools
+import json
 import time
 from typing import Any
 
@@ -13,6 +14,7 @@ from harness.compat.normalise import Side, prepare
 from harness.compat.replay import replay
 from harness.compat.report import CompatReport, ModelChange, SchemaInfo
 from harness.contract import Contract
+from harness.corpus import fixtures_for
 from harness.errors import UsageError
 
 
@@ -47,6 +49,18 @@ def _unsupported(old: Side, new: Side) -> tuple[tuple[str, Any], ...]:
     return tuple((old.label, u) for u in old.unsupported) + tuple((new.label, u) for u in new.unsupported)
 
 
+def _seeds(contract: Contract) -> list[Any]:
+    """The contract's accepted and historical fixtures that parse as JSON: real documents to
+    build witnesses from (each version uses those its schema accepts)."""
+    found = []
+    for fixture in fixtures_for(contract, ("accepted", "historical")):
+        try:
+            found.append(json.loads(fixture.read()))
+        except (ValueError, OSError):
+            continue
+    return found
+
+
 def compare(
     contract: Contract,
     old: int | None = None,
@@ -76,7 +90,7 @@ def compare(
         chosen, source = declared_policy(contract.raw, new, file=str(contract.path))
     else:
         chosen, source = (parse_policy(policy) if isinstance(policy, str) else policy), "argument"
-    assessment = assess(old_side, new_side, budget or Budget())
+    assessment = assess(old_side, new_side, budget or Budget(), seeds=_seeds(contract))
     rows = replay(contract, old, new, assessment.changes) if replay_fixtures else ()
     return CompatReport(
         tool=contract.tool,

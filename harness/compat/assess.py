@@ -9,7 +9,8 @@ classifier: it is recorded as a :class:`Contradiction` and fails the comparison 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.compat.classify import Change, Comparison
@@ -17,7 +18,17 @@ from harness.compat.diff import pointer_of
 from harness.compat.model import Budget, Direction, Evidence, Verdict, worst
 from harness.compat.normalise import Side
 from harness.compat.registry import RULES, Registry
-from harness.compat.witness import Sampled, Witness, from_sample, generated, search
+from harness.compat.witness import (
+    Bases,
+    Sampled,
+    Searches,
+    Witness,
+    at_location,
+    bases_for,
+    from_sample,
+    generated,
+    search,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +72,20 @@ class Assessment:
     unattributed: tuple[Witness, ...]
     contradictions: tuple[Contradiction, ...]
     sampled: dict[Direction, Sampled]
+    searches: dict[Direction, Searches] = field(default_factory=dict)
 
     def verdict(self, direction: Direction) -> Verdict:
         found = worst(a.verdict(direction) for a in self.changes)
         if any(w.direction is direction for w in self.unattributed):
             return Verdict.BREAKING
         return found
+
+    def basis(self, direction: Direction) -> tuple[str, ...]:
+        """The rules that decided the direction's verdict, ``"CMP301 max_length_tightened"``
+        each, once: the changes holding that verdict (for ``safe``, every change)."""
+        verdict = self.verdict(direction)
+        rules = [f"{a.change.rule.id} {a.change.rule.name}" for a in self.changes if a.verdict(direction) is verdict]
+        return tuple(dict.fromkeys(rules))
 
     def evidence(self, direction: Direction) -> Evidence:
         verdict = self.verdict(direction)
@@ -83,8 +102,9 @@ def _sides(direction: Direction, old: Side, new: Side) -> tuple[Side, Side]:
     return (old, new) if direction is Direction.READER else (new, old)
 
 
-def _witness_for(change: Change, direction: Direction, old: Side, new: Side, budget: Budget,
-                 sampled: Sampled, *, probe: bool) -> Witness | None:
+def _targeted(change: Change, direction: Direction, old: Side, new: Side, budget: Budget,
+              bases: Bases, *, probe: bool) -> Witness | None:
+    """A witness built for the change from its targets (one when probing a safe verdict)."""
     source, other = _sides(direction, old, new)
     location = change.location(direction.target)
     targets = [t for t in change.targets if t.direction is direction][: 1 if probe else 3]
@@ -92,9 +112,16 @@ def _witness_for(change: Change, direction: Direction, old: Side, new: Side, bud
         pointer = pointer_of(target.path or change.path, direction.source)
         if pointer is None:
             continue
-        found = search(direction, source, other, pointer, target.conjoin, location, budget)
+        found = search(direction, source, other, pointer, target.conjoin, location, budget, bases)
         if found is not None:
             return found
+    return None
+
+
+def _sampled(change: Change, direction: Direction, old: Side, new: Side, sampled: Sampled) -> Witness | None:
+    """A generated document rejected at the change's location, as its witness."""
+    source, other = _sides(direction, old, new)
+    location = change.location(direction.target)
     if location is None:
         return None
     for document, violations in sampled.rejected:
@@ -104,36 +131,92 @@ def _witness_for(change: Change, direction: Direction, old: Side, new: Side, bud
     return None
 
 
-def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES) -> Assessment:
+def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES,
+           seeds: Sequence[Any] = ()) -> Assessment:
     """Classify the differences between two prepared versions and look for witnesses.
 
-    ``registry``: the change classes to use (tests pass their own)."""
+    First every change's targeted searches (built from ``seeds`` the source accepts — a
+    contract's fixtures — or the simplest document it accepts); then documents generated from
+    each version, only in the directions not already proved breaking: a question answered is
+    not asked again. ``registry``: the change classes to use (tests pass their own)."""
     changes = Comparison(old.tree, new.tree, old=old, new=new, registry=registry).changes()
-    sampled = {d: generated(d, *_sides(d, old, new), budget.samples, budget.seconds) for d in Direction}
-    results: list[Assessed] = []
+    bases: dict[Direction, Bases] = {}
+    found: dict[tuple[int, Direction], Witness] = {}
+    for index, change in enumerate(changes):
+        for direction in Direction:
+            if not any(t.direction is direction for t in change.targets):
+                continue
+            if direction not in bases:
+                bases[direction] = bases_for(_sides(direction, old, new)[0], seeds, budget)
+            witness = _targeted(change, direction, old, new, budget, bases[direction],
+                                probe=change.verdict(direction) is Verdict.SAFE)
+            if witness is not None:
+                found[(index, direction)] = witness
+    proved = {d for (i, d) in found if changes[i].verdict(d) is not Verdict.SAFE}
+    sampled = {}
+    for direction in Direction:
+        source = _sides(direction, old, new)[0]
+        if direction not in bases:
+            bases[direction] = bases_for(source, seeds, budget) if seeds else Bases()
+        pointers = [p for c in changes if (p := pointer_of(c.path, direction.source)) is not None]
+        sampled[direction] = generated(direction, *_sides(direction, old, new),
+                                       0 if direction in proved else budget.samples, budget.seconds,
+                                       bases[direction], pointers)
+    for index, change in enumerate(changes):
+        for direction in Direction:
+            if (index, direction) not in found:
+                witness = _sampled(change, direction, old, new, sampled[direction])
+                if witness is not None:
+                    found[(index, direction)] = witness
+    # A witness found while probing a safe verdict is credited to the change whose keyword and
+    # location rejected it and which is not safe that way (two changes may sit at one keyword:
+    # an enum value replaced, required [a] -> [b]); it is a classifier bug only when no such
+    # change explains it.
+    credited: dict[tuple[int, Direction], Witness] = {}
     contradictions: list[Contradiction] = []
-    for change in changes:
+    for (index, direction), witness in found.items():
+        if changes[index].verdict(direction) is not Verdict.SAFE:
+            credited.setdefault((index, direction), witness)
+            continue
+        explainer = _explainer(changes, direction, witness)
+        if explainer is None:
+            contradictions.append(Contradiction(direction, changes[index].rule.id, changes[index].pointer, witness))
+            credited[(index, direction)] = witness
+        else:
+            credited.setdefault((explainer, direction), witness)
+    results: list[Assessed] = []
+    for index, change in enumerate(changes):
         final: dict[Direction, tuple[Verdict, Evidence]] = {}
         witnesses: list[Witness] = []
         for direction in Direction:
             static = change.verdict(direction)
-            found = _witness_for(change, direction, old, new, budget, sampled[direction],
-                                 probe=static is Verdict.SAFE)
+            witness = credited.get((index, direction))
+            if witness is not None:
+                witnesses.append(witness)
             if static is Verdict.SAFE:
-                if found is not None:
-                    contradictions.append(Contradiction(direction, change.rule.id, change.pointer, found))
-                    witnesses.append(found)
                 evidence = Evidence.SAMPLED if sampled[direction].checked else Evidence.STATIC
                 final[direction] = (Verdict.SAFE, evidence)
-            elif found is not None:
-                witnesses.append(found)
+            elif witness is not None:
                 final[direction] = (Verdict.BREAKING, Evidence.WITNESS)
             else:
                 final[direction] = (static, Evidence.STATIC)
         results.append(Assessed(change, final[Direction.READER][0], final[Direction.WRITER][0],
                                 final[Direction.READER][1], final[Direction.WRITER][1], tuple(witnesses)))
     unattributed = _unattributed(results, sampled, old, new, contradictions)
-    return Assessment(tuple(results), tuple(unattributed), tuple(contradictions), sampled)
+    return Assessment(tuple(results), tuple(unattributed), tuple(contradictions), sampled,
+                      {d: b.searches for d, b in bases.items()})
+
+
+def _explainer(changes: list[Change], direction: Direction, witness: Witness) -> int | None:
+    """The index of a change not safe in ``direction`` whose location in the rejecting version
+    holds the witness's rejection, or None."""
+    for index, change in enumerate(changes):
+        if change.verdict(direction) is Verdict.SAFE:
+            continue
+        location = change.location(direction.target)
+        if location is not None and at_location(witness.schema_pointer, location):
+            return index
+    return None
 
 
 def _unattributed(results: list[Assessed], sampled: dict[Direction, Sampled], old: Side, new: Side,

@@ -17,16 +17,27 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from harness.boundary.schema import validator_for
-from harness.compat import rules as _rules  # noqa: F401 - registers the rules
 from harness.compat.diff import Path, Site, align, node_at, pointer_of, sites
+from harness.compat.flatten import SIBLING_GROUPS, combinators, flatten, union
 from harness.compat.model import Direction, Verdict, worst
-from harness.compat.normalise import Side, json_key
+from harness.compat.normalise import REF_TARGET, Side, json_key
+from harness.compat.predicates import (
+    all_disjoint,
+    branches,
+    disjoint,
+    finite_values,
+    forbids,
+    matches,
+    matches_everything,
+    members,
+    pattern_examples,
+    types_of,
+)
 from harness.compat.registry import (
     DERIVED,
     EXCLUSIVE,
@@ -34,6 +45,7 @@ from harness.compat.registry import (
     Constraint,
     Finding,
     NameTransition,
+    NodeChange,
     Registry,
     Rule,
     SlotTransition,
@@ -83,131 +95,6 @@ class Change:
         return self.old_location if side == "old" else self.new_location
 
 
-# --------------------------------------------------------------------------- helpers
-
-
-def _types(node: Any) -> set[str] | None:
-    if isinstance(node, dict) and isinstance(node.get("type"), list):
-        return set(node["type"])
-    return None
-
-
-def _finite_values(node: Any) -> list[Any] | None:
-    if not isinstance(node, dict):
-        return [] if node is False else None
-    if "const" in node:
-        return [node["const"]]
-    if isinstance(node.get("enum"), list):
-        return list(node["enum"])
-    types = _types(node)
-    if types is not None and types <= {"null", "boolean"}:
-        return ([None] if "null" in types else []) + ([False, True] if "boolean" in types else [])
-    return None
-
-
-def _members(node: Any) -> list[tuple[tuple[str, ...], Any]]:
-    """Unconditional in-place members of an aligned node: allOf members and references."""
-    if not isinstance(node, dict):
-        return []
-    found: list[tuple[tuple[str, ...], Any]] = [
-        (("allOf", key), sub) for key, sub in (node.get("allOf") or {}).items()
-    ]
-    if isinstance(node.get("$ref"), dict | bool):
-        found.append((("$ref",), node["$ref"]))
-    return found
-
-
-def _branches(value: Any) -> list[Any]:
-    if isinstance(value, dict):
-        return list(value.values())
-    return list(value) if isinstance(value, list) else []
-
-
-def _required(node: Any) -> set[str]:
-    if not isinstance(node, dict):
-        return set()
-    found = set(node.get("required") or [])
-    for _, member in _members(node):
-        found |= _required(member)
-    return found
-
-
-def _property(node: Any, name: str) -> list[Any]:
-    if not isinstance(node, dict):
-        return []
-    found = [node["properties"][name]] if name in (node.get("properties") or {}) else []
-    for _, member in _members(node):
-        found += _property(member, name)
-    return found
-
-
-def _forbids(node: Any, name: str) -> bool:
-    if not isinstance(node, dict):
-        return node is False
-    if (node.get("properties") or {}).get(name) is False:
-        return True
-    closed = node.get("additionalProperties") is False and not node.get("patternProperties")
-    if closed and name not in (node.get("properties") or {}):
-        return True
-    return any(_forbids(member, name) for _, member in _members(node))
-
-
-def _types_disjoint(a: set[str] | None, b: set[str] | None) -> bool:
-    if a is None or b is None:
-        return False
-    return not (_widen(a) & _widen(b))
-
-
-def _widen(types: set[str]) -> set[str]:
-    """JSON Schema's "number" includes integers."""
-    return types | ({"integer"} if "number" in types else set())
-
-
-def disjoint(a: Any, b: Any) -> bool:
-    """True when no document can match both branches (provably, by type or discriminator)."""
-    if a is False or b is False:
-        return True
-    if _types_disjoint(_types(a), _types(b)):
-        return True
-    if {"object"} not in (_types(a), _types(b)):
-        return False  # non-objects satisfy property-based discriminators vacuously
-    for name in _required(a) & _required(b):
-        for x in _property(a, name):
-            for y in _property(b, name):
-                vx, vy = _finite_values(x), _finite_values(y)
-                if vx is not None and vy is not None and not ({json_key(v) for v in vx} & {json_key(v) for v in vy}):
-                    return True
-    return any(_forbids(b, n) for n in _required(a)) or any(_forbids(a, n) for n in _required(b))
-
-
-def all_disjoint(branches: list[Any]) -> bool:
-    return all(disjoint(x, y) for i, x in enumerate(branches) for y in branches[i + 1:])
-
-
-@functools.lru_cache(maxsize=512)
-def _pattern_validator(pattern: str) -> Any:
-    return validator_for({"pattern": pattern})
-
-
-def matches(pattern: str, name: str) -> bool:
-    """Does ``name`` match ``pattern`` as the production validator reads it (ECMA 262)?"""
-    try:
-        return bool(_pattern_validator(pattern).is_valid(name))
-    except ContractError:
-        return False
-
-
-def _match_all(pattern: str) -> bool:
-    return pattern in ("", ".*", "^.*", "^.*$", "[\\s\\S]*", "^[\\s\\S]*$")
-
-
-def _pattern_examples(pattern: str, limit: int = 12) -> list[str]:
-    """Some names matching ``pattern`` (found with greenery where it can read the pattern)."""
-    from harness.compat.patterns import examples
-
-    return [s for s in examples(pattern, limit) if matches(pattern, s)]
-
-
 # --------------------------------------------------------------------------- the engine
 
 
@@ -215,10 +102,13 @@ class Comparison:
     """Two canonical trees, aligned, and what the rules may ask about them."""
 
     def __init__(self, old_tree: Any, new_tree: Any, *, old: Side | None = None,
-                 new: Side | None = None, registry: Registry = RULES, depth: int = 0) -> None:
+                 new: Side | None = None, registry: Registry = RULES, depth: int = 0,
+                 included: dict[tuple[str, str], Verdict] | None = None) -> None:
         """``old``/``new`` (the prepared versions) give written locations; without them (nested
-        comparisons of subschemas) changes carry verdicts only."""
+        comparisons of subschemas) changes carry verdicts only. ``included`` is the memo of
+        :meth:`includes`, shared with the nested comparisons."""
         self.old_side, self.new_side = old, new
+        self._included = {} if included is None else included
         self.registry = registry
         self.depth = depth
         self.trees = dict(zip(("old", "new"), align(old_tree, new_tree), strict=True))
@@ -236,8 +126,97 @@ class Comparison:
 
     def nested(self, old: Any, new: Any) -> tuple[Verdict, Verdict]:
         """Static reader / writer verdicts for replacing subschema ``old`` by ``new``."""
-        old = {} if old is True else old
-        new = {} if new is True else new
+        old, new = flatten(old), flatten(new)
+        if union(old) is not None or union(new) is not None:
+            return self.includes(old, new), self.includes(new, old)
+        return self._compared(old, new)
+
+    def includes(self, smaller: Any, larger: Any) -> Verdict:
+        """Is every document ``smaller`` accepts accepted by ``larger``? ``safe`` when proved,
+        ``breaking`` when the rules name a document that is not, else ``unknown``.
+
+        Both are flattened first (:mod:`harness.compat.flatten`); a union is taken branch by
+        branch: every branch of ``smaller`` must be included, and ``smaller`` (each of its types
+        in turn) must fall in one branch of ``larger`` — for a ``oneOf``, one it shares no
+        document with any other branch of."""
+        a, b = flatten(smaller), flatten(larger)
+        key = (json_key(a), json_key(b))
+        if key not in self._included:
+            self._included[key] = Verdict.UNKNOWN  # asked again inside itself: undecided
+            self._included[key] = self._includes(a, b)
+        return self._included[key]
+
+    def _includes(self, a: Any, b: Any) -> Verdict:
+        if a is False or b == {} or json_key(a) == json_key(b):
+            return Verdict.SAFE
+        if b is False:
+            return Verdict.BREAKING
+        conjuncts = _conjuncts(b)
+        if conjuncts is not None:
+            # a must meet each of b's conjuncts: its plain keywords, each allOf member, each
+            # condition (answered on its own terms, so no question is asked inside itself)
+            found = [self._within(a, kind, part) for kind, part in conjuncts]
+            if all(v is Verdict.SAFE for v in found):
+                return Verdict.SAFE
+            return Verdict.BREAKING if Verdict.BREAKING in found else Verdict.UNKNOWN
+        left, right = union(a), union(b)
+        if left is not None:
+            keyword, branches, rest = left
+            found = [self.includes(flatten({"allOf": [rest, x]}) if rest else x, b) for x in branches]
+            verdict = worst(found)
+            if verdict is Verdict.BREAKING and keyword == "oneOf":
+                return Verdict.UNKNOWN  # the branch's document may match two branches: not one of a's
+            return verdict
+        if right is not None:
+            keyword, branches, rest = right
+            if rest:  # a must fit both the keywords beside the union and the union itself
+                beside, within = self.includes(a, rest), self.includes(a, {keyword: branches})
+                if beside is within is Verdict.SAFE:
+                    return Verdict.SAFE
+                return Verdict.BREAKING if beside is Verdict.BREAKING else Verdict.UNKNOWN
+            types = types_of(a)
+            if types is not None and len(types) > 1:
+                parts = [self.includes({**a, "type": [t]}, b) for t in sorted(types)]
+                if all(v is Verdict.SAFE for v in parts):
+                    return Verdict.SAFE
+            for index, branch in enumerate(branches):
+                if self.includes(a, branch) is not Verdict.SAFE:
+                    continue
+                others = [x for i, x in enumerate(branches) if i != index]
+                if keyword == "anyOf" or all(disjoint(a, x) for x in others):
+                    return Verdict.SAFE
+            if all(disjoint(a, x) for x in branches):
+                return Verdict.BREAKING
+            return Verdict.UNKNOWN
+        return self._compared(a, b)[0]
+
+    def _within(self, a: Any, kind: str, part: Any) -> Verdict:
+        """Does every document of ``a`` meet one conjunct of another node (see :func:`_conjuncts`)?"""
+        if kind == "schema":
+            return self.includes(a, part)
+        if kind == "not":  # a inside "not X": a and X share no document
+            if disjoint(a, part):
+                return Verdict.SAFE
+            return Verdict.BREAKING if self.includes(a, part) is Verdict.SAFE else Verdict.UNKNOWN
+        if kind == "dependentSchemas":  # documents of a holding the name meet the schema
+            name, schema = part
+            if forbids(a, name):
+                return Verdict.SAFE
+            return self.includes(flatten({"allOf": [a, {"required": [name]}]}), schema)
+        # if/then/else: documents of a meeting the condition meet then, the others else
+        condition, then, otherwise = part
+        verdicts = []
+        if then is not None:
+            verdicts.append(Verdict.SAFE if disjoint(a, condition) else
+                            self.includes(flatten({"allOf": [a, condition]}), then))
+        if otherwise is not None:
+            inside = self.includes(a, condition)
+            verdicts.append(Verdict.SAFE if inside is Verdict.SAFE else
+                            self.includes(flatten({"allOf": [a, {"not": condition}]}), otherwise))
+        return worst(verdicts)
+
+    def _compared(self, old: Any, new: Any) -> tuple[Verdict, Verdict]:
+        """The worst reader and writer verdicts of the changes between two (flat) subschemas."""
         if json_key(old) == json_key(new):
             return Verdict.SAFE, Verdict.SAFE
         if old is False:
@@ -246,7 +225,7 @@ class Comparison:
             return Verdict.BREAKING, Verdict.SAFE
         if self.depth > 8:
             return Verdict.UNKNOWN, Verdict.UNKNOWN
-        inner = Comparison(old, new, registry=self.registry, depth=self.depth + 1)
+        inner = Comparison(old, new, registry=self.registry, depth=self.depth + 1, included=self._included)
         changes = inner.changes()
         return worst(c.reader for c in changes), worst(c.writer for c in changes)
 
@@ -264,7 +243,7 @@ class Comparison:
         old, new = self.subtree("old", path), self.subtree("new", path)
         if old is MISSING or new is MISSING:
             return None
-        old_values, new_values = _finite_values(old), _finite_values(new)
+        old_values, new_values = finite_values(old), finite_values(new)
         if old_values is None and new_values is None:
             return None
         try:
@@ -281,6 +260,34 @@ class Comparison:
             tuple(v for v in old_accepted if not new_check(v)),
             tuple(v for v in new_accepted if not old_check(v)),
         )
+
+    # ------------------------------------------------------------------ composition
+    def node_change(self, path: Path) -> NodeChange | None:
+        """The node at ``path`` judged as a whole, when its composition keywords changed in a way
+        the per-keyword rules would misread: the two versions accept the same documents once
+        merged with their in-place members, or a union or merged member stands on one side only.
+        None: the per-keyword rules judge it."""
+        old, new = self.subtree("old", path), self.subtree("new", path)
+        if old is MISSING or new is MISSING:
+            return None
+        old_flat, new_flat = flatten(old), flatten(new)
+        if json_key(old_flat) == json_key(new_flat):
+            return NodeChange(path, old, new, old_flat, new_flat, Verdict.SAFE, Verdict.SAFE)
+        if old_flat is False or new_flat is False:  # one side accepts nothing
+            return NodeChange(path, old, new, old_flat, new_flat, *self.nested(old_flat, new_flat))
+        merged = json_key(old_flat) != json_key(_bare(old)) or json_key(new_flat) != json_key(_bare(new))
+        unions = union(old_flat) is not None or union(new_flat) is not None
+        if combinators(old) == combinators(new) or not (merged or unions):
+            return None
+        # Keywords written in place on both sides and untouched by the merge stay where they are:
+        # their own differences are classified keyword by keyword, below this node.
+        kept = _kept(old, new, old_flat, new_flat)
+        old_rest = {k: v for k, v in old_flat.items() if k not in kept}
+        new_rest = {k: v for k, v in new_flat.items() if k not in kept}
+        if json_key(old_rest) == json_key(new_rest):
+            return NodeChange(path, old, new, old_rest, new_rest, Verdict.SAFE, Verdict.SAFE, kept)
+        reader, writer = self.nested(old_rest, new_rest)
+        return NodeChange(path, old, new, old_rest, new_rest, reader, writer, kept)
 
     # ------------------------------------------------------------------ membership
     def cluster_root(self, path: Path) -> Path:
@@ -303,7 +310,7 @@ class Comparison:
                     found.append((path, node))
                 return
             found.append((path, node))
-            for tokens, member in _members(node):
+            for tokens, member in members(node):
                 walk(path + tokens, member)
 
         start = self.node(side, root)
@@ -324,8 +331,8 @@ class Comparison:
             patterns |= set(node.get("patternProperties") or {})
             if "additionalProperties" in node or (member_path != path and "unevaluatedProperties" in node):
                 everything = True
-            conditional = [*_branches(node.get("anyOf")), *_branches(node.get("oneOf")),
-                           *_branches(node.get("dependentSchemas")),
+            conditional = [*branches(node.get("anyOf")), *branches(node.get("oneOf")),
+                           *branches(node.get("dependentSchemas")),
                            *(node[k] for k in ("if", "then", "else") if k in node)]
             if any(isinstance(b, dict) and MEMBERSHIP & set(_flatten_keys(b)) for b in conditional):
                 exact = False
@@ -383,9 +390,9 @@ class Comparison:
         names: list[tuple[str, str]] = [(n, "named") for n in declared]
         many_patterns = len(patterns) > 1
         for pattern in patterns:
-            example = next((e for e in _pattern_examples(pattern) if e not in declared), None)
+            example = next((e for e in pattern_examples(pattern) if e not in declared), None)
             names.append((example, "pattern") if example is not None else (pattern, "pattern?"))
-        if not any(_match_all(p) for p in patterns):
+        if not any(matches_everything(p) for p in patterns):
             other = next((n for n in _OTHER_NAMES
                           if n not in declared and not any(matches(p, n) for p in patterns)), None)
             names.append((other, "other") if other is not None else ("", "other?"))
@@ -432,7 +439,7 @@ class Comparison:
             elif "items" in node:
                 sub, where = node["items"], (*path, "items")
             elif "unevaluatedItems" in node:
-                if any(_members(node)) or any(k in node for k in ("anyOf", "oneOf", "if", "contains")):
+                if any(members(node)) or any(k in node for k in ("anyOf", "oneOf", "if", "contains")):
                     return Constraint("unknown", reason="unevaluatedItems with in-place applicators; not modelled")
                 sub, where = node["unevaluatedItems"], (*path, "unevaluatedItems")
             else:
@@ -458,9 +465,15 @@ class Comparison:
         return found
 
     # ------------------------------------------------------------------ context
-    def context(self, path: Path) -> tuple[bool, str]:
-        """(flip reader and writer?, why one-way verdicts are unknown here, or '')."""
-        flip, reason = False, ""
+    def context(self, path: Path) -> tuple[bool, str, str]:
+        """(flip reader and writer?, why a safe reader verdict is unknown here, the same for
+        writer; '' when it is not)."""
+        flip, reasons = False, {Direction.READER: "", Direction.WRITER: ""}
+
+        def because(direction: Direction, reason: str) -> None:
+            direction = direction.flipped() if flip else direction  # as seen from the root
+            reasons[direction] = reasons[direction] or reason
+
         i = 0
         while i < len(path):
             parent = path[:i]
@@ -468,20 +481,41 @@ class Comparison:
             if token == "not":
                 flip = not flip
             elif token == "if":
-                reason = reason or f"inside the if condition at {pointer_of(parent, 'new') or '/'}: not monotone"
+                for direction in Direction:
+                    because(direction, f"inside the if condition at {pointer_of(parent, 'new') or '/'}: not monotone")
             elif token == "contains":
                 for side in ("old", "new"):
                     node = self.node(side, parent)
                     if isinstance(node, dict) and "maxContains" in node:
-                        reason = reason or "inside contains with maxContains: not monotone"
+                        for direction in Direction:
+                            because(direction, "inside contains with maxContains: not monotone")
             elif token == "oneOf":
-                for side in ("old", "new"):
-                    node = self.node(side, parent)
-                    if isinstance(node, dict) and not all_disjoint(_branches(node.get("oneOf"))):
-                        reason = reason or (f"oneOf at {pointer_of(parent, side) or '/'} has branches "
-                                            "that are not provably disjoint")
+                for direction in self._overlapping(parent):
+                    because(direction, f"oneOf at {pointer_of(parent, direction.target) or '/'} has branches "
+                                       "that are not provably disjoint")
             i += 2 if token in kw.BRANCHES | kw.MAP | {"prefixItems"} else 1
-        return flip, reason
+        return flip, reasons[Direction.READER], reasons[Direction.WRITER]
+
+    def _overlapping(self, path: Path) -> list[Direction]:
+        """The directions in which a document matching one branch of the ``oneOf`` at ``path``
+        might also match another branch of the other version (and so be rejected there).
+
+        Reader-safe needs every old branch disjoint from every *other* new branch; writer-safe
+        the reverse. A branch kept as it was is compared with the other branches as well."""
+        found = []
+        old, new = self.node("old", path), self.node("new", path)
+        old_branches = old.get("oneOf") if isinstance(old, dict) else None
+        new_branches = new.get("oneOf") if isinstance(new, dict) else None
+        if not isinstance(old_branches, dict) or not isinstance(new_branches, dict):
+            for found_branches in (old_branches, new_branches):
+                if found_branches is not None and not all_disjoint(branches(found_branches)):
+                    return list(Direction)
+            return []
+        for direction, (sources, targets) in ((Direction.READER, (old_branches, new_branches)),
+                                              (Direction.WRITER, (new_branches, old_branches))):
+            if not all(disjoint(a, b) for ka, a in sources.items() for kb, b in targets.items() if ka != kb):
+                found.append(direction)
+        return found
 
     # ------------------------------------------------------------------ classification
     def _ask(self, group: str, fact: Any) -> list[tuple[Rule, Finding]]:
@@ -499,8 +533,17 @@ class Comparison:
     def changes(self) -> list[Change]:
         found: list[Change] = []
         seen: set[tuple[str, Path, str]] = set()
-        consumed: list[Path] = []
+        consumed: list[tuple[Path, tuple[str, ...]]] = []  # a node judged whole, but the keywords kept
         done_members: set[Path] = set()
+
+        def taken(site: Site) -> bool:
+            for path, kept in consumed:
+                if site.path[:len(path)] != path:
+                    continue
+                below = site.path[len(path):]
+                if not (below[0] in kept if below else site.keyword in kept):
+                    return True
+            return False
         done_slots: set[Path] = set()
 
         def emit(group: str, fact: Any, path: Path, keyword: str) -> None:
@@ -515,12 +558,27 @@ class Comparison:
                     seen.add(key)
                     found.append(self._change(rule, finding, path, keyword))
 
-        for site in sites(self.trees["old"], self.trees["new"]):
-            if any(site.path[:len(p)] == p for p in consumed):
+        found_sites = list(sites(self.trees["old"], self.trees["new"]))
+        for site in found_sites:
+            if taken(site):
+                continue
+            condition = _condition_of(site.path)
+            if condition is not None:
+                # A change inside an if condition: the conditional is judged as a whole.
+                consumed.append(((*condition, "if"), ()))
+                emit("keyword", Site(condition, "if"), condition, "if")
+                continue
+            if _restructured(site, self.node("old", site.path), self.node("new", site.path)) or site.keyword == "":
+                fact = self.node_change(site.path)
+                if fact is not None:
+                    consumed.append((site.path, fact.kept))
+                    emit("node", fact, site.path, "")
+        for site in found_sites:
+            if taken(site):
                 continue
             domain = self.value_domain(site.path)
             if domain is not None:
-                consumed.append(site.path)
+                consumed.append((site.path, ()))
                 emit("value", domain, site.path, _value_keyword(domain))
                 continue
             if site.keyword in MEMBERSHIP:
@@ -581,15 +639,17 @@ class Comparison:
         writer = finding.writer if rule.writer == DERIVED or finding.writer is not None else Verdict(rule.writer)
         assert reader is not None and writer is not None, f"{rule.name} must give derived verdicts"
         targets = tuple(replace(t, path=t.path if t.path is not None else path) for t in finding.targets)
-        flip, reason = self.context(path)
+        flip, reader_reason, writer_reason = self.context(path)
         note = finding.note
         if flip:
             reader, writer = writer, reader
             targets = tuple(replace(t, direction=t.direction.flipped()) for t in targets)
-        if reason and not (reader is writer is Verdict.SAFE):
-            reader = Verdict.UNKNOWN if reader is Verdict.SAFE else reader
-            writer = Verdict.UNKNOWN if writer is Verdict.SAFE else writer
-            note = f"{note}; {reason}" if note else reason
+        if not (reader is writer is Verdict.SAFE):
+            for reason, verdict in ((reader_reason, reader), (writer_reason, writer)):
+                if reason and verdict is Verdict.SAFE and reason not in note:
+                    note = f"{note}; {reason}" if note else reason
+            reader = Verdict.UNKNOWN if reader_reason and reader is Verdict.SAFE else reader
+            writer = Verdict.UNKNOWN if writer_reason and writer is Verdict.SAFE else writer
         old_at = finding.old_at or (path, keyword)
         new_at = finding.new_at or (path, keyword)
         if flip:
@@ -613,7 +673,27 @@ class Comparison:
         if pointer is None:
             return None
         where = owner.location(pointer)
-        return where.display(owner.expanded.root) + ("" if keyword in ("false", "") else "/" + _escape(keyword))
+        if keyword in ("false", ""):
+            return where.display(owner.expanded.root)
+        if where.resource == owner.expanded.root:
+            keyword = _as_written(resolve(owner.raw, where.pointer), keyword)
+        return where.display(owner.expanded.root) + "/" + _escape(keyword)
+
+
+#: Older dialects' spellings of a 2020-12 keyword (the validator reports the keyword as written).
+_LEGACY = {"dependentSchemas": "dependencies", "dependentRequired": "dependencies", "prefixItems": "items",
+           "items": "additionalItems"}
+
+
+def _as_written(node: Any, keyword: str) -> str:
+    """``keyword`` as the written node spells it (draft-07's ``dependencies`` for
+    ``dependentSchemas``, ...)."""
+    legacy = _LEGACY.get(keyword)
+    if legacy is not None and isinstance(node, dict) and keyword not in node and legacy in node:
+        return legacy
+    if keyword == "items" and isinstance(node, dict) and isinstance(node.get("items"), list):
+        return "additionalItems"
+    return keyword
 
 
 def _escape(token: str) -> str:
@@ -623,7 +703,7 @@ def _escape(token: str) -> str:
 def _flatten_keys(node: Any) -> Iterable[str]:
     if isinstance(node, dict):
         yield from node
-        for _, member in _members(node):
+        for _, member in members(node):
             yield from _flatten_keys(member)
 
 
@@ -637,3 +717,70 @@ def _value_keyword(domain: ValueDomain) -> str:
 
 
 
+
+
+def _kept(old: Any, new: Any, old_flat: Any, new_flat: Any) -> tuple[str, ...]:
+    """The keywords of a restructured node that stay where they are: written in the node itself
+    in both versions and left as written by the merge; never part of a group whose meaning
+    depends on a sibling that moved (``properties`` beside an ``additionalProperties`` that went
+    into a member), nor anything next to ``unevaluated*`` (which sees every member)."""
+    if not all(isinstance(n, dict) for n in (old, new, old_flat, new_flat)):
+        return ()
+    if any(k in f for f in (old_flat, new_flat) for k in ("unevaluatedProperties", "unevaluatedItems")):
+        return ()
+    kept = {k for k in old if k in new and k not in ("allOf", "anyOf", "oneOf", "$ref", REF_TARGET)
+            and k in old_flat and k in new_flat
+            and json_key(old_flat[k]) == json_key(old[k]) and json_key(new_flat[k]) == json_key(new[k])}
+    for group in SIBLING_GROUPS:
+        present = group & (set(old_flat) | set(new_flat))
+        if present & kept and not present <= kept:
+            kept -= present
+    return tuple(sorted(kept))
+
+
+def _bare(node: Any) -> Any:
+    return {k: v for k, v in node.items() if k != REF_TARGET} if isinstance(node, dict) else node
+
+
+def _condition_of(path: Path) -> Path | None:
+    """The node whose ``if`` condition holds ``path`` (the outermost), or None."""
+    i = 0
+    while i < len(path):
+        if path[i] == "if":
+            return path[:i]
+        i += 2 if path[i] in kw.BRANCHES | kw.MAP | {"prefixItems"} else 1
+    return None
+
+
+def _restructured(site: Site, old: Any, new: Any) -> bool:
+    """Is the site a composition keyword (or an expanded reference) added, removed, or a member
+    of one added or removed?"""
+    if site.keyword not in kw.BRANCHES and site.keyword != "$ref":
+        return False
+    if site.member is None:
+        return not (isinstance(old, dict) and isinstance(new, dict) and site.keyword in old and site.keyword in new)
+    return site.member.startswith("-:") or site.member.endswith(":-")
+
+
+#: Keywords that add a condition to their node, each answered on its own by ``_within``.
+_CONDITIONS = ("not", "if", "then", "else", "dependentSchemas", "allOf")
+
+
+def _conjuncts(node: Any) -> list[tuple[str, Any]] | None:
+    """A flat node as the conjuncts it requires — its plain keywords, each ``allOf`` member, each
+    ``not``, ``dependentSchemas`` entry and if/then/else — or None when it has no condition (or
+    an ``unevaluated*`` keyword that sees what the conditions evaluate)."""
+    if not isinstance(node, dict) or not any(k in node for k in _CONDITIONS):
+        return None
+    if "unevaluatedProperties" in node or "unevaluatedItems" in node:
+        return None
+    plain = {k: v for k, v in node.items() if k not in _CONDITIONS}
+    parts: list[tuple[str, Any]] = [("schema", plain)] if plain else []
+    parts += [("schema", member) for member in node.get("allOf") or []]
+    if "not" in node:
+        parts.append(("not", node["not"]))
+    for name, schema in (node.get("dependentSchemas") or {}).items():
+        parts.append(("dependentSchemas", (name, schema)))
+    if "if" in node and ("then" in node or "else" in node):
+        parts.append(("if", (node["if"], node.get("then"), node.get("else"))))
+    return parts

@@ -111,11 +111,12 @@ def declared_policy(raw: Mapping[str, Any], new_version: int, *, file: str = "")
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """How hard to look for witnesses: examples per targeted search, documents generated from
-    each version."""
+    """How hard to look for witnesses: candidates per targeted search (0: no search, the static
+    classification only), documents generated from each version."""
 
     examples: int = 40
     samples: int = 25
-    #: Wall-clock cap per search (targeted or sampled): a safety net for schemas that generate
-    #: pathologically slowly (``not`` over objects). Normal searches finish far below it.
+    #: Wall-clock cap per search (targeted or sampled): a safety net only. A search ends at its
+    #: first witness or after ``examples`` candidates; the report counts the searches the clock
+    #: stopped (``searches.stopped_by_clock``).
     seconds: float = 20.0

@@ -2,7 +2,8 @@
 
 A rule is a function with metadata — a stable ``id``, the ``group`` of facts it reads, its
 declared reader / writer verdicts, a one-line docstring and a minimal ``example`` pair of
-schemas — registered with ``@registry.rule(...)``. The engine (:mod:`harness.compat.classify`)
+schemas — registered with ``@registry.rule(...)`` in the module of its id group
+(:mod:`harness.compat.rules`). The engine (:mod:`harness.compat.classify`)
 hands every fact of a rule's group to the rule; the rule returns a :class:`Finding` when the
 fact belongs to its class, else ``None``. The catalogue (``docs/reference/compat-rules.md``),
 the docs and the table-driven tests are generated from the same metadata.
@@ -13,7 +14,9 @@ Groups and the facts they receive:
 - ``value``: a :class:`ValueDomain` (a node whose values are finite on either side: ``enum``,
   ``const``, ``null``/``boolean`` types, compared value by value with the validator);
 - ``member``: a :class:`NameTransition` (what constrains one property name changed);
-- ``items``: a :class:`SlotTransition` (what constrains one array position changed).
+- ``items``: a :class:`SlotTransition` (what constrains one array position changed);
+- ``node``: a :class:`NodeChange` (a node rewritten with other composition keywords, judged as
+  one change of the set of documents it accepts).
 
 Verdicts are ``safe``, ``breaking``, ``unknown`` or ``derived`` (the finding carries verdicts computed for
 the case at hand, e.g. by comparing the two subschemas a property moves between).
@@ -21,18 +24,19 @@ the case at hand, e.g. by comparing the two subschemas a property moves between)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from harness.compat.diff import Path
 from harness.compat.model import Direction, Verdict
+from harness.registry import Registry as _Registry
 
 DERIVED = "derived"
-GROUPS = ("keyword", "value", "member", "items")
+GROUPS = ("keyword", "value", "member", "items", "node")
 #: Groups whose facts belong to exactly one class (the first rule that claims one wins); in the
 #: others every rule is asked (``required`` may both gain and lose names in one change).
-EXCLUSIVE = frozenset({"member", "items"})
+EXCLUSIVE = frozenset({"member", "items", "node"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,12 +135,33 @@ class ValueDomain:
     added: tuple[Any, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class NodeChange:
+    """A node written with other composition keywords in the two versions (``type: string`` ->
+    ``allOf: [{type: string}]``, ``oneOf`` -> ``anyOf``, a one-member ``oneOf`` ...), judged as
+    a whole: ``old_flat``/``new_flat`` are the nodes merged with their in-place members
+    (:func:`harness.compat.flatten.flatten`), ``reader``/``writer`` the engine's verdicts for
+    replacing one by the other."""
+
+    path: Path
+    old: Any
+    new: Any
+    old_flat: Any
+    new_flat: Any
+    reader: Verdict
+    writer: Verdict
+    #: keywords written in place in both versions, left to the per-keyword rules (not in the flats)
+    kept: tuple[str, ...] = ()
+
+
 class Facts(Protocol):
     """What rules may ask the engine."""
 
     def node(self, side: str, path: Path) -> Any: ...
 
     def nested(self, old: Any, new: Any) -> tuple[Verdict, Verdict]: ...
+
+    def includes(self, smaller: Any, larger: Any) -> Verdict: ...
 
 
 Detector = Callable[..., Finding | None]
@@ -160,11 +185,30 @@ class Rule:
         return not self.keywords or getattr(fact, "keyword", None) in self.keywords
 
 
-class Registry:
-    """An ordered set of rules. Tests build fresh ones; the package's is :data:`RULES`."""
+#: The modules declaring the package's rules, one per id group, in the order rules are asked
+#: (the unsupported cases first).
+RULE_MODULES = (
+    "harness.compat.rules.unsupported",  # CMP9xx
+    "harness.compat.rules.objects",  # CMP1xx
+    "harness.compat.rules.values",  # CMP2xx
+    "harness.compat.rules.scalars",  # CMP3xx
+    "harness.compat.rules.arrays",  # CMP4xx
+    "harness.compat.rules.composition",  # CMP5xx
+    "harness.compat.rules.fallback",  # CMP999
+)
 
-    def __init__(self) -> None:
-        self._rules: dict[str, Rule] = {}
+
+class Registry(_Registry[Rule]):
+    """The compat rules: a :class:`harness.registry.Registry` keyed by rule name, with the
+    ``@registry.rule(...)`` decorator, lookup by id and the rules of one fact group.
+
+    Tests build fresh ones (``Registry()``, no modules); the package's is :data:`RULES`, which
+    imports :data:`RULE_MODULES` on first read.
+    """
+
+    def __init__(self, modules: Iterable[str] = ()) -> None:
+        super().__init__("compat rule", modules=modules)
+        self._ids: dict[str, Rule] = {}
 
     def rule(
         self,
@@ -176,6 +220,8 @@ class Registry:
         example: tuple[Any, Any],
         keywords: tuple[str, ...] = (),
     ) -> Callable[[Detector], Detector]:
+        """Register the decorated function as the rule ``id``; its name is the rule's name and
+        the first paragraph of its docstring the rule's summary."""
         if group not in GROUPS:
             raise ValueError(f"group {group!r} is not one of {GROUPS}")
         for verdict in (reader, writer):
@@ -184,35 +230,29 @@ class Registry:
 
         def register(function: Detector) -> Detector:
             name = function.__name__
-            if name in self._rules or any(r.id == id for r in self._rules.values()):
+            if id in self._ids:
                 raise ValueError(f"rule {name} ({id}) is registered twice")
             paragraph = (function.__doc__ or "").strip().split("\n\n", 1)[0]
             summary = " ".join(paragraph.split()).replace("``", "`")
-            self._rules[name] = Rule(id, name, group, reader, writer, summary, example, function,
-                                     frozenset(keywords))
+            # add() does not load the declaring modules (reading would, while they are importing).
+            self._ids[id] = self.add(Rule(id, name, group, reader, writer, summary, example, function,
+                                          frozenset(keywords)))
             return function
 
         return register
 
-    def __iter__(self) -> Iterator[Rule]:
-        return iter(sorted(self._rules.values(), key=lambda r: r.id))
-
-    def __len__(self) -> int:
-        return len(self._rules)
-
-    def __getitem__(self, name: str) -> Rule:
-        return self._rules[name]
-
     def group(self, group: str) -> list[Rule]:
         """The rules of a group in registration order (the order they are asked in)."""
-        return [r for r in self._rules.values() if r.group == group]
+        return [r for r in self if r.group == group]
 
     def by_id(self, rule_id: str) -> Rule:
-        for rule in self._rules.values():
-            if rule.id == rule_id:
-                return rule
-        raise KeyError(rule_id)
+        self.load()
+        return self._ids[rule_id]
+
+    def by_ids(self) -> list[Rule]:
+        """Every rule, ordered by id (the catalogue's order)."""
+        return sorted(self, key=lambda r: r.id)
 
 
-#: The package's rules (:mod:`harness.compat.rules` registers them).
-RULES = Registry()
+#: The package's rules, declared in :data:`RULE_MODULES`.
+RULES = Registry(RULE_MODULES)

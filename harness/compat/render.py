@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from harness.compat.model import Direction
-from harness.compat.report import CompatReport, shown, witnesses_of
+from harness.compat.model import Direction, Evidence
+from harness.compat.report import CompatReport, decided_by, shown, witnesses_of
 from harness.pointer import display
 from harness.reporting.files import code_span
 
@@ -20,7 +20,11 @@ def _title(report: CompatReport) -> str:
 
 
 def _verdict_line(report: CompatReport, direction: Direction) -> str:
-    return f"{report.verdict(direction).value} ({report.evidence(direction).value})"
+    """``breaking (witness)``; a verdict no document proves also names the rules that decided it."""
+    evidence = report.evidence(direction)
+    rules = decided_by(report, direction)
+    by = f"; decided by {rules}" if rules and evidence is not Evidence.WITNESS else ""
+    return f"{report.verdict(direction).value} ({evidence.value}{by})"
 
 
 def _evidence(report_row: Any) -> str:
@@ -94,9 +98,9 @@ def markdown(report: CompatReport) -> str:
     for info in (report.old, report.new):
         out.append(f"| {info.label} | `{info.schema_id or '-'}` | `{info.sha256}` | {info.dialect} |")
     out += ["", f"Policy **{report.policy.value}** (from {report.policy_source}).", "",
-            "| direction | verdict | evidence |", "|---|---|---|"]
+            "| direction | verdict | evidence | decided by |", "|---|---|---|---|"]
     for d in Direction:
-        out.append(f"| {d.value} | {report.verdict(d).value} | {report.evidence(d).value} |")
+        out.append(f"| {d.value} | {report.verdict(d).value} | {report.evidence(d).value} | {decided_by(report, d)} |")
     out += ["", "## Checks", "", "| check | holds | detail |", "|---|---|---|"]
     for check in report.checks:
         out.append(f"| `{check.name}` | {'yes' if check.ok else '**no**'} | {_cell(check.detail)} |")
@@ -148,8 +152,9 @@ def html_page(report: CompatReport) -> str:
         Section("Versions", ["version", "id", "sha256", "dialect"],
                 [[i.label, i.schema_id or "-", i.sha256, i.dialect] for i in (report.old, report.new)],
                 note=f"Policy {report.policy.value} (from {report.policy_source})."),
-        Section("Verdicts", ["direction", "verdict", "evidence"],
-                [[d.value, report.verdict(d).value, report.evidence(d).value] for d in Direction]),
+        Section("Verdicts", ["direction", "verdict", "evidence", "decided by"],
+                [[d.value, report.verdict(d).value, report.evidence(d).value, decided_by(report, d)]
+                 for d in Direction]),
         Section("Checks", ["check", "holds", "detail"],
                 [[c.name, "yes" if c.ok else "NO", c.detail] for c in report.checks]),
         Section("Changes", ["pointer", "class", "before", "after", "reader", "writer", "rule", "evidence"],

@@ -124,7 +124,8 @@ class CompatReport:
             "old": self.old.to_dict(),
             "new": self.new.to_dict(),
             "policy": {"name": self.policy.value, "source": self.policy_source},
-            "verdicts": {d.value: {"verdict": self.verdict(d).value, "evidence": self.evidence(d).value}
+            "verdicts": {d.value: {"verdict": self.verdict(d).value, "evidence": self.evidence(d).value,
+                                   "rules": list(self.assessment.basis(d))}
                          for d in Direction},
             "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks],
             "changes": [_change_dict(a) for a in self.changes],
@@ -139,8 +140,17 @@ class CompatReport:
             "content_models": [{"pointer": m.pointer, "old": m.old, "new": m.new} for m in self.models],
             "generated": {d.value: {"checked": s.checked, "rejected": len(s.rejected), **s.stats.to_dict()}
                           for d, s in self.assessment.sampled.items()},
+            "searches": {d.value: s.to_dict() for d, s in self.assessment.searches.items()},
             "seconds": round(self.seconds, 3),
         }
+
+
+def decided_by(report: CompatReport, direction: Direction, limit: int = 3) -> str:
+    """The rules that decided a direction's verdict, for a report line: ``CMP301
+    max_length_tightened, CMP109 object_closed and 2 more`` (empty when no change decides)."""
+    rules = report.assessment.basis(direction)
+    more = f" and {len(rules) - limit} more" if len(rules) > limit else ""
+    return ", ".join(rules[:limit]) + more
 
 
 def shown(value: Any, limit: int = 80) -> str:
