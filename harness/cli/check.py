@@ -143,11 +143,7 @@ def collect(args: argparse.Namespace) -> tuple[list[Case], list[str]]:
     if args.max_mutants < 0:
         raise UsageError(f"--max-mutants must be >= 0, not {args.max_mutants}")
     if args.operator:
-        unknown = sorted(set(args.operator) - set(REGISTRY.names()))
-        if unknown:
-            raise UsageError(
-                f"unknown operator {', '.join(unknown)} (known: {', '.join(REGISTRY.names())})"
-            )
+        REGISTRY.select(args.operator, select_option="--operator")
     sharding = parse_shard(args.shard)
     cases: list[Case] = []
     notes: list[str] = []

@@ -59,9 +59,7 @@ def _options(args: argparse.Namespace) -> Any:
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed must be a non-negative integer, not {args.seed}")
     if args.properties:
-        unknown = sorted(set(args.properties) - set(PROPERTIES.names()))
-        if unknown:
-            raise UsageError(f"unknown property {', '.join(unknown)} (known: {', '.join(PROPERTIES.names())})")
+        PROPERTIES.select(args.properties, select_option="--property")
     if args.blob is not None and (len(args.tool or []) != 1 or len(args.properties or []) != 1):
         raise UsageError("--blob replays one example: give exactly one --tool and one --property")
     return FuzzOptions(

@@ -335,13 +335,7 @@ def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outc
 
 
 def _selected(options: FuzzOptions) -> list[Property]:
-    registry = options.registry
-    if options.properties is None:
-        return list(registry)
-    unknown = sorted(set(options.properties) - set(registry.names()))
-    if unknown:
-        raise UsageError(f"unknown property {', '.join(unknown)} (known: {', '.join(registry.names())})")
-    return [p for p in registry if p.name in options.properties]
+    return list(options.registry.select(options.properties, select_option="--property"))
 
 
 def fuzz(contracts: Iterable[Contract], options: FuzzOptions = FuzzOptions()) -> Iterator[FuzzEvent]:
