@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from harness.cases import Case, CaseExpectation
 from harness.codes import LAYER_ORDER, Layer
 from harness.contract import Contract
 from harness.differential import compare
-from harness.errors import HarnessError
+from harness.errors import HarnessError, InvalidRequest
 from harness.mutations import CANARY_PREFIX
 from harness.pointer import MISSING, escape_token
 from harness.redaction import json_strings
@@ -319,6 +319,15 @@ def _excerpt(raw: bytes | None) -> str:
     return text + (f"... ({len(raw):,} bytes)" if len(raw) > _EXCERPT_BYTES else "")
 
 
+def _request_of(case: Case) -> dict[str, Any] | None:
+    """The case's request as the boundary saw it (defaults filled in), for its reproduction; as
+    given when the contract refuses it (that refusal is the case's error already)."""
+    try:
+        return dict(case.contract.normalise_request(case.request))
+    except InvalidRequest:
+        return dict(case.request) if isinstance(case.request, Mapping) else None
+
+
 class Engine:
     """Runs cases through boundaries (one per contract and version, reused)."""
 
@@ -375,7 +384,7 @@ class Engine:
             version=version,
             contract_dir=str(contract.directory),
             now=case.now.isoformat() if case.now else None,
-            request=dict(contract.normalise_request(case.request)) if status != PASSED else None,
+            request=None if status == PASSED else _request_of(case),
             duration_s=time.perf_counter() - started,
             # Past max_bytes the transport layer decides on the first max_bytes + 1 bytes alone:
             # the reproduction needs no more, and a huge payload is never copied whole.
