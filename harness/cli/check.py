@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cases import DEFAULT_MAX_MUTANTS, SOURCES, Case, cases_for, shard
+from harness.cli import command_help
 from harness.contract import Contract, discover, load_contract
 from harness.drift.template import upstream_redactor
 from harness.engine import Engine, Event, RunFinished
@@ -28,7 +29,7 @@ CASES_DIR_HELP = f"(default: {DEFAULT_CASES_DIR} in the project root)"
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "check",
-        help="run every fixture and near-miss mutation of every contract",
+        help=command_help("check"),
         description=(
             "Run every case (accepted, rejected and historical fixtures, and near-miss "
             "mutations of each accepted fixture) through the boundary and report which layer "

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from harness.cli import command_help
 from harness.cli.check import CASES_DIR_HELP, add_demo_argument, load_contracts
 from harness.drift.runner import DEFAULT_CONCURRENCY, DriftRunner, plan
 from harness.engine import RunFinished
@@ -25,7 +26,7 @@ from harness.reporting.reproductions import protected
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "drift",
-        help="check live upstreams against their contracts and against what they sent before",
+        help=command_help("drift"),
         description=(
             "Send each upstream's sample requests (upstreams: in contract.yaml), run every "
             "response through the boundary, fingerprint its shape and compare it with "

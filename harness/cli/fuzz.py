@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from harness.cli import command_help
 from harness.cli.check import add_contract_arguments, load_contracts
 from harness.errors import UsageError
 from harness.fuzz.properties import PROPERTIES
@@ -18,7 +19,7 @@ DEFAULT_FIXTURES_DIR = ".contract-harness/fuzz"
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "fuzz",
-        help="check the fuzz properties of every contract with generated documents",
+        help=command_help("fuzz"),
         description=(
             "Generate documents from each contract (valid, bound and fresh ones; near misses through "
             "every mutation operator; arbitrary bytes; canaries; vendor documents for adapters) and "
