@@ -1,4 +1,5 @@
-"""The edges import lazily: which modules ``contract-harness --help`` and the pytest plugin load.
+"""The CLI imports lazily: which modules ``contract-harness --help`` loads (the plugin's own
+imports are checked in tests/test_plugin.py).
 
 Checked on ``sys.modules`` in a fresh interpreter (never on a time): a module listed here that
 gets imported is a regression whatever the machine's speed.
@@ -52,8 +53,3 @@ def test_a_command_loads_its_own_module_only() -> None:
         "import contextlib, io\nfrom harness.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    assert main(['guard', '--help']) == 0")
     assert {name for name in modules if name.startswith("harness.cli.")} == {"harness.cli.guard"}
-
-
-def test_loading_the_pytest_plugin_loads_no_library() -> None:
-    modules = _modules_after("import harness.pytest_plugin")
-    assert _heavy(modules) == []
