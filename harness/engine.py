@@ -108,12 +108,25 @@ class CaseResult:
 
 
 # ------------------------------------------------------------------------ events
+#
+# One family for every runner: the engine (fixtures, mutations), fuzz and drift. A runner that
+# carries more subclasses an event (``DriftChecked(CaseFinished)``, ``PropertyFinished``,
+# ``FuzzFinished(RunFinished)``): a reporter that knows nothing of it still handles the case.
 
 
 @dataclass(frozen=True, slots=True)
 class RunStarted:
     total: int
     tools: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseStarted:
+    """A case about to run (for a progress display; runners whose cases are quick skip it)."""
+
+    index: int
+    id: str
+    tool: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +151,7 @@ class RunFinished:
     summary: Summary
 
 
-Event = RunStarted | CaseFinished | CaseSkipped | RunFinished
+Event = RunStarted | CaseStarted | CaseFinished | CaseSkipped | RunFinished
 
 
 # ------------------------------------------------------------------------ summary
@@ -163,11 +176,15 @@ class Summary:
     duration_s: float = 0.0
 
     def add(self, result: CaseResult) -> None:
-        tool = self.tools.setdefault(result.tool, ToolSummary(result.tool))
-        tool.columns[result.column] += 1
-        tool.statuses[result.status] += 1
-        if result.operator:
-            tool.operators.add(result.operator)
+        self.count_case(result.tool, result.column, result.status, result.operator)
+
+    def count_case(self, tool: str, column: str, status: str, operator: str | None = None) -> None:
+        """Count one case of ``tool``: the layer that rejected it (``column``) and its status."""
+        counts = self.tools.setdefault(tool, ToolSummary(tool))
+        counts.columns[column] += 1
+        counts.statuses[status] += 1
+        if operator:
+            counts.operators.add(operator)
 
     def count(self, status: str) -> int:
         return sum(t.statuses[status] for t in self.tools.values())
@@ -183,6 +200,15 @@ class Summary:
     @staticmethod
     def columns() -> list[str]:
         return [layer.value for layer in LAYER_ORDER] + [ACCEPTED_COLUMN]
+
+    def table(self) -> tuple[list[str], list[list[str]]]:
+        """The tools x layers table every report shows: header, then one row per tool (cases,
+        one count per layer and accepted, failed, findings)."""
+        header = ["tool", "cases", *self.columns(), "failed", "findings"]
+        rows = [[name, str(tool.total), *(str(tool.columns.get(c, 0)) for c in self.columns()),
+                 str(tool.statuses.get(FAILED, 0)), str(tool.statuses.get(FINDING, 0))]
+                for name, tool in sorted(self.tools.items())]
+        return header, rows
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -166,7 +166,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 class LayerTable:
-    """Collects the contract items' results (also from xdist workers) for the summary table."""
+    """Collects the contract items' results (also from xdist workers) into the harness's summary,
+    and prints its tools x layers table (:meth:`harness.engine.Summary.table`) after pytest's."""
 
     def __init__(self) -> None:
         self.results: list[dict[str, Any]] = []
@@ -180,20 +181,12 @@ class LayerTable:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.results:
             return
-        from collections import Counter
-
         from harness.engine import Summary
 
-        columns = Summary.columns()
-        tools: dict[str, Counter[str]] = {}
+        summary = Summary()
         for props in self.results:
-            counts = tools.setdefault(props["tool"], Counter())
-            counts[props["layer"]] += 1
-            counts["cases"] += 1
-            counts[props["status"]] += 1
-        header = ["tool", "cases", *columns, "failed", "findings"]
-        rows = [[name, str(c["cases"]), *(str(c[col]) for col in columns), str(c["failed"]),
-                 str(c["finding"])] for name, c in sorted(tools.items())]
+            summary.count_case(props["tool"], props["layer"], props["status"])
+        header, rows = summary.table()
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         terminalreporter.write_sep("=", "contract cases by rejecting layer")
         for row in [header, *rows]:

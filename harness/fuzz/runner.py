@@ -29,7 +29,18 @@ from hypothesis.errors import HypothesisException, Unsatisfiable
 
 from harness.cases import ACCEPT, CaseExpectation
 from harness.contract import Contract
-from harness.engine import FAILED, PASSED, CaseResult, Summary, ToolSummary
+from harness.engine import (
+    FAILED,
+    PASSED,
+    CaseFinished,
+    CaseResult,
+    CaseStarted,
+    Event,
+    RunFinished,
+    RunStarted,
+    Summary,
+    ToolSummary,
+)
 from harness.errors import UsageError
 from harness.fuzz.fixtures import write_fixture
 from harness.fuzz.model import Finding, PropertyViolation
@@ -198,34 +209,37 @@ class FuzzReport:
 
 
 # ------------------------------------------------------------------------ events
+#
+# The engine's event family (harness.engine), each carrying what fuzz adds: reporters that know
+# nothing of fuzz see a run of cases, one per property and tool.
 
 
 @dataclass(frozen=True, slots=True)
-class FuzzStarted:
-    total: int
-    tools: tuple[str, ...]
+class FuzzStarted(RunStarted):
     profile: Profile
 
 
 @dataclass(frozen=True, slots=True)
-class PropertyStarted:
-    index: int
-    tool: str
+class PropertyStarted(CaseStarted):
     prop: str
 
 
 @dataclass(frozen=True, slots=True)
-class PropertyFinished:
-    index: int
+class PropertyFinished(CaseFinished):
+    """A property checked on a tool: ``result`` is the outcome as a case."""
+
     outcome: Outcome
 
 
 @dataclass(frozen=True, slots=True)
-class FuzzFinished:
+class FuzzFinished(RunFinished):
+    """The run: ``summary`` is ``report.summary()``."""
+
     report: FuzzReport
 
 
-FuzzEvent = FuzzStarted | PropertyStarted | PropertyFinished | FuzzFinished
+#: A fuzz run's events (the engine's family).
+FuzzEvent = Event
 
 
 # ------------------------------------------------------------------------ running
@@ -360,13 +374,13 @@ def fuzz(contracts: Iterable[Contract], options: FuzzOptions = FuzzOptions()) ->
         subject = Subject(contract)
         report.versions[contract.tool] = subject.version
         for prop in props:
-            yield PropertyStarted(index, contract.tool, prop.name)
+            yield PropertyStarted(index, f"{contract.tool}::fuzz::{prop.name}", contract.tool, prop.name)
             outcome = run_property(subject, prop, options)
             report.outcomes.append(outcome)
-            yield PropertyFinished(index, outcome)
+            yield PropertyFinished(index, outcome.case_result(), outcome)
             index += 1
         report.generators[contract.tool] = subject.generator_stats()
         if contract.adapter is not None and contract.vendor_schema is None:
             report.notes.append(f"{contract.tool}: declare vendor_schema to fuzz its adapter (adapter_maps_cleanly)")
     report.duration_s = time.perf_counter() - started
-    yield FuzzFinished(report)
+    yield FuzzFinished(report.summary(), report)
