@@ -33,7 +33,7 @@ from harness.pointer import resolve
 from harness.timeutil import parse_rfc3339
 
 if TYPE_CHECKING:
-    from harness.contract import Contract
+    from harness.contract.records import Contract
 
 Clock = Callable[[], datetime]
 

@@ -18,7 +18,7 @@ from harness.codes import PROJECTION_MISSING_FIELD, PROJECTION_VIEW_INVALID
 from harness.pointer import MISSING, is_index, resolve, split
 
 if TYPE_CHECKING:
-    from harness.contract import Contract
+    from harness.contract.records import Contract
 
 _DEFS_KEYS = ("$defs", "definitions")
 _BRANCHES = ("allOf", "oneOf", "anyOf")
