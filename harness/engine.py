@@ -338,7 +338,8 @@ def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[s
 _EXCERPT_BYTES = 240
 
 
-def _excerpt(raw: bytes | None) -> str:
+def excerpt(raw: bytes | None) -> str:
+    """The first bytes of a payload, for people (reports show it; nothing parses it)."""
     if not raw:
         return ""
     text = raw[:_EXCERPT_BYTES].decode("utf-8", "replace")
@@ -415,7 +416,7 @@ class Engine:
             # Past max_bytes the transport layer decides on the first max_bytes + 1 bytes alone:
             # the reproduction needs no more, and a huge payload is never copied whole.
             payload=raw[: contract.limits.max_bytes + 1] if status != PASSED and raw is not None else None,
-            excerpt=_excerpt(raw),
+            excerpt=excerpt(raw),
         )
 
     def run(self, cases: Iterable[Case], notes: Iterable[str] = ()) -> Iterator[Event]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.pytest_plugin import ENGINE, STORE_DRIFT, setting, switch
+from harness.pytest_plugin import ENGINE, FUZZ_PROFILES, STORE_DRIFT, setting, switch
 
 if TYPE_CHECKING:
     from harness.cases import Case
@@ -298,7 +298,7 @@ def fuzz_options(config: pytest.Config) -> FuzzOptions:
     """The fuzz items' options (profile, examples, where failures and the example database go)."""
     from harness.fuzz.runner import PROFILES, FuzzOptions
 
-    profile = setting(config, "--fuzz-profile", "contract_harness_fuzz_profile", str, choices=tuple(PROFILES))
+    profile = setting(config, "--fuzz-profile", "contract_harness_fuzz_profile", str, choices=FUZZ_PROFILES)
     examples = setting(config, "--fuzz-examples", "contract_harness_fuzz_examples", int)
     root = config.rootpath / ".contract-harness" / "fuzz"
     return FuzzOptions(profile=PROFILES[profile or "ci"], examples=examples, fixtures_dir=root,

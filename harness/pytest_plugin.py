@@ -35,6 +35,8 @@ from typing import Any
 import pytest
 
 CONTRACT_FILE = "contract.yaml"
+#: The fuzz profiles (harness.fuzz.runner.PROFILES, named here so this module imports nothing).
+FUZZ_PROFILES = ("ci", "nightly")
 #: Per-run state of the items: the engine, the fuzz options (``harness.pytest_items``).
 ENGINE = pytest.StashKey[dict[str, Any]]()
 #: Drift checks already run, by contract file and upstream.
@@ -72,7 +74,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("contract_harness_differential", type="bool", default=True,
                   help="run the reference validator on each case (differential findings)")
     group.addoption("--no-fuzz", action="store_true", help="do not collect the contracts' fuzz items")
-    group.addoption("--fuzz-profile", choices=("ci", "nightly"), default=None,
+    group.addoption("--fuzz-profile", choices=FUZZ_PROFILES, default=None,
                     help="hypothesis profile of the fuzz items (default ci)")
     group.addoption("--fuzz-examples", type=int, default=None, metavar="N",
                     help="examples per fuzz item (overrides the profile)")
@@ -96,6 +98,10 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--contracts {path}: no such directory")
         if str(path) not in config.args:
             config.args.append(str(path))
+    # Every setting's ini value checked now: a bad one is one usage line before anything runs.
+    setting(config, "--max-mutants", "contract_harness_max_mutants", int)
+    setting(config, "--fuzz-examples", "contract_harness_fuzz_examples", int)
+    setting(config, "--fuzz-profile", "contract_harness_fuzz_profile", str, choices=FUZZ_PROFILES)
     config.stash[_ADDED] = _collect_project_contracts(config)
     config.stash[ENGINE] = {}
     config.stash[STORE_DRIFT] = {}

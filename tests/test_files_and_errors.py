@@ -510,6 +510,15 @@ def test_an_unknown_key_is_named_with_a_did_you_mean_and_its_position(project: P
                            "unknown key 'bindngs' (did you mean 'bindings'?) (allowed: adapter, agent_view, ")
 
 
+def test_a_misspelt_required_key_is_named_as_the_typo_not_as_the_missing_key(project: Path, capsys: Any) -> None:
+    text = (project / CONTRACT).read_text()
+    assert "agent_view:" in text
+    (project / CONTRACT).write_text(text.replace("agent_view:", "agent_veiw:"))
+    line = one_line_error(*run(["check"], capsys)[::2])
+    assert "/agent_veiw: unknown key 'agent_veiw' (did you mean 'agent_view'?)" in line
+    assert "is a required property" not in line
+
+
 def test_a_misspelt_sidecar_key_is_named_with_a_did_you_mean_and_its_position(project: Path, capsys: Any) -> None:
     (project / "fixtures/accepted/item_status/ok.case.yaml").write_text("description: fine\nexpcet: accept\n")
     line = one_line_error(*run(["check"], capsys)[::2])

@@ -212,10 +212,17 @@ def test_an_ini_setting_applies_and_the_option_overrides_it(demo_project) -> Non
 ])
 def test_a_bad_ini_value_is_a_one_line_usage_error(demo_project, ini: str, message: str) -> None:  # type: ignore[no-untyped-def]
     demo_project.makeini(f"[pytest]\n{ini}\n")
-    result = demo_project.runpytest("-q", "-k", "fuzz or mutation")
-    assert result.ret != 0
-    assert any(message in line for line in result.stdout.lines + result.stderr.lines), result.stdout.str()
+    result = demo_project.runpytest("-q")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"ERROR: {message}" in result.stderr.lines, result.stderr.str()
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_the_plugin_names_the_fuzz_profiles_the_runner_has() -> None:
+    from harness.fuzz.runner import PROFILES
+    from harness.pytest_plugin import FUZZ_PROFILES
+
+    assert tuple(PROFILES) == FUZZ_PROFILES
 
 
 def test_one_fuzz_item_per_applicable_property_and_no_fuzz_turns_them_off(demo_project) -> None:  # type: ignore[no-untyped-def]

@@ -91,7 +91,12 @@ def schema_error(
     """The first way ``data`` (read from ``file``) fails a schema of ours (the contract or
     sidecar meta-schema), for people: an unknown key named at its own position with a
     did-you-mean, an enum with its allowed values, masked values shown as written."""
-    violation = validator.violations(data)[0]
+    violations = validator.violations(data)
+    violation = violations[0]
+    if violation.keyword == "required":
+        # A required key missing beside an unknown one is usually that key misspelt: name the typo.
+        violation = next((v for v in violations if v.keyword == "additionalProperties"
+                          and v.instance_pointer == violation.instance_pointer), violation)
     pointer = violation.instance_pointer
     allowed: list[str] | None = None
     message = violation.message

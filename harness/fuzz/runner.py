@@ -40,6 +40,7 @@ from harness.engine import (
     RunStarted,
     Summary,
     ToolSummary,
+    excerpt,
 )
 from harness.errors import UsageError
 from harness.fuzz.fixtures import write_fixture
@@ -49,7 +50,6 @@ from harness.fuzz.subject import Subject
 
 _BLOB = re.compile(r"@reproduce_failure\('([^']+)', b'([^']*)'\)")
 DEFAULT_DATABASE = Path(".contract-harness/fuzz/examples")
-_EXCERPT_BYTES = 240
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,11 +139,6 @@ class Outcome:
         f = self.finding
         expected = f.expected if f else (ACCEPT if self.prop == "accepts_valid" else CaseExpectation(False, ()))
         payload = f.payload if f else None
-        excerpt = ""
-        if payload:
-            excerpt = payload[:_EXCERPT_BYTES].decode("utf-8", "replace")
-            if len(payload) > _EXCERPT_BYTES:
-                excerpt += f"... ({len(payload):,} bytes)"
         return CaseResult(
             id=self.id, tool=self.tool, source="fuzz", status=self.status, problem=self.problem,
             expected=expected, layer=f.layer if f else None, code=f.code if f else None,
@@ -153,7 +148,7 @@ class Outcome:
             original=f.original if f else "", mutated=f.mutated if f else "", fixture=self.fixture,
             version=self.version, contract_dir=self.contract_dir,
             now=f.now.isoformat() if f else None, request=dict(f.request) if f else None,
-            duration_s=self.duration_s, payload=payload, reproduce=self.reproduce, excerpt=excerpt,
+            duration_s=self.duration_s, payload=payload, reproduce=self.reproduce, excerpt=excerpt(payload),
         )
 
 
