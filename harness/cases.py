@@ -169,7 +169,7 @@ def mutation_cases(
     cases = []
     seen: set[str] = set()
     for mutant in registry.generate(ctx, max_mutants, operators):
-        label = mutant.label + (f"~{mutant.note}" if mutant.note in ("huge", "maxLength+1") else "")
+        label = registry[mutant.operator].label(mutant)
         case_id = f"{contract.tool}::mutation::{label}[{fixture.name}]"
         if case_id in seen:  # two mutants at one place (a binding and its twin): keep ids unique
             case_id = f"{contract.tool}::mutation::{label}~{len(seen)}[{fixture.name}]"

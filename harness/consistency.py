@@ -143,7 +143,7 @@ class Problem:
 
 
 def _version_document(contract: Contract, version: int) -> Document:
-    return contract._cached(("document", version),
+    return contract.memo(("document", version),
                             lambda: _document(contract.schema(version), contract.schema_path(version),
                                               contract.schema_resources))
 
@@ -204,7 +204,7 @@ def request_problems(contract: Contract) -> Iterator[Problem]:
     schema = contract.request_schema
     document = None
     if isinstance(schema, dict):
-        document = contract._cached(("document", "request"),
+        document = contract.memo(("document", "request"),
                                     lambda: _document(schema, contract.path, list, "/request/schema"))
     for index, rule in enumerate(contract.bindings):
         tokens = split(rule.request)

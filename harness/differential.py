@@ -12,7 +12,7 @@ import re
 import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import jsonschema._keywords
@@ -22,6 +22,9 @@ import referencing.exceptions
 import referencing.jsonschema
 
 from harness.boundary.schema import DRAFT_2020_12
+
+if TYPE_CHECKING:
+    from harness.contract.records import Contract
 
 _SPECS = {
     "https://json-schema.org/draft/2020-12/schema": referencing.jsonschema.DRAFT202012,
@@ -167,6 +170,22 @@ class ReferenceValidator:
             return ""
         where = "/" + "/".join(map(str, error.absolute_path))
         return f"{error.validator} at {where}"
+
+
+def reference_validator(contract: Contract, version: int | None = None) -> ReferenceValidator:
+    """The reference validator of a contract's schema version (built once, kept on the contract)."""
+    version = contract.version if version is None else version
+    file = contract.schema_path(version)
+    return contract.memo(("reference", version), lambda: ReferenceValidator(
+        contract.schema(version), contract.schema_resources(), file.resolve().as_uri()))
+
+
+def vendor_reference_validator(contract: Contract) -> ReferenceValidator | None:
+    """The reference validator of a contract's ``vendor_schema`` (None without one)."""
+    if contract.vendor_schema is None:
+        return None
+    return contract.memo(("vendor-reference",), lambda: ReferenceValidator(
+        contract.vendor_schema, contract.schema_resources(), contract.path.resolve().as_uri()))
 
 
 def compare(production_valid: bool, reference: ReferenceValidator, instance: Any) -> Disagreement | None:

@@ -80,20 +80,37 @@ def contract_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _variant_layers(variant: Any) -> str:
+    return " or ".join(f"`{layer.value}`" for layer in LAYER_ORDER if layer in (variant.layer, *variant.also))
+
+
 def operators_page() -> str:
     from harness.mutations import REGISTRY
 
     lines = ["# Mutation operators", "",
              "Near misses generated from every accepted fixture. Each operator is one decorated "
              "function in `harness/mutations/`; its name is the registry key and the report label. "
-             "Mandatory operators run on every tool. `layer` is the layer that must reject; for tools "
-             "with an adapter, structural near misses in the vendor document may instead be caught by "
-             "the adapter's output check or absorbed (accepted with nothing reaching the agent).", "",
-             "| operator | targets | must be rejected by | typical code | mandatory | what it does |",
+             "Mandatory operators run on every tool. The declaration drives every mutant's expectation: "
+             "`must be rejected by` is the layer that must reject (an operator whose mutants differ "
+             "declares variants, named in brackets); a `code` is required of every mutant (`<note>`: the "
+             "binding's name), a *typical* one (in italics) is what the schema layer usually answers, "
+             "never required. For tools with an adapter, structural near misses (†) in the vendor "
+             "document may instead be caught by the adapter's output check or absorbed (accepted with "
+             "nothing reaching the agent).", "",
+             "| operator | targets | must be rejected by | code | mandatory | what it does |",
              "|---|---|---|---|---|---|"]
     for op in REGISTRY:
-        lines.append(f"| `{op.name}` | {op.targets} | `{op.layer.value}` | "
-                     f"{'`' + op.code + '`' if op.code else ''} | {'yes' if op.mandatory else ''} | {op.summary} |")
+        named = len(op.variants) > 1
+        layers, codes = [], []
+        for name, variant in op.variants.items():
+            suffix = f" ({name})" if named else ""
+            layers.append(_variant_layers(variant) + (" †" if variant.structural else "") + suffix)
+            if variant.shown_code:
+                codes.append(f"`{variant.shown_code}`{suffix}")
+        if op.typical_code:
+            codes.insert(0, f"*`{op.typical_code}`*")
+        lines.append(f"| `{op.name}` | {_cell(op.targets)} | {'; '.join(layers)} | {'; '.join(codes)} | "
+                     f"{'yes' if op.mandatory else ''} | {op.summary} |")
     return "\n".join(lines) + "\n"
 
 
@@ -156,8 +173,9 @@ def drift_page() -> str:
     lines = ["# Drift: upstream kinds, failure reasons, change kinds, sandbox profiles", "",
              "Generated from the registries in `harness/drift/` and `harness/sandbox/`; "
              "[../drift.md](../drift.md) explains them.", "",
-             "## Upstream kinds", "", ", ".join(f"`{name}`" for name in KINDS), "",
-             "## Why there was no response (`reason`)", "", "| reason | meaning |", "|---|---|"]
+             "## Upstream kinds", "", "| kind | reaches |", "|---|---|"]
+    lines += [f"| `{kind.name}` | {_cell(kind.summary)} |" for kind in KINDS]
+    lines += ["", "## Why there was no response (`reason`)", "", "| reason | meaning |", "|---|---|"]
     lines += [f"| `{reason}` | {meaning} |" for reason, meaning in REASONS.items()]
     lines += ["", "## Shape changes (`kind`)", "", "| kind | meaning |", "|---|---|"]
     lines += [f"| `{kind}` | {meaning} |" for kind, meaning in CHANGE_KINDS.items()]

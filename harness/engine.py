@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +26,7 @@ from harness.cases import Case, CaseExpectation
 from harness.codes import LAYER_ORDER, Layer
 from harness.contract import Contract
 from harness.differential import compare
-from harness.errors import HarnessError
+from harness.errors import HarnessError, InvalidRequest
 from harness.mutations import CANARY_PREFIX
 from harness.pointer import MISSING, escape_token
 from harness.redaction import json_strings
@@ -108,12 +108,25 @@ class CaseResult:
 
 
 # ------------------------------------------------------------------------ events
+#
+# One family for every runner: the engine (fixtures, mutations), fuzz and drift. A runner that
+# carries more subclasses an event (``DriftChecked(CaseFinished)``, ``PropertyFinished``,
+# ``FuzzFinished(RunFinished)``): a reporter that knows nothing of it still handles the case.
 
 
 @dataclass(frozen=True, slots=True)
 class RunStarted:
     total: int
     tools: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseStarted:
+    """A case about to run (for a progress display; runners whose cases are quick skip it)."""
+
+    index: int
+    id: str
+    tool: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +151,7 @@ class RunFinished:
     summary: Summary
 
 
-Event = RunStarted | CaseFinished | CaseSkipped | RunFinished
+Event = RunStarted | CaseStarted | CaseFinished | CaseSkipped | RunFinished
 
 
 # ------------------------------------------------------------------------ summary
@@ -163,11 +176,15 @@ class Summary:
     duration_s: float = 0.0
 
     def add(self, result: CaseResult) -> None:
-        tool = self.tools.setdefault(result.tool, ToolSummary(result.tool))
-        tool.columns[result.column] += 1
-        tool.statuses[result.status] += 1
-        if result.operator:
-            tool.operators.add(result.operator)
+        self.count_case(result.tool, result.column, result.status, result.operator)
+
+    def count_case(self, tool: str, column: str, status: str, operator: str | None = None) -> None:
+        """Count one case of ``tool``: the layer that rejected it (``column``) and its status."""
+        counts = self.tools.setdefault(tool, ToolSummary(tool))
+        counts.columns[column] += 1
+        counts.statuses[status] += 1
+        if operator:
+            counts.operators.add(operator)
 
     def count(self, status: str) -> int:
         return sum(t.statuses[status] for t in self.tools.values())
@@ -183,6 +200,15 @@ class Summary:
     @staticmethod
     def columns() -> list[str]:
         return [layer.value for layer in LAYER_ORDER] + [ACCEPTED_COLUMN]
+
+    def table(self) -> tuple[list[str], list[list[str]]]:
+        """The tools x layers table every report shows: header, then one row per tool (cases,
+        one count per layer and accepted, failed, findings)."""
+        header = ["tool", "cases", *self.columns(), "failed", "findings"]
+        rows = [[name, str(tool.total), *(str(tool.columns.get(c, 0)) for c in self.columns()),
+                 str(tool.statuses.get(FAILED, 0)), str(tool.statuses.get(FINDING, 0))]
+                for name, tool in sorted(self.tools.items())]
+        return header, rows
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -312,11 +338,21 @@ def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[s
 _EXCERPT_BYTES = 240
 
 
-def _excerpt(raw: bytes | None) -> str:
+def excerpt(raw: bytes | None) -> str:
+    """The first bytes of a payload, for people (reports show it; nothing parses it)."""
     if not raw:
         return ""
     text = raw[:_EXCERPT_BYTES].decode("utf-8", "replace")
     return text + (f"... ({len(raw):,} bytes)" if len(raw) > _EXCERPT_BYTES else "")
+
+
+def _request_of(case: Case) -> dict[str, Any] | None:
+    """The case's request as the boundary saw it (defaults filled in), for its reproduction; as
+    given when the contract refuses it (that refusal is the case's error already)."""
+    try:
+        return dict(case.contract.normalise_request(case.request))
+    except InvalidRequest:
+        return dict(case.request) if isinstance(case.request, Mapping) else None
 
 
 class Engine:
@@ -375,12 +411,12 @@ class Engine:
             version=version,
             contract_dir=str(contract.directory),
             now=case.now.isoformat() if case.now else None,
-            request=dict(contract.normalise_request(case.request)) if status != PASSED else None,
+            request=None if status == PASSED else _request_of(case),
             duration_s=time.perf_counter() - started,
             # Past max_bytes the transport layer decides on the first max_bytes + 1 bytes alone:
             # the reproduction needs no more, and a huge payload is never copied whole.
             payload=raw[: contract.limits.max_bytes + 1] if status != PASSED and raw is not None else None,
-            excerpt=_excerpt(raw),
+            excerpt=excerpt(raw),
         )
 
     def run(self, cases: Iterable[Case], notes: Iterable[str] = ()) -> Iterator[Event]:

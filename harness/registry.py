@@ -46,7 +46,9 @@ class Registry(Generic[T]):
 
     ``kind`` is the singular noun used in messages (``"lint rule"``); ``key`` gives a member's
     name (its ``name`` attribute by default); ``modules`` are imported by :meth:`load`;
-    ``listing`` is the command that lists every name, quoted in unknown-name errors.
+    ``listing`` is the command that shows every name, quoted in unknown-name errors (without
+    one, the error lists the names themselves); ``unknown_code`` is the error code of an
+    unknown name (a catalogue keeps the code its users already see).
     """
 
     def __init__(
@@ -56,11 +58,13 @@ class Registry(Generic[T]):
         key: Callable[[T], str] = _name_attribute,
         modules: Iterable[str] = (),
         listing: str | None = None,
+        unknown_code: str = "usage.unknown_name",
     ) -> None:
         self.kind = kind
         self._key = key
         self._modules = tuple(modules)
         self._listing = listing
+        self.unknown_code = unknown_code
         self._items: dict[str, T] = {}
         self._loaded = not self._modules
         self._lock = threading.RLock()
@@ -96,12 +100,13 @@ class Registry(Generic[T]):
     # -- reading ------------------------------------------------------------------------------
 
     def get(self, name: str) -> T:
-        """The member called ``name``; an unknown name is a ``UsageError`` with a did-you-mean."""
+        """The member called ``name``; an unknown name is a ``UsageError`` (``unknown_code``) with a
+        did-you-mean."""
         self.load()
         try:
             return self._items[name]
         except KeyError:
-            raise UsageError(self._unknown(name), code="usage.unknown_name") from None
+            raise UsageError(self._unknown(name), code=self.unknown_code) from None
 
     def __getitem__(self, name: str) -> T:
         self.load()
@@ -135,7 +140,7 @@ class Registry(Generic[T]):
         """All members, or those named in ``select``, minus those named in ``ignore``.
 
         Names are stripped and blanks dropped (so ``"a, b"`` split on commas works); an unknown
-        name is a ``UsageError`` (``usage.unknown_name``) naming the option and the nearest name.
+        name is a ``UsageError`` (``unknown_code``) naming the option and the nearest name.
         """
         self.load()
         chosen = self._names_in(select, select_option) if select is not None else set(self._items)
@@ -152,12 +157,13 @@ class Registry(Generic[T]):
         wanted = {n.strip() for n in names if n.strip()}
         for name in sorted(wanted):
             if name not in self._items:
-                raise UsageError(self._unknown(name, option), code="usage.unknown_name")
+                raise UsageError(self._unknown(name, option), code=self.unknown_code)
         return wanted
 
     def _unknown(self, name: str, option: str | None = None) -> str:
         where = f" in {option}" if option else ""
-        listing = f" ({self._listing} lists them all)" if self._listing else ""
+        known = f"{self._listing} shows them all" if self._listing else f"known: {', '.join(self._items)}"
+        listing = f" ({known})"
         return f"unknown {self.kind} {name!r}{where}{self.suggest(name)}{listing}"
 
     def __repr__(self) -> str:

@@ -105,7 +105,8 @@ def test_a_failing_property_exits_1_with_the_example_the_fixture_and_how_to_repl
     ("argv", "needle"),
     [
         (["fuzz", "--demo", "--examples", "0"], "--examples must be at least 1"),
-        (["fuzz", "--demo", "--property", "frobnicate"], "unknown property frobnicate (known: accepts_valid,"),
+        (["fuzz", "--demo", "--property", "frobnicate"], "unknown property 'frobnicate' in --property (known: accepts_valid,"),
+        (["fuzz", "--demo", "--property", "accept_valid"], "'accept_valid' in --property (did you mean accepts_valid?)"),
         (["fuzz", "--demo", "--tool", "nope"], "unknown tool nope (known: deployment_status, job_status, review_status)"),
         (["fuzz", "--demo", "--blob", "AXic"], "--blob replays one example: give exactly one --tool and one --property"),
         (["fuzz", "--demo", "--tool", "review_status", "--property", "adapter_maps_cleanly", "--blob", "AXic"],

@@ -131,9 +131,26 @@ def test_a_broken_accepted_fixture_is_reported_and_seeds_no_mutations(make_contr
 
 def test_passing_results_keep_no_payload(demo) -> None:  # type: ignore[no-untyped-def]
     results, _ = _run(demo("review_status"), sources=("accepted",))
-    assert all(r.payload is None for r in results)
+    assert len(results) == 4 and {r.status for r in results} == {"passed"}
+    assert [r.payload for r in results] == [None] * 4
 
 
-def test_json_round_trip_of_a_result(demo) -> None:  # type: ignore[no-untyped-def]
+def test_a_result_survives_a_json_round_trip_with_the_reported_members(demo) -> None:  # type: ignore[no-untyped-def]
     results, _ = _run(demo("review_status"), sources=("rejected",))
-    assert json.loads(json.dumps([r.to_dict() for r in results]))
+    assert len(results) >= 3
+    documents = [r.to_dict() for r in results]
+    assert json.loads(json.dumps(documents)) == documents
+    first = documents[0]
+    assert set(first) >= {"id", "tool", "source", "expected", "actual", "status", "problem", "detail", "duration_s"}
+    assert first["source"] == "rejected" and first["actual"]["accepted"] is False
+    assert first["expected"]["layer"] == first["actual"]["layer"]
+
+
+def test_a_case_whose_request_the_contract_refuses_is_one_error_result_never_an_exception(demo) -> None:  # type: ignore[no-untyped-def]
+    contract = demo("review_status")
+    case = Case("review_status::accepted::bad_request", "review_status", "accepted", contract,
+                CaseExpectation(True), lambda: b"{}", request={"args": {"change_id": 7}, "colour": "red"})
+    result = Engine().evaluate(case)
+    assert (result.status, result.problem) == ("failed", "error")
+    assert result.detail.startswith("InvalidRequest: request has unknown members ['colour']")
+    assert result.request == {"args": {"change_id": 7}, "colour": "red"}  # as given: it has no normal form

@@ -130,9 +130,9 @@ def test_a_schema_file_symlinked_out_of_the_contract_is_refused(project: Path, t
 
 
 def test_a_contract_file_over_the_size_cap_is_refused(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.contract
+    import harness.documents
 
-    monkeypatch.setattr(harness.contract, "MAX_YAML_BYTES", 64)
+    monkeypatch.setattr(harness.documents, "MAX_YAML_BYTES", 64)
     with pytest.raises(ContractError, match=r"contract file is \d+ bytes; the cap is 64") as info:
         load_contract(project / "contracts/item_status")
     assert info.value.code == "file.too_large"
@@ -332,12 +332,12 @@ def test_stretch_string_builds_its_huge_strings_only_when_a_mutant_runs(project:
     fixture = fixtures_for(contract, ("accepted",))[0]
     ctx = mutation_context(contract, fixture, Boundary(contract))
     mutants = [m for m in REGISTRY.generate(ctx, None, ["stretch_string"])]
-    assert {m.note for m in mutants} == {"huge", "maxLength+1"}
+    assert {m.variant for m in mutants} == {"huge", "maxLength+1"}
     for mutant in mutants:
         assert isinstance(mutant.build, partial)
         held = [a for a in (*mutant.build.args, *mutant.build.keywords.values()) if isinstance(a, str)]
         assert all(len(text) < 100 for text in held), "a stretched string was built before it was needed"
-    huge = next(m for m in mutants if m.note == "huge").build()
+    huge = next(m for m in mutants if m.variant == "huge").build()
     assert len(huge) > contract.limits.max_bytes
 
 
@@ -508,6 +508,15 @@ def test_an_unknown_key_is_named_with_a_did_you_mean_and_its_position(project: P
     row = text.splitlines().index("bindngs:") + 1
     assert line.startswith(f"contract-harness: error: contract.invalid: {CONTRACT}:{row}:1: /bindngs: "
                            "unknown key 'bindngs' (did you mean 'bindings'?) (allowed: adapter, agent_view, ")
+
+
+def test_a_misspelt_required_key_is_named_as_the_typo_not_as_the_missing_key(project: Path, capsys: Any) -> None:
+    text = (project / CONTRACT).read_text()
+    assert "agent_view:" in text
+    (project / CONTRACT).write_text(text.replace("agent_view:", "agent_veiw:"))
+    line = one_line_error(*run(["check"], capsys)[::2])
+    assert "/agent_veiw: unknown key 'agent_veiw' (did you mean 'agent_view'?)" in line
+    assert "is a required property" not in line
 
 
 def test_a_misspelt_sidecar_key_is_named_with_a_did_you_mean_and_its_position(project: Path, capsys: Any) -> None:

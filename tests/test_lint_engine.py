@@ -227,7 +227,7 @@ def test_json_lines_map_every_pointer_to_the_line_of_its_key() -> None:
     lines = json_lines(text)
     assert lines == {"": 1, "/a": 2, "/a/b~1c": 3, "/a/b~1c/0": 4, "/a/b~1c/1": 5,
                      "/a/b~1c/1/d~0e": 5, "/f": 8}
-    assert json.loads(text)  # the fixture is JSON
+    assert json.loads(text) == {"a": {"b/c": [1, {"d~e": True}]}, "f": "x"}  # every pointer above exists
 
 
 def test_yaml_lines_map_every_pointer_to_the_line_of_its_key() -> None:

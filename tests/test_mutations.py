@@ -33,7 +33,7 @@ def test_a_fresh_registry_is_independent_of_the_default_one() -> None:
         """The empty object."""
         yield Mutant("drop_everything", "", lambda: b"{}", layers=(Layer.SCHEMA,))
 
-    assert registry.names() == ["drop_everything"]
+    assert registry.names() == ("drop_everything",)
     assert "drop_everything" not in REGISTRY
     with pytest.raises(ValueError):
         registry.register(layer=Layer.SCHEMA, targets="x")(drop_everything.func)

@@ -244,6 +244,7 @@ def test_the_cli_refuses_sampling_without_a_live_server_and_a_command_or_file(tm
     assert main(["import", "mcp", "--into", into]) == 2
     assert not (tmp_path / "p").exists()
     err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2  # one line per refusal
     assert all(line.startswith("contract-harness: error: usage.invalid: ") for line in err)
 
 

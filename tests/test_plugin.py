@@ -195,6 +195,34 @@ def test_max_mutants_option_caps_the_items(demo_project) -> None:  # type: ignor
     assert any("28 tests collected" in line for line in result.stdout.lines)  # 10 fixtures + 2 x 5 mutants + lint + 3 compat + 4 fuzz
 
 
+def test_an_ini_setting_applies_and_the_option_overrides_it(demo_project) -> None:  # type: ignore[no-untyped-def]
+    demo_project.makeini("[pytest]\ncontract_harness_max_mutants = 5\ncontract_harness_fuzz = false\n")
+    result = demo_project.runpytest("--co", "-q")
+    assert any("24 tests collected" in line for line in result.stdout.lines)  # 10 + 2 x 5 + lint + 3 compat
+    result = demo_project.runpytest("--co", "-q", "--max-mutants", "1")
+    assert any("16 tests collected" in line for line in result.stdout.lines)
+
+
+@pytest.mark.parametrize(("ini", "message"), [
+    ("contract_harness_max_mutants = many", "contract_harness_max_mutants 'many': not a valid int"),
+    ("contract_harness_fuzz_examples = 1.5", "contract_harness_fuzz_examples '1.5': not a valid int"),
+    ("contract_harness_fuzz_profile = weekly", "contract_harness_fuzz_profile 'weekly': use one of ci, nightly"),
+])
+def test_a_bad_ini_value_is_a_one_line_usage_error(demo_project, ini: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    demo_project.makeini(f"[pytest]\n{ini}\n")
+    result = demo_project.runpytest("-q")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"ERROR: {message}" in result.stderr.lines, result.stderr.str()
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_the_plugin_names_the_fuzz_profiles_the_runner_has() -> None:
+    from harness.fuzz.runner import PROFILES
+    from harness.pytest_plugin import FUZZ_PROFILES
+
+    assert tuple(PROFILES) == FUZZ_PROFILES
+
+
 def test_one_fuzz_item_per_applicable_property_and_no_fuzz_turns_them_off(demo_project) -> None:  # type: ignore[no-untyped-def]
     lines = demo_project.runpytest("--co", "-q", "-m", "fuzz").stdout.lines
     fuzz_items = [line for line in lines if "::fuzz::" in line]

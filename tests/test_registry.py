@@ -59,7 +59,7 @@ def test_an_unknown_name_is_a_usage_error_with_the_nearest_name_and_the_listing(
     with pytest.raises(UsageError) as raised:
         registry.get("extra_propery")
     assert str(raised.value) == ("unknown widget 'extra_propery' (did you mean extra_property?) "
-                                 "(widgets --list lists them all)")
+                                 "(widgets --list shows them all)")
     assert raised.value.code == "usage.unknown_name"
     with pytest.raises(KeyError):
         registry["extra_propery"]
@@ -122,3 +122,30 @@ def test_a_key_function_names_members_without_a_name_attribute() -> None:
     nameless: Registry[object] = Registry("thing")
     with pytest.raises(TypeError, match="no str 'name'"):
         nameless.add(object())
+
+
+def test_without_a_listing_command_an_unknown_name_lists_the_known_ones_with_the_catalogue_code() -> None:
+    registry: Registry[Item] = Registry("operator", unknown_code="usage.invalid")
+    for name in ("wrong_type", "enum_outside"):
+        registry.add(Item(name))
+    with pytest.raises(UsageError) as raised:
+        registry.select(["wrong_typ"], select_option="--operator")
+    assert str(raised.value) == ("unknown operator 'wrong_typ' in --operator (did you mean wrong_type?) "
+                                 "(known: wrong_type, enum_outside)")
+    assert raised.value.code == "usage.invalid"
+
+
+@pytest.mark.parametrize(("catalogue", "modules"), [
+    ("harness.mutations.registry:REGISTRY", "harness.mutations.structure"),
+    ("harness.lint.registry:RULES", "harness.lint.rules.closure"),
+])
+def test_a_package_catalogue_is_full_on_first_read_with_nothing_imported_beforehand(catalogue: str,
+                                                                                     modules: str) -> None:
+    import subprocess
+
+    module, _, name = catalogue.partition(":")
+    code = (f"import sys\nfrom {module} import {name}\nassert {modules!r} not in sys.modules\n"
+            f"print(len({name}.names()))\nassert {modules!r} in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 10

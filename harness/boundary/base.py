@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from harness.pointer import MISSING
 
 if TYPE_CHECKING:
-    from harness.contract import Contract
+    from harness.contract.records import Contract
 
 
 @dataclass(frozen=True, slots=True)

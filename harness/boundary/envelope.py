@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from harness.codes import AgentCode, Layer
 
 if TYPE_CHECKING:
-    from harness.contract import Contract
+    from harness.contract.records import Contract
 
 _NEVER_RETRYABLE = {Layer.SCHEMA, Layer.ADAPTER, Layer.BINDING, Layer.PARSE, Layer.PROJECTION}
 

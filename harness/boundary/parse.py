@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from harness.boundary.base import Evaluation, Rejection
-from harness.boundary.transport import DEFAULT_MAX_DEPTH, check_depth, is_blank
+from harness.boundary.transport import check_depth, is_blank
 from harness.codes import (
     PARSE_BOM,
     PARSE_DUPLICATE_MEMBER,
@@ -29,6 +29,7 @@ from harness.codes import (
     TRANSPORT_EMPTY,
     TRANSPORT_MAX_DEPTH,
 )
+from harness.contract.records import DEFAULT_MAX_DEPTH
 from harness.errors import RejectedInput
 from harness.pointer import escape_token
 

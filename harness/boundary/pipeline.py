@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from harness.boundary import (
     adapter,
     binding,
+    compiled,
     envelope,
     freshness,
     parse,
@@ -25,13 +26,14 @@ from harness.boundary import (
 )
 from harness.boundary.audit import AuditRecord, AuditSink, RawStore, mask_names
 from harness.boundary.base import Evaluation, Rejection
+from harness.boundary.request import normalise_request
 from harness.codes import TRANSPORT_INVALID_REQUEST, TRANSPORT_NOT_FOUND, AgentCode, Layer, layer_of
 from harness.errors import UsageError
 from harness.pointer import resolve
 from harness.timeutil import parse_rfc3339
 
 if TYPE_CHECKING:
-    from harness.contract import Contract
+    from harness.contract.records import Contract
 
 Clock = Callable[[], datetime]
 
@@ -174,9 +176,9 @@ class Boundary:
         self.raw_store = raw_store
         self.upstream = upstream
         # Import the adapter and derive the view now: misconfiguration fails at construction.
-        contract.adapter_function()
-        contract.view_validator(self.version)
-        self._adapter_version = contract.adapter_version
+        adapter.adapter_function(contract)
+        compiled.view_validator(contract, self.version)
+        self._adapter_version = adapter.adapter_version(contract)
 
     def check(
         self,
@@ -202,7 +204,7 @@ class Boundary:
         For the harness, which inspects what the boundary parsed; never hand it to an agent.
         """
         contract = self.contract
-        full_request = contract.normalise_request(request)
+        full_request = normalise_request(contract, request)
         ev = Evaluation(
             contract=contract,
             version=self.version,
@@ -225,7 +227,7 @@ class Boundary:
         upstream: str | None = None,
     ) -> Verdict:
         """The verdict for an upstream that produced no body (refused, timeout, 5xx, 404)."""
-        full_request = self.contract.normalise_request(request)
+        full_request = normalise_request(self.contract, request)
         ev = Evaluation(self.contract, self.version, full_request, self.clock(), b"")
         agent_code = (
             AgentCode.NOT_FOUND.value if code == TRANSPORT_NOT_FOUND
@@ -248,7 +250,7 @@ class Boundary:
         """The verdict for bytes refused before the layers ran: around the result rather than
         in it (a wrong Content-Type, a malformed or oversized JSON-RPC message). The agent sees
         ``INVALID_RESPONSE``; ``raw`` (what was read of the message) is hashed for the audit."""
-        full_request = self.contract.normalise_request(request)
+        full_request = normalise_request(self.contract, request)
         ev = Evaluation(self.contract, self.version, full_request, self.clock(), b"")
         ev.raw = raw
         rejection = Rejection(code, message, instance_pointer=instance_pointer, offset=offset)

@@ -13,11 +13,12 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from harness.boundary.base import Evaluation, Rejection
+from harness.boundary.compiled import view_validator
 from harness.codes import PROJECTION_MISSING_FIELD, PROJECTION_VIEW_INVALID
 from harness.pointer import MISSING, is_index, resolve, split
 
 if TYPE_CHECKING:
-    from harness.contract import Contract
+    from harness.contract.records import Contract
 
 _DEFS_KEYS = ("$defs", "definitions")
 _BRANCHES = ("allOf", "oneOf", "anyOf")
@@ -123,7 +124,7 @@ def check(ev: Evaluation) -> Rejection | None:
         # No copy needed: the document was parsed for this check alone, and the agent receives
         # a serialisation of the projection (Verdict.agent_json), never these objects.
         data[field.name] = value
-    validator = ev.contract.view_validator(ev.version)
+    validator = view_validator(ev.contract, ev.version)
     if not validator.is_valid(data):
         violation = validator.violations(data)[0]
         return Rejection(

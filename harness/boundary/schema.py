@@ -18,6 +18,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from harness.boundary import compiled
 from harness.boundary.base import Evaluation, Rejection
 from harness.codes import schema_code
 from harness.errors import ContractError
@@ -279,11 +280,11 @@ def check(ev: Evaluation) -> Rejection | None:
     otherwise against the contract schema of the version in force."""
     contract = ev.contract
     if contract.adapter is not None:
-        validator = contract.vendor_validator()
+        validator = compiled.vendor_validator(contract)
         if validator is None:
             return None  # the adapter's output is held to the contract schema instead
     else:
-        validator = contract.validator(ev.version)
+        validator = compiled.schema_validator(contract, ev.version)
     if validator.is_valid(ev.document):
         if contract.adapter is None:
             ev.set_result(ev.document)

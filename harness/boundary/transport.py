@@ -22,8 +22,6 @@ from harness.codes import (
 )
 from harness.errors import RejectedInput
 
-DEFAULT_MAX_BYTES = 1 << 20
-DEFAULT_MAX_DEPTH = 64
 #: Upper bound a contract may set; the stdlib parser recurses once per level.
 HARD_MAX_DEPTH = 512
 

@@ -1,8 +1,11 @@
 """``contract-harness``: a thin face over the library.
 
-Each subcommand is a module with ``register(subparsers)`` and ``run(args) -> int``. Exit 0 =
-everything held, 1 = a contract finding (a rejection, a failing case, drift), 2 = usage or
-configuration error. Every error is one line; ``--debug`` shows the traceback.
+Each subcommand is a module with ``register(subparsers)`` and ``run(args) -> int``, listed in
+:data:`COMMANDS` with its one-line help. Only the module of the command being run is imported
+(with what it needs): ``contract-harness --help`` loads no validator, YAML parser, terminal
+renderer or async runtime. Exit 0 = everything held, 1 = a
+contract finding (a rejection, a failing case, drift), 2 = usage or configuration error. Every
+error is one line; ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -11,13 +14,25 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from harness import __version__
 from harness.errors import one_line
 
-#: Subcommand modules, in the order ``--help`` lists them (``import_`` registers ``import``).
-COMMANDS = ("check", "verify", "lint", "compat", "drift", "sandbox", "init", "import_", "fuzz", "lock", "guard")
+#: Subcommands in the order ``--help`` lists them: name -> (module under harness.cli, one-line help).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("check", "run every fixture and near-miss mutation of every contract"),
+    "verify": ("verify", "run one payload through the boundary and print the verdict"),
+    "lint": ("lint", "check schemas and contracts for agent-boundary strictness"),
+    "compat": ("compat", "compare two schema versions of a tool: change classes, witnesses, replay"),
+    "drift": ("drift", "check live upstreams against their contracts and against what they sent before"),
+    "sandbox": ("sandbox", "serve the demo tools' upstreams on loopback (HTTP, or an MCP server on stdio)"),
+    "init": ("init", "scaffold contracts/TOOL/ with a closed skeleton schema and two fixtures"),
+    "import": ("import_", "write contracts from an MCP server or an OpenAPI description"),
+    "fuzz": ("fuzz", "check the fuzz properties of every contract with generated documents"),
+    "lock": ("lock", "record each contract's published schema versions in schemas.lock (--check: none changed)"),
+    "guard": ("guard", "an MCP stdio proxy: every result of a contracted tool passes the boundary first"),
+}
 
 EXIT_OK, EXIT_FINDING, EXIT_USAGE = 0, 1, 2
 
@@ -27,7 +42,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: usage.invalid: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_help(command: str) -> str:
+    """A subcommand's one-line help (its module passes it to ``add_parser``)."""
+    return COMMANDS[command][1]
+
+
+def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The parser, with the full parsers of ``commands`` (default: every one) and, for the others,
+    a name and a line of help: enough to list them, nothing imported."""
+    wanted = set(COMMANDS if commands is None else commands)
     parser = _Parser(
         prog="contract-harness",
         description="Contract testing and drift detection for AI-agent tool results.",
@@ -35,10 +58,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMANDS:
-        module = importlib.import_module(f"harness.cli.{name}")
-        module.register(sub)
+    for name, (module, line) in COMMANDS.items():
+        if name in wanted:
+            importlib.import_module(f"harness.cli.{module}").register(sub)
+        else:
+            sub.add_parser(name, help=line)
     return parser
+
+
+def requested(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word that is not an option (the top-level
+    options take no value), if that is a command."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
 
 
 #: Where hypothesis keeps its caches (its Unicode tables) when a command generates documents:
@@ -52,7 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from harness.project import state_dir
 
     os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(state_dir("hypothesis")))
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    command = requested(argv)
+    parser = build_parser([command] if command else [])
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version, or a usage error

@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from harness.cases import DEFAULT_MAX_MUTANTS, SOURCES, Case, cases_for, shard
+from harness.cli import command_help
 from harness.contract import Contract, discover, load_contract
 from harness.drift.template import upstream_redactor
-from harness.engine import Engine, Event, RunFinished
+from harness.engine import Engine
 from harness.errors import UsageError
 from harness.mutations import REGISTRY
 from harness.project import CONTRACTS, check_layout, project_root, state_dir
-from harness.reporting import Reporter, dispatch
-from harness.reporting.files import JsonReporter, JUnitReporter, MarkdownReporter
-from harness.reporting.html import HtmlReporter
+from harness.reporting import dispatch, reporters_for
 from harness.reporting.reproductions import protected
-from harness.reporting.terminal import TerminalReporter
 
 DEFAULT_CASES_DIR = ".contract-harness/cases"
 CASES_DIR_HELP = f"(default: {DEFAULT_CASES_DIR} in the project root)"
@@ -28,7 +25,7 @@ CASES_DIR_HELP = f"(default: {DEFAULT_CASES_DIR} in the project root)"
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "check",
-        help="run every fixture and near-miss mutation of every contract",
+        help=command_help("check"),
         description=(
             "Run every case (accepted, rejected and historical fixtures, and near-miss "
             "mutations of each accepted fixture) through the boundary and report which layer "
@@ -143,11 +140,7 @@ def collect(args: argparse.Namespace) -> tuple[list[Case], list[str]]:
     if args.max_mutants < 0:
         raise UsageError(f"--max-mutants must be >= 0, not {args.max_mutants}")
     if args.operator:
-        unknown = sorted(set(args.operator) - set(REGISTRY.names()))
-        if unknown:
-            raise UsageError(
-                f"unknown operator {', '.join(unknown)} (known: {', '.join(REGISTRY.names())})"
-            )
+        REGISTRY.select(args.operator, select_option="--operator")
     sharding = parse_shard(args.shard)
     cases: list[Case] = []
     notes: list[str] = []
@@ -165,32 +158,19 @@ def collect(args: argparse.Namespace) -> tuple[list[Case], list[str]]:
     return cases, notes
 
 
+def report_files(args: argparse.Namespace) -> dict[str, str | None]:
+    """The report files a command was asked for (``--json`` ... ``--html``)."""
+    return {name: getattr(args, name, None) for name in ("json", "junit", "markdown", "html")}
+
+
 def run(args: argparse.Namespace) -> int:
     cases, notes = collect(args)
     contracts = {id(c.contract): c.contract for c in cases}.values()
     redactor = upstream_redactor(contracts, os.environ)
     fixtures = {c.id: (c.path, c.contract.root) for c in cases if c.path is not None}
-    reporters: list[Reporter] = [TerminalReporter(progress=False if args.no_progress else None)]
-    if args.json:
-        reporters.append(JsonReporter(args.json))
-    if args.junit:
-        reporters.append(JUnitReporter(args.junit))
-    if args.markdown:
-        reporters.append(MarkdownReporter(args.markdown))
-    if args.html:
-        reporters.append(HtmlReporter(args.html))
+    reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
     engine = Engine(differential=not args.no_differential)
-    summary = None
-
-    def watch(events: Iterator[Event]) -> Iterator[Event]:
-        nonlocal summary
-        for event in events:
-            if isinstance(event, RunFinished):
-                summary = event.summary
-            yield event
-
     cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
-    events = protected(engine.run(cases, notes), redactor, cases_dir, fixtures)
-    dispatch(watch(events), reporters)
+    summary = dispatch(protected(engine.run(cases, notes), redactor, cases_dir, fixtures), reporters)
     assert summary is not None
     return 0 if summary.ok else 1

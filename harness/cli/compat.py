@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import lock
+from harness.cli import command_help
 from harness.cli.check import add_demo_argument
 from harness.compat.model import Budget, Policy
 from harness.contract import load_contract
@@ -19,7 +20,7 @@ from harness.project import CONTRACTS, check_layout, project_root
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "compat",
-        help="compare two schema versions of a tool: change classes, witnesses, replay",
+        help=command_help("compat"),
         description=(
             "Classify every difference between two schema versions of TOOL (reader-safe: old "
             "documents still accepted; writer-safe: new documents accepted by old readers), prove "

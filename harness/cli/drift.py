@@ -6,26 +6,20 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.cli.check import CASES_DIR_HELP, add_demo_argument, load_contracts
+from harness.cli import command_help
+from harness.cli.check import CASES_DIR_HELP, add_demo_argument, load_contracts, report_files
 from harness.drift.runner import DEFAULT_CONCURRENCY, DriftRunner, plan
-from harness.engine import RunFinished
 from harness.errors import UsageError
 from harness.project import state_dir
-from harness.reporting import Reporter, dispatch
-from harness.reporting.drift import (
-    DriftHtmlReporter,
-    DriftJsonReporter,
-    DriftJUnitReporter,
-    DriftMarkdownReporter,
-    DriftTerminalReporter,
-)
+from harness.reporting import dispatch, reporters_for
+from harness.reporting.drift import DriftContributor
 from harness.reporting.reproductions import protected
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "drift",
-        help="check live upstreams against their contracts and against what they sent before",
+        help=command_help("drift"),
         description=(
             "Send each upstream's sample requests (upstreams: in contract.yaml), run every "
             "response through the boundary, fingerprint its shape and compare it with "
@@ -87,27 +81,10 @@ def run(args: argparse.Namespace) -> int:
     drift_plan = plan(contracts, upstreams=args.upstream)
     runner = DriftRunner(drift_plan, record=args.record, concurrency=args.concurrency, budget_s=args.budget)
     budget = runner.budget_s
-    reporters: list[Reporter] = [DriftTerminalReporter(budget_s=budget)]
-    if args.json:
-        reporters.append(DriftJsonReporter(args.json, budget_s=budget))
-    if args.junit:
-        reporters.append(DriftJUnitReporter(args.junit))
-    if args.markdown:
-        reporters.append(DriftMarkdownReporter(args.markdown))
-    if args.html:
-        reporters.append(DriftHtmlReporter(args.html))
-    summary = None
-
-    def watch(events: Any) -> Any:
-        nonlocal summary
-        for event in events:
-            if isinstance(event, RunFinished):
-                summary = event.summary
-            yield event
-
+    reporters = reporters_for(report_files(args), lambda: DriftContributor(budget), progress=False)
     # Rejected responses go to the cases directory only when they hold no secret; every event
     # is redacted (the runner's events already are; this is the same single point as check's).
     cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
-    dispatch(watch(protected(runner.events(), drift_plan.env.redactor(), cases_dir)), reporters)
+    summary = dispatch(protected(runner.events(), drift_plan.env.redactor(), cases_dir), reporters)
     assert summary is not None
     return 0 if summary.ok else 1

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from harness.cli.check import add_contract_arguments, load_contracts
+from harness.cli import command_help
+from harness.cli.check import add_contract_arguments, load_contracts, report_files
 from harness.errors import UsageError
 from harness.fuzz.properties import PROPERTIES
 from harness.project import state_dir
@@ -18,7 +19,7 @@ DEFAULT_FIXTURES_DIR = ".contract-harness/fuzz"
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "fuzz",
-        help="check the fuzz properties of every contract with generated documents",
+        help=command_help("fuzz"),
         description=(
             "Generate documents from each contract (valid, bound and fresh ones; near misses through "
             "every mutation operator; arbitrary bytes; canaries; vendor documents for adapters) and "
@@ -59,9 +60,7 @@ def _options(args: argparse.Namespace) -> Any:
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed must be a non-negative integer, not {args.seed}")
     if args.properties:
-        unknown = sorted(set(args.properties) - set(PROPERTIES.names()))
-        if unknown:
-            raise UsageError(f"unknown property {', '.join(unknown)} (known: {', '.join(PROPERTIES.names())})")
+        PROPERTIES.select(args.properties, select_option="--property")
     if args.blob is not None and (len(args.tool or []) != 1 or len(args.properties or []) != 1):
         raise UsageError("--blob replays one example: give exactly one --tool and one --property")
     return FuzzOptions(
@@ -80,28 +79,10 @@ def run(args: argparse.Namespace) -> int:
     options = _options(args)
     if args.blob is not None and not all(PROPERTIES[args.properties[0]].applies(c) for c in contracts):
         raise UsageError(f"property {args.properties[0]} does not apply to {contracts[0].tool}")
-    from harness.fuzz.runner import FuzzFinished, fuzz  # loads hypothesis: only when fuzzing
-    from harness.reporting.fuzz import (
-        FuzzHtmlReporter,
-        FuzzJsonReporter,
-        FuzzJUnitReporter,
-        FuzzMarkdownReporter,
-        FuzzTerminalReporter,
-    )
+    from harness.fuzz.runner import fuzz  # loads hypothesis: only when fuzzing
+    from harness.reporting import dispatch, reporters_for
+    from harness.reporting.fuzz import FuzzContributor
 
-    reporters: list[Any] = [FuzzTerminalReporter(progress=False if args.no_progress else None)]
-    if args.json:
-        reporters.append(FuzzJsonReporter(args.json))
-    if args.junit:
-        reporters.append(FuzzJUnitReporter(args.junit))
-    if args.markdown:
-        reporters.append(FuzzMarkdownReporter(args.markdown))
-    if args.html:
-        reporters.append(FuzzHtmlReporter(args.html))
-    ok = False
-    for event in fuzz(contracts, options):
-        for reporter in reporters:
-            reporter.handle(event)
-        if isinstance(event, FuzzFinished):
-            ok = event.report.ok
-    return 0 if ok else 1
+    reporters = reporters_for(report_files(args), FuzzContributor, progress=False if args.no_progress else None)
+    summary = dispatch(fuzz(contracts, options), reporters)
+    return 0 if summary is not None and summary.ok else 1

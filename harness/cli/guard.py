@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from harness.cli import command_help
 from harness.errors import UsageError
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "guard",
-        help="an MCP stdio proxy: every result of a contracted tool passes the boundary first",
+        help=command_help("guard"),
         description=(
             "Start the MCP server COMMAND and relay JSON-RPC between it and the client on "
             "stdin/stdout. Each tools/call result of a tool that has a contract goes through the "

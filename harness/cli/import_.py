@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.cli import command_help
 from harness.cli._common import read_document
 from harness.errors import UsageError
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "import",
-        help="write contracts from an MCP server or an OpenAPI description",
+        help=command_help("import"),
         description=(
             "Write contracts (and fixtures) for existing tools: every tool of an MCP server that "
             "declares an outputSchema, or named operations of an OpenAPI 3.0/3.1 description. "

@@ -6,11 +6,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from harness.cli import command_help
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "init",
-        help="scaffold contracts/TOOL/ with a closed skeleton schema and two fixtures",
+        help=command_help("init"),
         description=(
             "Scaffold contracts/TOOL/contract.yaml, schemas/v1.json (a closed success/failure "
             "envelope), one accepted and one rejected fixture with sidecars, and the project's "

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.cli import command_help
 from harness.cli.check import add_demo_argument, contract_roots
 from harness.errors import UsageError
 from harness.files import write_atomic
@@ -20,7 +21,7 @@ FORMATS = ("text", "json", "sarif")
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "lint",
-        help="check schemas and contracts for agent-boundary strictness",
+        help=command_help("lint"),
         description=(
             "Lint contract directories (every schema version, the vendor schema, the agent "
             "view and the waivers in contract.yaml) and bare JSON Schema files of any "

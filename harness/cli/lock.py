@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from harness.cli import command_help
 from harness.cli.check import add_contract_arguments, load_contracts
 from harness.lock import LOCK_FILE, Problem, base_changes, changes, unlocked, update
 
@@ -13,7 +14,7 @@ from harness.lock import LOCK_FILE, Problem, base_changes, changes, unlocked, up
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "lock",
-        help="record each contract's published schema versions in schemas.lock (--check: none changed)",
+        help=command_help("lock"),
         description=(
             f"A published schemas/vN.json never changes in place; a change is a new version. Record "
             f"the versions not yet in contracts/<tool>/{LOCK_FILE} (a hash of each), refusing when a "

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from harness.cli import command_help
 from harness.errors import UsageError
 from harness.sandbox.scenarios import DEFAULT_HUGE_BYTES, PROFILES
 
@@ -14,7 +15,7 @@ def register(sub: Any) -> None:
     profiles = "; ".join(f"{name}: {summary}" for name, (summary, _) in PROFILES.items())
     p = sub.add_parser(
         "sandbox",
-        help="serve the demo tools' upstreams on loopback (HTTP, or an MCP server on stdio)",
+        help=command_help("sandbox"),
         description=(
             "Serve the upstreams of the demo tools on 127.0.0.1 over real HTTP, for "
             "`contract-harness drift` to check (it prints the line that exports "

@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.boundary.audit import JsonlAuditSink, RawStore
 from harness.boundary.pipeline import Boundary, Verdict
+from harness.cli import command_help
 from harness.cli._common import existing_file, read_document
 from harness.contract import load_contract
 from harness.corpus import load_sidecar, sidecar_for
@@ -18,7 +19,7 @@ from harness.pointer import display
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "verify",
-        help="run one payload through the boundary and print the verdict",
+        help=command_help("verify"),
         description=(
             "Run one payload through every layer of the boundary. When PAYLOAD is a fixture "
             "(under the project's fixtures/, or with a sidecar <name>.case.yaml), its sidecar's "

@@ -7,19 +7,21 @@ and fetches one response per sample request as a :class:`Fetched`: the body (nev
 ``max_bytes + 1`` bytes of it), or why there is none. The runner does the rest (boundary,
 fingerprint, diff), the same way for every kind.
 
-Kinds live in a registry (:data:`KINDS`), loaded on first use so that ``mcp`` (a heavy import)
-costs nothing to runs that do not need it. Tests build fresh registries.
+Kinds are declared in a registry (:data:`KINDS`, a :class:`~harness.registry.Registry`), each
+imported on first use so that ``mcp`` (a heavy import) costs nothing to runs that do not need
+it. Tests build fresh registries.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from harness.errors import ContractError, UsageError
+from harness.errors import ContractError
+from harness.registry import Registry
 
 if TYPE_CHECKING:
     from harness.contract import Contract, Upstream
@@ -178,47 +180,58 @@ class UpstreamKind(Protocol):
     def configure(self, contract: Contract, upstream: Upstream, env: Environment) -> Source: ...
 
 
-class KindRegistry:
-    """Upstream kinds by name, imported on first use."""
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """An upstream kind as the catalogue declares it: its name, one line on what it reaches, and
+    its implementation, imported on first use (``mcp`` loads the MCP SDK and anyio: runs that
+    reach no MCP server never pay for them). A :class:`Kind` is itself an
+    :class:`UpstreamKind`: ``configure`` loads the implementation and hands over."""
+
+    name: str
+    summary: str
+    implementation: str | Callable[[], UpstreamKind] = field(repr=False)
+    _loaded: dict[str, UpstreamKind] = field(default_factory=dict, repr=False, compare=False)
+
+    def load(self) -> UpstreamKind:
+        """The implementation (imported and built once)."""
+        kind = self._loaded.get("kind")
+        if kind is None:
+            if isinstance(self.implementation, str):
+                module, _, attr = self.implementation.partition(":")
+                kind = getattr(importlib.import_module(module), attr)()
+            else:
+                kind = self.implementation()
+            assert kind is not None
+            if kind.name != self.name:
+                raise ValueError(f"upstream kind declared as {self.name!r} calls itself {kind.name!r}")
+            kind = self._loaded.setdefault("kind", kind)
+        return kind
+
+    def configure(self, contract: Contract, upstream: Upstream, env: Environment) -> Source:
+        return self.load().configure(contract, upstream, env)
+
+
+class KindRegistry(Registry[Kind]):
+    """Upstream kinds by name, each imported on first use. The package's are in :data:`KINDS`;
+    tests build their own."""
 
     def __init__(self) -> None:
-        self._loaders: dict[str, Callable[[], UpstreamKind]] = {}
-        self._loaded: dict[str, UpstreamKind] = {}
+        super().__init__("upstream kind", unknown_code="usage.invalid")
 
-    def add(self, name: str, loader: Callable[[], UpstreamKind] | str) -> None:
-        if name in self._loaders:
-            raise ValueError(f"upstream kind {name!r} is already registered")
-        if isinstance(loader, str):
-            module, _, attr = loader.partition(":")
-
-            def load() -> UpstreamKind:
-                return getattr(importlib.import_module(module), attr)()  # type: ignore[no-any-return]
-
-            self._loaders[name] = load
-        else:
-            self._loaders[name] = loader
-
-    def names(self) -> tuple[str, ...]:
-        return tuple(self._loaders)
-
-    def __getitem__(self, name: str) -> UpstreamKind:
-        if name not in self._loaders:
-            raise UsageError(f"unknown upstream kind {name!r} (known: {', '.join(self._loaders)})")
-        if name not in self._loaded:
-            kind = self._loaders[name]()
-            if kind.name != name:
-                raise ValueError(f"upstream kind registered as {name!r} calls itself {kind.name!r}")
-            self._loaded[name] = kind
-        return self._loaded[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._loaders)
+    def declare(self, name: str, implementation: str | Callable[[], UpstreamKind], summary: str) -> Kind:
+        """Declare a kind: ``implementation`` is ``"module:factory"`` or a callable building it."""
+        return self.add(Kind(name, summary, implementation))
 
 
+#: The kinds this package ships (``upstreams.<name>.<kind>`` in contract.yaml).
 KINDS = KindRegistry()
-KINDS.add("http", "harness.drift.http:HttpKind")
-KINDS.add("command", "harness.drift.command:CommandKind")
-KINDS.add("mcp", "harness.drift.mcp:McpKind")
+KINDS.declare("http", "harness.drift.http:HttpKind",
+              "an HTTP endpoint: a URL template filled from each sample request (GET or HEAD only, unless "
+              "side_effects: allowed)")
+KINDS.declare("command", "harness.drift.command:CommandKind",
+              "a program run once per sample request; its standard output is the result")
+KINDS.declare("mcp", "harness.drift.mcp:McpKind",
+              "an MCP server over stdio: tools/list outputSchema, then tools/call per sample request")
 
 
 # --------------------------------------------------------------------------- config helpers

@@ -183,7 +183,7 @@ def plan(
             seen_names.add(upstream.name)
             if wanted and upstream.name not in wanted:
                 continue
-            source = kinds[upstream.kind].configure(contract, upstream, env)
+            source = kinds.get(upstream.kind).configure(contract, upstream, env)
             requests, labels = _requests(contract, upstream)
             for request, label in zip(requests, labels, strict=True):
                 available = set(request["args"]) | set(RESERVED_FIELDS)

@@ -17,7 +17,7 @@ the top: the plugin reads the catalogue without loading the generators.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from harness.corpus import Expectation
 from harness.errors import RejectedInput
 from harness.fuzz.model import ACCEPTED, Finding, Observation, PropertyViolation
 from harness.mutations import CANARY_PREFIX
+from harness.registry import Registry
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -60,47 +61,30 @@ class Property:
         return self.func(subject, draw)
 
 
-class PropertyRegistry:
+class PropertyRegistry(Registry[Property]):
     """Properties by name, in registration order (the order of reports and pytest items)."""
 
-    def __init__(self) -> None:
-        self._properties: dict[str, Property] = {}
+    def __init__(self, modules: Iterable[str] = ()) -> None:
+        super().__init__("property", modules=modules, unknown_code="usage.invalid")
 
     def register(self, *, draws: str, adapter_only: bool = False
                  ) -> Callable[[Callable[[Subject, Draw], Observation]], Property]:
         def decorate(func: Callable[[Subject, Draw], Observation]) -> Property:
             name = func.__name__
-            if name in self._properties:
-                raise ValueError(f"fuzz property {name!r} is already registered")
             paragraph = (func.__doc__ or "").strip().split("\n\n")[0]
             summary = " ".join(line.strip() for line in paragraph.splitlines())
             if not summary:
                 raise ValueError(f"fuzz property {name!r} needs a docstring (its first paragraph is the summary)")
-            prop = Property(name, func, summary, draws, adapter_only)
-            self._properties[name] = prop
-            return prop
+            return self.add(Property(name, func, summary, draws, adapter_only))
 
         return decorate
-
-    def __iter__(self) -> Iterator[Property]:
-        return iter(self._properties.values())
-
-    def __len__(self) -> int:
-        return len(self._properties)
-
-    def __getitem__(self, name: str) -> Property:
-        return self._properties[name]
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._properties
-
-    def names(self) -> list[str]:
-        return list(self._properties)
 
     def applicable(self, contract: Contract) -> list[Property]:
         return [p for p in self if p.applies(contract)]
 
 
+#: The properties this package ships: declared below, in this module (so the registry has no
+#: other module to load).
 PROPERTIES = PropertyRegistry()
 fuzz_property = PROPERTIES.register
 

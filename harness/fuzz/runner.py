@@ -29,7 +29,19 @@ from hypothesis.errors import HypothesisException, Unsatisfiable
 
 from harness.cases import ACCEPT, CaseExpectation
 from harness.contract import Contract
-from harness.engine import FAILED, PASSED, CaseResult, Summary, ToolSummary
+from harness.engine import (
+    FAILED,
+    PASSED,
+    CaseFinished,
+    CaseResult,
+    CaseStarted,
+    Event,
+    RunFinished,
+    RunStarted,
+    Summary,
+    ToolSummary,
+    excerpt,
+)
 from harness.errors import UsageError
 from harness.fuzz.fixtures import write_fixture
 from harness.fuzz.model import Finding, PropertyViolation
@@ -38,7 +50,6 @@ from harness.fuzz.subject import Subject
 
 _BLOB = re.compile(r"@reproduce_failure\('([^']+)', b'([^']*)'\)")
 DEFAULT_DATABASE = Path(".contract-harness/fuzz/examples")
-_EXCERPT_BYTES = 240
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,11 +139,6 @@ class Outcome:
         f = self.finding
         expected = f.expected if f else (ACCEPT if self.prop == "accepts_valid" else CaseExpectation(False, ()))
         payload = f.payload if f else None
-        excerpt = ""
-        if payload:
-            excerpt = payload[:_EXCERPT_BYTES].decode("utf-8", "replace")
-            if len(payload) > _EXCERPT_BYTES:
-                excerpt += f"... ({len(payload):,} bytes)"
         return CaseResult(
             id=self.id, tool=self.tool, source="fuzz", status=self.status, problem=self.problem,
             expected=expected, layer=f.layer if f else None, code=f.code if f else None,
@@ -142,7 +148,7 @@ class Outcome:
             original=f.original if f else "", mutated=f.mutated if f else "", fixture=self.fixture,
             version=self.version, contract_dir=self.contract_dir,
             now=f.now.isoformat() if f else None, request=dict(f.request) if f else None,
-            duration_s=self.duration_s, payload=payload, reproduce=self.reproduce, excerpt=excerpt,
+            duration_s=self.duration_s, payload=payload, reproduce=self.reproduce, excerpt=excerpt(payload),
         )
 
 
@@ -198,34 +204,37 @@ class FuzzReport:
 
 
 # ------------------------------------------------------------------------ events
+#
+# The engine's event family (harness.engine), each carrying what fuzz adds: reporters that know
+# nothing of fuzz see a run of cases, one per property and tool.
 
 
 @dataclass(frozen=True, slots=True)
-class FuzzStarted:
-    total: int
-    tools: tuple[str, ...]
+class FuzzStarted(RunStarted):
     profile: Profile
 
 
 @dataclass(frozen=True, slots=True)
-class PropertyStarted:
-    index: int
-    tool: str
+class PropertyStarted(CaseStarted):
     prop: str
 
 
 @dataclass(frozen=True, slots=True)
-class PropertyFinished:
-    index: int
+class PropertyFinished(CaseFinished):
+    """A property checked on a tool: ``result`` is the outcome as a case."""
+
     outcome: Outcome
 
 
 @dataclass(frozen=True, slots=True)
-class FuzzFinished:
+class FuzzFinished(RunFinished):
+    """The run: ``summary`` is ``report.summary()``."""
+
     report: FuzzReport
 
 
-FuzzEvent = FuzzStarted | PropertyStarted | PropertyFinished | FuzzFinished
+#: A fuzz run's events (the engine's family).
+FuzzEvent = Event
 
 
 # ------------------------------------------------------------------------ running
@@ -335,13 +344,7 @@ def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outc
 
 
 def _selected(options: FuzzOptions) -> list[Property]:
-    registry = options.registry
-    if options.properties is None:
-        return list(registry)
-    unknown = sorted(set(options.properties) - set(registry.names()))
-    if unknown:
-        raise UsageError(f"unknown property {', '.join(unknown)} (known: {', '.join(registry.names())})")
-    return [p for p in registry if p.name in options.properties]
+    return list(options.registry.select(options.properties, select_option="--property"))
 
 
 def fuzz(contracts: Iterable[Contract], options: FuzzOptions = FuzzOptions()) -> Iterator[FuzzEvent]:
@@ -366,13 +369,13 @@ def fuzz(contracts: Iterable[Contract], options: FuzzOptions = FuzzOptions()) ->
         subject = Subject(contract)
         report.versions[contract.tool] = subject.version
         for prop in props:
-            yield PropertyStarted(index, contract.tool, prop.name)
+            yield PropertyStarted(index, f"{contract.tool}::fuzz::{prop.name}", contract.tool, prop.name)
             outcome = run_property(subject, prop, options)
             report.outcomes.append(outcome)
-            yield PropertyFinished(index, outcome)
+            yield PropertyFinished(index, outcome.case_result(), outcome)
             index += 1
         report.generators[contract.tool] = subject.generator_stats()
         if contract.adapter is not None and contract.vendor_schema is None:
             report.notes.append(f"{contract.tool}: declare vendor_schema to fuzz its adapter (adapter_maps_cleanly)")
     report.duration_s = time.perf_counter() - started
-    yield FuzzFinished(report)
+    yield FuzzFinished(report.summary(), report)

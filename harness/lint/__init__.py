@@ -8,7 +8,6 @@ Rules live in a :class:`RuleRegistry` (the package's are in :data:`RULES`); repo
 :class:`LintReport` into text, JSON or SARIF (:mod:`harness.lint.reporters`).
 """
 
-from harness.lint import rules as _rules  # noqa: F401 - registers the package's rules
 from harness.lint.document import Document, Node
 from harness.lint.engine import (
     contract_documents,

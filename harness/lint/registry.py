@@ -14,7 +14,6 @@ node, or when the fix depends on what was found.
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -22,7 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from harness.errors import UsageError
+from harness.registry import Registry
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 F = TypeVar("F", bound=Callable[..., Iterable[Any]])
@@ -77,11 +76,19 @@ class Rule:
             yield found if isinstance(found, Hit) else Hit(found)
 
 
-class RuleRegistry:
+#: The modules declaring the package's rules, in catalogue order (closure first: the rules
+#: that matter most).
+RULE_MODULES = tuple(f"harness.lint.rules.{name}" for name in (
+    "closure", "bounds", "patterns", "formats", "envelope", "pointers", "references", "vocabulary", "waivers",
+))
+
+
+class RuleRegistry(Registry[Rule]):
     """An ordered set of rules. The package's rules live in :data:`RULES`; tests build their own."""
 
-    def __init__(self) -> None:
-        self._rules: dict[str, Rule] = {}
+    def __init__(self, modules: Iterable[str] = ()) -> None:
+        super().__init__("rule", key=lambda rule: rule.id, modules=modules,
+                         listing="contract-harness lint --list-rules", unknown_code="usage.unknown_rule")
 
     def rule(
         self,
@@ -98,56 +105,17 @@ class RuleRegistry:
             rule_id = func.__name__
             if not _ID.match(rule_id):
                 raise ValueError(f"rule id {rule_id!r} must be snake_case")
-            if rule_id in self._rules:
-                raise ValueError(f"rule {rule_id!r} is already registered")
             if not summary or "\n" in summary or not fix or "\n" in fix:
                 raise ValueError(f"rule {rule_id!r} needs a one-line summary and a one-line fix")
-            self._rules[rule_id] = Rule(rule_id, severity, summary, fix, target, func, all_nodes)
+            self.add(Rule(rule_id, severity, summary, fix, target, func, all_nodes))
             return func
 
         return register
 
-    def __iter__(self) -> Iterator[Rule]:
-        return iter(self._rules.values())
-
-    def __len__(self) -> int:
-        return len(self._rules)
-
-    def __contains__(self, rule_id: object) -> bool:
-        return rule_id in self._rules
-
-    def __getitem__(self, rule_id: str) -> Rule:
-        return self._rules[rule_id]
-
     @property
     def ids(self) -> tuple[str, ...]:
-        return tuple(self._rules)
-
-    def select(
-        self, select: Iterable[str] | None = None, ignore: Iterable[str] | None = None
-    ) -> tuple[Rule, ...]:
-        """The rules to run: all, or those in ``select``, minus those in ``ignore``.
-
-        An id that names no rule is a :class:`~harness.errors.UsageError` (``usage.unknown_rule``).
-        """
-        chosen = self._check_ids(select, "--select") if select is not None else set(self._rules)
-        dropped = self._check_ids(ignore, "--ignore") if ignore is not None else set()
-        return tuple(r for r in self if r.id in chosen and r.id not in dropped)
-
-    def _check_ids(self, ids: Iterable[str], option: str) -> set[str]:
-        wanted = {i.strip() for i in ids if i.strip()}
-        for rule_id in sorted(wanted):
-            if rule_id not in self._rules:
-                raise UsageError(f"unknown rule {rule_id!r} in {option}{self.suggest(rule_id)} "
-                                 "(contract-harness lint --list-rules shows them all)",
-                                 code="usage.unknown_rule")
-        return wanted
-
-    def suggest(self, rule_id: str) -> str:
-        """`` (did you mean X?)`` for a near miss, else the empty string."""
-        close = difflib.get_close_matches(rule_id, self._rules, n=1, cutoff=0.6)
-        return f" (did you mean {close[0]}?)" if close else ""
+        return self.names()
 
 
-#: The rules this package ships; ``harness.lint.rules`` registers them on import.
-RULES = RuleRegistry()
+#: The rules this package ships, loaded from :data:`RULE_MODULES` on first read.
+RULES = RuleRegistry(RULE_MODULES)

@@ -1,10 +1,11 @@
 """Near-miss mutations of accepted fixtures.
 
-Importing this package registers the built-in operators in :data:`REGISTRY`, in the order
-of the modules below (that order is also the catalogue's and the reports').
+The built-in operators are declared in :mod:`~harness.mutations.structure`,
+:mod:`~harness.mutations.values`, :mod:`~harness.mutations.semantics` and
+:mod:`~harness.mutations.raw`; :data:`REGISTRY` names those modules and imports them on first
+read, in that order (the catalogue's and the reports').
 """
 
-from harness.mutations import structure, values, semantics, raw  # noqa: F401, I001 - registration order
 from harness.mutations.context import MutationContext
 from harness.mutations.registry import (
     CANARY_PREFIX,
@@ -12,6 +13,7 @@ from harness.mutations.registry import (
     Mutant,
     Operator,
     OperatorRegistry,
+    Variant,
     canary_for,
     operator,
     sample,
@@ -24,6 +26,7 @@ __all__ = [
     "MutationContext",
     "Operator",
     "OperatorRegistry",
+    "Variant",
     "canary_for",
     "operator",
     "sample",

@@ -15,7 +15,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from harness.boundary.projection import expand_schema, subschema_at
-from harness.codes import Layer
 from harness.pointer import MISSING, escape_token, resolve, split
 
 if TYPE_CHECKING:
@@ -149,14 +148,6 @@ class MutationContext:
             validator = self.contract.vendor_validator()
             return True if validator is None else validator.is_valid(document)
         return self.contract.validator(self.version).is_valid(document)
-
-    @property
-    def structural_layers(self) -> tuple[Layer, ...]:
-        """Where a structural near miss must be stopped: the schema, or for adapter tools the
-        vendor schema or the adapter's output check (or absorbed: see ``absorbable``)."""
-        if self.contract.adapter is not None:
-            return (Layer.SCHEMA, Layer.ADAPTER)
-        return (Layer.SCHEMA,)
 
     # ---------------------------------------------------------------- building bytes
     def replaced(self, pointer: str, value: Any) -> bytes:

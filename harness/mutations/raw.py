@@ -26,7 +26,7 @@ def nan_number(ctx: MutationContext) -> Iterator[Mutant]:
         where, value = target
         yield Mutant(
             "nan_number", where, lambda: ctx.spliced(where, b"NaN"), original=short(value),
-            mutated="NaN", layers=(Layer.PARSE,), code="parse.non_finite_number",
+            mutated="NaN",
         )
 
 
@@ -40,7 +40,7 @@ def deep_nesting(ctx: MutationContext) -> Iterator[Mutant]:
         fragment = b"[" * depth + b"0" + b"]" * depth
         yield Mutant(
             "deep_nesting", where, lambda: ctx.spliced(where, fragment), original=short(value),
-            mutated=f"{depth} nested arrays", layers=(Layer.TRANSPORT,), code="transport.max_depth",
+            mutated=f"{depth} nested arrays",
         )
 
 
@@ -51,8 +51,7 @@ def byte_bomb(ctx: MutationContext) -> Iterator[Mutant]:
     if padding > 0:
         yield Mutant(
             "byte_bomb", "", lambda: ctx.raw + b" " * padding, original=f"{len(ctx.raw)} bytes",
-            mutated=f"{len(ctx.raw) + padding:,} bytes", layers=(Layer.TRANSPORT,),
-            code="transport.max_bytes",
+            mutated=f"{len(ctx.raw) + padding:,} bytes",
         )
 
 
@@ -63,8 +62,7 @@ def invalid_utf8(ctx: MutationContext) -> Iterator[Mutant]:
         if isinstance(value, str) and where:
             yield Mutant(
                 "invalid_utf8", where, partial(ctx.spliced, where, b'"\xff\xfe\xc0\xaf"'),
-                original=short(value), mutated="ff fe c0 af", layers=(Layer.PARSE,),
-                code="parse.invalid_utf8",
+                original=short(value), mutated="ff fe c0 af",
             )
             return
 
@@ -74,7 +72,7 @@ def byte_order_mark(ctx: MutationContext) -> Iterator[Mutant]:
     """A UTF-8 byte order mark before the JSON text."""
     yield Mutant(
         "byte_order_mark", "", lambda: b"\xef\xbb\xbf" + ctx.raw, original="(none)",
-        mutated="EF BB BF", layers=(Layer.PARSE,), code="parse.bom",
+        mutated="EF BB BF",
     )
 
 
@@ -83,6 +81,5 @@ def trailing_garbage(ctx: MutationContext) -> Iterator[Mutant]:
     """A second JSON text after the first."""
     yield Mutant(
         "trailing_garbage", "", lambda: ctx.raw.rstrip() + b' {"outcome": "success"}\n',
-        original="(end)", mutated='{"outcome": "success"}', layers=(Layer.PARSE,),
-        code="parse.trailing_data",
+        original="(end)", mutated='{"outcome": "success"}',
     )

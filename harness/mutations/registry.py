@@ -1,38 +1,56 @@
 """The operator registry: each near-miss operator is one decorated function with metadata.
 
 ```python
-@operator(layer=Layer.SCHEMA, code="schema.additionalProperties", targets="every object",
-          mandatory=True)
+@operator(layer=Layer.SCHEMA, structural=True, targets="every object", mandatory=True)
 def add_extra_property(ctx: MutationContext) -> Iterator[Mutant]:
     \"\"\"An extra member, carrying a canary, in each object.\"\"\"
 ```
 
-The function name is the registry key and the report label. Metadata drives the catalogue
-(docs), the meta-tests and the default expectation of every mutant the operator yields.
+The function name is the registry key and the report label. The declaration drives the catalogue
+(docs), the meta-tests and the expectation of every mutant the operator yields: an operator
+yields bare mutants (where, how to build the bytes, what changed) naming one of its declared
+:class:`Variant` s, and the registry fills in the layers that must stop each one and the code
+it must carry. An operator with one expectation declares it inline (``layer=``, ``code=``,
+``also=``, ``structural=``); one with several declares ``variants=``.
 Registries are objects: tests make fresh ones instead of resetting a global.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from harness.codes import Layer
+from harness.codes import LAYER_ORDER, Layer
+from harness.registry import Registry
 
 if TYPE_CHECKING:
+    from harness.contract import Contract
     from harness.mutations.context import MutationContext
 
 CANARY_PREFIX = "hx-canary-"
+#: The modules declaring the built-in operators, in catalogue (and report) order.
+OPERATOR_MODULES = (
+    "harness.mutations.structure",
+    "harness.mutations.values",
+    "harness.mutations.semantics",
+    "harness.mutations.raw",
+)
+#: In a declared code, the mutant's ``note`` (``binding.{note}``: the binding's name).
+NOTE = "{note}"
 
 
 @dataclass(frozen=True, slots=True)
 class Mutant:
     """One near miss: how it was made, what must reject it, and how to build its bytes.
 
-    ``build`` is called only for mutants that survive sampling, so a huge payload costs
-    one serialisation per *selected* mutant.
+    An operator sets ``variant`` (one its declaration names; ``""`` for an operator with one
+    expectation); ``layers`` and ``code`` are filled in from the declaration. ``build`` is
+    called only for mutants that survive sampling, so a huge payload costs one serialisation
+    per *selected* mutant.
     """
 
     operator: str
@@ -45,7 +63,9 @@ class Mutant:
     #: For tools with an adapter: a change the adapter may absorb (accepted, nothing leaks).
     absorbable: bool = False
     canary: str | None = None
+    #: Operator detail, e.g. the binding a ``break_binding`` mutant breaks.
     note: str = ""
+    variant: str = ""
 
     @property
     def label(self) -> str:
@@ -53,60 +73,127 @@ class Mutant:
 
 
 @dataclass(frozen=True, slots=True)
+class Variant:
+    """What must stop one kind of mutant of an operator.
+
+    ``layer`` must reject it, with ``code`` when given (``{note}`` in it stands for the
+    mutant's note); ``also`` are layers that may stop it first (a ``const`` in the schema
+    catching a wrong tool name). A ``structural`` near miss, in the raw document of a tool with
+    an adapter, may instead be stopped by the adapter's output check, or absorbed by the adapter
+    (accepted, nothing reaching the agent: the mutant says ``absorbable``); only structural
+    variants may be absorbable.
+    """
+
+    layer: Layer
+    code: str | None = None
+    also: tuple[Layer, ...] = ()
+    structural: bool = False
+
+    def layers_for(self, contract: Contract) -> tuple[Layer, ...]:
+        """Where a mutant of this variant must be stopped for ``contract``, in pipeline order."""
+        layers = {self.layer, *self.also}
+        if self.structural and contract.adapter is not None:
+            layers.add(Layer.ADAPTER)
+        return tuple(layer for layer in LAYER_ORDER if layer in layers)
+
+    def code_for(self, mutant: Mutant) -> str | None:
+        return None if self.code is None else self.code.replace(NOTE, mutant.note)
+
+    @property
+    def shown_code(self) -> str | None:
+        """The code as the catalogue shows it (``binding.<note>``)."""
+        return None if self.code is None else self.code.replace(NOTE, "<note>")
+
+
+@dataclass(frozen=True, slots=True)
 class Operator:
+    """A registered operator: its function and the declaration that drives its mutants.
+
+    ``variants`` maps each variant name to its :class:`Variant` (the one variant of a plain
+    operator is named ``""``); with ``labelled``, a mutant's variant name ends its case label
+    (``stretch_string@/data/name~huge``), because one target gets a mutant of each.
+    ``typical_code`` is what the schema layer usually answers (its code names the keyword of
+    the user's schema that rejected, which no operator can know): shown in the catalogue,
+    never required.
+    """
+
     name: str
     func: Callable[[MutationContext], Iterable[Mutant]] = field(repr=False)
-    layer: Layer
-    code: str | None
+    variants: Mapping[str, Variant]
     targets: str
     summary: str
     mandatory: bool
+    labelled: bool = False
+    typical_code: str | None = None
+
+    @property
+    def layer(self) -> Layer:
+        """The layer that must reject this operator's (first variant's) mutants."""
+        return next(iter(self.variants.values())).layer
+
+    @property
+    def code(self) -> str | None:
+        """The code its (first variant's) mutants must carry, else the typical code."""
+        return next(iter(self.variants.values())).code or self.typical_code
+
+    def label(self, mutant: Mutant) -> str:
+        """The mutant's case label: ``operator@pointer``, plus ``~variant`` when labelled."""
+        return mutant.label + (f"~{mutant.variant}" if self.labelled and mutant.variant else "")
 
     def __call__(self, ctx: MutationContext) -> Iterator[Mutant]:
-        yield from self.func(ctx)
+        """The operator's mutants for one fixture, each with the expectation its variant declares."""
+        for mutant in self.func(ctx):
+            variant = self.variants.get(mutant.variant)
+            if variant is None:
+                raise ValueError(f"operator {self.name!r} yielded variant {mutant.variant!r}, which it does "
+                                 f"not declare (declared: {', '.join(map(repr, self.variants))})")
+            if mutant.absorbable and not variant.structural:
+                raise ValueError(f"operator {self.name!r}: only a structural variant may be absorbable")
+            yield dataclasses.replace(mutant, layers=variant.layers_for(ctx.contract),
+                                      code=variant.code_for(mutant))
 
 
-class OperatorRegistry:
-    """Operators by name, in registration order."""
+class OperatorRegistry(Registry[Operator]):
+    """Operators by name, in registration order; the package's are in :data:`REGISTRY`."""
 
-    def __init__(self) -> None:
-        self._operators: dict[str, Operator] = {}
+    def __init__(self, modules: Iterable[str] = ()) -> None:
+        super().__init__("operator", modules=modules, unknown_code="usage.invalid")
 
     def register(
         self,
         *,
-        layer: Layer,
         targets: str,
+        layer: Layer | None = None,
         code: str | None = None,
+        also: tuple[Layer, ...] = (),
+        structural: bool = False,
+        variants: Mapping[str, Variant] | None = None,
+        labelled: bool = False,
+        typical_code: str | None = None,
         mandatory: bool = False,
     ) -> Callable[[Callable[[MutationContext], Iterable[Mutant]]], Operator]:
+        """Register the decorated function as an operator named after it.
+
+        Either ``layer`` (with ``code``, ``also``, ``structural``) for an operator with one
+        expectation, or ``variants`` for one with several; never both.
+        """
+        if (layer is None) == (variants is None):
+            raise ValueError("declare an operator's expectation with layer=... or variants=..., not both")
+        if variants is None:
+            assert layer is not None
+            variants = {"": Variant(layer, code, also, structural)}
+        elif not variants or "" in variants:
+            raise ValueError("variants need names")
+        declared = MappingProxyType(dict(variants))
+
         def decorate(func: Callable[[MutationContext], Iterable[Mutant]]) -> Operator:
             name = func.__name__
-            if name in self._operators:
-                raise ValueError(f"operator {name!r} is already registered")
             doc = (func.__doc__ or "").strip().splitlines()
             if not doc:
                 raise ValueError(f"operator {name!r} needs a one-line docstring")
-            op = Operator(name, func, layer, code, targets, doc[0], mandatory)
-            self._operators[name] = op
-            return op
+            return self.add(Operator(name, func, declared, targets, doc[0], mandatory, labelled, typical_code))
 
         return decorate
-
-    def __iter__(self) -> Iterator[Operator]:
-        return iter(self._operators.values())
-
-    def __len__(self) -> int:
-        return len(self._operators)
-
-    def __getitem__(self, name: str) -> Operator:
-        return self._operators[name]
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._operators
-
-    def names(self) -> list[str]:
-        return list(self._operators)
 
     def mandatory(self) -> list[str]:
         return [op.name for op in self if op.mandatory]
@@ -162,5 +249,6 @@ def canary_for(*parts: Any) -> str:
     return CANARY_PREFIX + digest
 
 
-REGISTRY = OperatorRegistry()
+#: The operators this package ships, loaded from :data:`OPERATOR_MODULES` on first read.
+REGISTRY = OperatorRegistry(OPERATOR_MODULES)
 operator = REGISTRY.register

@@ -10,7 +10,7 @@ from typing import Any
 
 from harness.codes import BINDING_REQUEST_ID, Layer, binding_code
 from harness.mutations.context import MutationContext, replace_at, short
-from harness.mutations.registry import Mutant, operator
+from harness.mutations.registry import NOTE, Mutant, Variant, operator
 from harness.pointer import MISSING, escape_token, resolve, split
 from harness.timeutil import format_rfc3339
 
@@ -34,7 +34,8 @@ def twiddle(value: Any) -> Any:
     return MISSING
 
 
-@operator(layer=Layer.BINDING, code="binding.tool", targets="the envelope's tool member")
+@operator(layer=Layer.BINDING, also=(Layer.SCHEMA,), typical_code="binding.tool",
+          targets="the envelope's tool member")
 def wrong_tool(ctx: MutationContext) -> Iterator[Mutant]:
     """The result names another tool (a const in the schema may catch it first)."""
     envelope = ctx.contract.envelope
@@ -47,7 +48,7 @@ def wrong_tool(ctx: MutationContext) -> Iterator[Mutant]:
     other = f"not_{value}"
     yield Mutant(
         "wrong_tool", pointer, lambda: ctx.replaced(pointer, other), original=short(value),
-        mutated=short(other), layers=(Layer.SCHEMA, Layer.BINDING),
+        mutated=short(other),
     )
 
 
@@ -64,8 +65,7 @@ def mismatch_request_id(ctx: MutationContext) -> Iterator[Mutant]:
     other = twiddle(value)
     yield Mutant(
         "mismatch_request_id", pointer, lambda: ctx.replaced(pointer, other),
-        original=short(value), mutated=short(other), layers=(Layer.BINDING,),
-        code=BINDING_REQUEST_ID,
+        original=short(value), mutated=short(other),
     )
 
 
@@ -82,7 +82,7 @@ def _well_formed_alternative(ctx: MutationContext, where: str, value: Any) -> An
     return MISSING
 
 
-@operator(layer=Layer.BINDING, targets="every declared binding")
+@operator(layer=Layer.BINDING, code=binding_code(NOTE), targets="every declared binding")
 def break_binding(ctx: MutationContext) -> Iterator[Mutant]:
     """A bound value changed to a well-formed value of another resource."""
     for rule in ctx.contract.bindings:
@@ -95,8 +95,7 @@ def break_binding(ctx: MutationContext) -> Iterator[Mutant]:
             continue
         yield Mutant(
             "break_binding", where, partial(ctx.replaced, where, other),
-            original=short(value), mutated=short(other), layers=(Layer.BINDING,),
-            code=binding_code(rule.name), note=rule.name,
+            original=short(value), mutated=short(other), note=rule.name,
         )
 
 
@@ -114,7 +113,7 @@ def stale_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
         old = format_rfc3339(ctx.now - rule.max_age - timedelta(hours=1))
         yield Mutant(
             "stale_timestamp", where, partial(ctx.replaced, where, old),
-            original=short(value), mutated=old, layers=(Layer.FRESHNESS,), code="freshness.stale",
+            original=short(value), mutated=old,
         )
 
 
@@ -125,26 +124,29 @@ def future_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
         ahead = format_rfc3339(ctx.now + rule.max_future_skew + timedelta(hours=1))
         yield Mutant(
             "future_timestamp", where, partial(ctx.replaced, where, ahead),
-            original=short(value), mutated=ahead, layers=(Layer.FRESHNESS,),
-            code="freshness.future",
+            original=short(value), mutated=ahead,
         )
 
 
-@operator(layer=Layer.FRESHNESS, targets="every declared timestamp")
+@operator(targets="every declared timestamp", variants={
+    "freshness": Variant(Layer.FRESHNESS),
+    "format": Variant(Layer.SCHEMA),
+    "adapter_format": Variant(Layer.ADAPTER),
+})
 def malformed_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
     """A timestamp without an offset (caught by format where asserted, else by freshness)."""
     for rule, where, value in _timestamp_targets(ctx):
         naive = format_rfc3339(ctx.now)[:-1]  # drop the Z: a local time of nowhere
         formats = ctx.keyword_values(where, "format")
-        if "date-time" in formats:
-            layers: tuple[Layer, ...] = (Layer.SCHEMA,)
+        if "date-time" in formats:  # the schema layer asserts the format
+            variant = "format"
         elif ctx.contract.adapter is not None and _contract_asserts_format(ctx, rule.field):
-            layers = (Layer.ADAPTER,)
+            variant = "adapter_format"  # the adapter's output check asserts it
         else:
-            layers = (Layer.FRESHNESS,)
+            variant = "freshness"
         yield Mutant(
             "malformed_timestamp", where, partial(ctx.replaced, where, naive),
-            original=short(value), mutated=naive, layers=layers,
+            original=short(value), mutated=naive, variant=variant,
         )
 
 

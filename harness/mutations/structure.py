@@ -17,7 +17,7 @@ def _absorbable(ctx: MutationContext) -> bool:
     return ctx.contract.adapter is not None
 
 
-@operator(layer=Layer.SCHEMA, targets="every object", mandatory=True)
+@operator(layer=Layer.SCHEMA, structural=True, targets="every object", mandatory=True)
 def add_extra_property(ctx: MutationContext) -> Iterator[Mutant]:
     """An unexpected member, its value a canary string, in each object."""
     for where, obj in ctx.objects():
@@ -27,30 +27,27 @@ def add_extra_property(ctx: MutationContext) -> Iterator[Mutant]:
         yield Mutant(
             "add_extra_property", where,
             partial(ctx.replaced, pointer, canary),
-            original="(absent)", mutated=f"{name}: {canary}",
-            layers=ctx.structural_layers, absorbable=_absorbable(ctx), canary=canary,
+            original="(absent)", mutated=f"{name}: {canary}", absorbable=_absorbable(ctx), canary=canary,
         )
 
 
-@operator(layer=Layer.SCHEMA, code="schema.type", targets="every object", mandatory=True)
+@operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every object", mandatory=True)
 def null_for_object(ctx: MutationContext) -> Iterator[Mutant]:
     """null in place of each object."""
     for where, obj in ctx.objects():
         yield Mutant(
             "null_for_object", where, partial(ctx.replaced, where, None),
-            original=short(obj), mutated="null", layers=ctx.structural_layers,
-            absorbable=_absorbable(ctx) and bool(where),
+            original=short(obj), mutated="null", absorbable=_absorbable(ctx) and bool(where),
         )
 
 
-@operator(layer=Layer.SCHEMA, code="schema.type", targets="every object")
+@operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every object")
 def array_for_object(ctx: MutationContext) -> Iterator[Mutant]:
     """An array (holding the object) where the object belongs."""
     for where, obj in ctx.objects():
         yield Mutant(
             "array_for_object", where, partial(ctx.replaced, where, [obj]),
-            original=short(obj), mutated=short([obj]), layers=ctx.structural_layers,
-            absorbable=_absorbable(ctx) and bool(where),
+            original=short(obj), mutated=short([obj]), absorbable=_absorbable(ctx) and bool(where),
         )
 
 
@@ -81,12 +78,11 @@ def duplicate_member(ctx: MutationContext) -> Iterator[Mutant]:
         yield Mutant(
             "duplicate_member", where, build, original=f"{name}: {short(value)}",
             mutated=f"{name}: {short(value)}, {name}: {short(conflicting)}",
-            layers=(Layer.PARSE,), code="parse.duplicate_member",
             canary=canary if conflicting == canary else None,
         )
 
 
-@operator(layer=Layer.SCHEMA, targets="the root of a success result", mandatory=True)
+@operator(layer=Layer.SCHEMA, structural=True, targets="the root of a success result", mandatory=True)
 def success_plus_error(ctx: MutationContext) -> Iterator[Mutant]:
     """A success result that also carries an error object."""
     if not isinstance(ctx.document, dict) or "error" in ctx.document:
@@ -101,12 +97,12 @@ def success_plus_error(ctx: MutationContext) -> Iterator[Mutant]:
     absorbable = ctx.contract.adapter is not None and not ctx.schema_nodes("/error")
     yield Mutant(
         "success_plus_error", "", lambda: ctx.replaced("/error", error),
-        original="(no error)", mutated="error: " + json.dumps(error), layers=ctx.structural_layers,
-        absorbable=absorbable,
+        original="(no error)", mutated="error: " + json.dumps(error), absorbable=absorbable,
     )
 
 
-@operator(layer=Layer.SCHEMA, code="schema.required", targets="every required member present")
+@operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.required",
+          targets="every required member present")
 def missing_required(ctx: MutationContext) -> Iterator[Mutant]:
     """A member the schema requires, removed."""
     for where, obj in ctx.objects():
@@ -119,5 +115,5 @@ def missing_required(ctx: MutationContext) -> Iterator[Mutant]:
                 pointer = f"{where}/{escape_token(name)}"
                 yield Mutant(
                     "missing_required", pointer, partial(ctx.deleted, pointer),
-                    original=short(obj[name]), mutated="(absent)", layers=ctx.structural_layers,
+                    original=short(obj[name]), mutated="(absent)",
                 )

@@ -8,7 +8,7 @@ from functools import partial
 
 from harness.codes import Layer
 from harness.mutations.context import MutationContext, short
-from harness.mutations.registry import Mutant, canary_for, operator
+from harness.mutations.registry import Mutant, Variant, canary_for, operator
 from harness.pointer import split
 
 _IDENTIFIER = re.compile(r"(^|_)id$|^id$", re.IGNORECASE)
@@ -33,7 +33,7 @@ def _allowed_types(ctx: MutationContext, pointer: str) -> set[str] | None:
     return allowed if nodes else None
 
 
-@operator(layer=Layer.SCHEMA, code="schema.type", targets="every scalar")
+@operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every scalar")
 def wrong_type(ctx: MutationContext) -> Iterator[Mutant]:
     """Each scalar replaced by a value of a JSON type its schema does not allow.
 
@@ -56,12 +56,12 @@ def wrong_type(ctx: MutationContext) -> Iterator[Mutant]:
             new = choice
         yield Mutant(
             "wrong_type", where, partial(ctx.replaced, where, new),
-            original=short(value), mutated=short(new), layers=ctx.structural_layers,
-            absorbable=_absorbable(ctx, where), canary=canary if new == canary else None,
+            original=short(value), mutated=short(new), absorbable=_absorbable(ctx, where),
+            canary=canary if new == canary else None,
         )
 
 
-@operator(layer=Layer.SCHEMA, code="schema.enum", targets="every value with an enum")
+@operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.enum", targets="every value with an enum")
 def enum_outside(ctx: MutationContext) -> Iterator[Mutant]:
     """A value constrained by enum, replaced by a canary outside it."""
     for where, value in ctx.leaves():
@@ -71,7 +71,7 @@ def enum_outside(ctx: MutationContext) -> Iterator[Mutant]:
         canary = canary_for(ctx.fixture_id, "enum_outside", where)
         yield Mutant(
             "enum_outside", where, partial(ctx.replaced, where, canary),
-            original=short(value), mutated=short(canary), layers=ctx.structural_layers, canary=canary,
+            original=short(value), mutated=short(canary), canary=canary,
         )
 
 
@@ -88,7 +88,10 @@ def _replaced_by_stretched(ctx: MutationContext, where: str, value: str, length:
     return ctx.replaced(where, _stretched(value, length))
 
 
-@operator(layer=Layer.SCHEMA, targets="every string", mandatory=True)
+@operator(targets="every string", mandatory=True, labelled=True, typical_code="schema.maxLength", variants={
+    "maxLength+1": Variant(Layer.SCHEMA, structural=True),
+    "huge": Variant(Layer.TRANSPORT, "transport.max_bytes"),
+})
 def stretch_string(ctx: MutationContext) -> Iterator[Mutant]:
     """A string one past its maxLength, and one far past any limit (past max_bytes).
 
@@ -105,12 +108,12 @@ def stretch_string(ctx: MutationContext) -> Iterator[Mutant]:
             yield Mutant(
                 "stretch_string", where, partial(_replaced_by_stretched, ctx, where, value, length),
                 original=f"{len(value)} characters", mutated=f"{length} characters (maxLength {most})",
-                layers=ctx.structural_layers, note="maxLength+1",
+                variant="maxLength+1",
             )
         yield Mutant(
             "stretch_string", where, partial(_replaced_by_stretched, ctx, where, "", max_bytes + 1),
             original=f"{len(value)} characters", mutated=f"{max_bytes + 1:,} characters (past max_bytes)",
-            layers=(Layer.TRANSPORT,), code="transport.max_bytes", note="huge",
+            variant="huge",
         )
 
 
@@ -122,13 +125,12 @@ def _whole(value: object) -> bool:
                                       and value.is_integer())
 
 
-@operator(layer=Layer.SCHEMA, targets="every string member named *_id or id")
+@operator(layer=Layer.SCHEMA, structural=True, targets="every string member named *_id or id")
 def empty_identifier(ctx: MutationContext) -> Iterator[Mutant]:
     """An identifier emptied."""
     for where, value in ctx.leaves():
         if isinstance(value, str) and where and _IDENTIFIER.search(split(where)[-1]):
             yield Mutant(
                 "empty_identifier", where, partial(ctx.replaced, where, ""),
-                original=short(value), mutated='""', layers=ctx.structural_layers,
-                absorbable=_absorbable(ctx, where),
+                original=short(value), mutated='""', absorbable=_absorbable(ctx, where),
             )

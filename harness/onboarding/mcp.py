@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.boundary.parse import strict_loads
-from harness.boundary.transport import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+from harness.contract.records import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 from harness.errors import RejectedInput
 
 if TYPE_CHECKING:

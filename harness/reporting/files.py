@@ -1,4 +1,11 @@
-"""Report files: JSON (stable, documented structure), JUnit XML, Markdown, reproductions."""
+"""Report files: JSON (stable, documented structure), JUnit XML, Markdown, reproductions.
+
+Each file reporter folds every event in as it comes (:meth:`FileReporter.case`) and keeps only
+what its format still needs — the JSON reporter one encoded line per case, the JUnit reporter one
+testcase, the Markdown reporter the cases that did not hold — then writes the file once,
+atomically, when the run finishes. A :class:`~harness.reporting.Contributor` adds what its kind
+of run has (drift, fuzz).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,7 @@ import json
 import re
 import shlex
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,6 +36,7 @@ from harness.engine import (
     Summary,
 )
 from harness.files import write_atomic
+from harness.reporting import Contributor
 
 FORMAT_VERSION = 1
 
@@ -48,31 +56,43 @@ def problem_lines(r: CaseResult) -> list[str]:
     if r.reproduce:
         lines.append(f"reproduce with: {r.reproduce}")
     return lines
+
+
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-class Collector:
-    """Keeps every result and the summary; subclasses write them at the end."""
+class FileReporter(abc.ABC):
+    """One report file: each case folded in as it comes, the file written atomically at the end."""
 
-    def __init__(self) -> None:
-        self.results: list[CaseResult] = []
-        self.summary: Summary | None = None
+    def __init__(self, path: str | Path, *, contributor: Contributor | None = None) -> None:
+        self.path = Path(path)
+        self.contributor = contributor or Contributor()
 
     def handle(self, event: Event) -> None:
+        self.contributor.handle(event)
         if isinstance(event, CaseFinished):
-            self.results.append(event.result)
+            self.case(event.result)
+        elif isinstance(event, CaseSkipped):
+            self.skipped(event)
         elif isinstance(event, RunFinished):
-            self.summary = event.summary
-            self.finish()
+            write_atomic(self.path, self.render(event.summary).encode("utf-8"), what="report")
 
-    def finish(self) -> None:  # pragma: no cover - overridden
-        pass
+    @abc.abstractmethod
+    def case(self, result: CaseResult) -> None:
+        """Fold one finished case in."""
+
+    def skipped(self, event: CaseSkipped) -> None:  # noqa: B027 - most formats do not list them
+        """A case deliberately not run."""
+
+    @abc.abstractmethod
+    def render(self, summary: Summary) -> str:
+        """The file's whole text."""
 
 
 # --------------------------------------------------------------------------- JSON
 
 
-def json_report(results: list[CaseResult], summary: Summary, command: str = "check",
+def json_report(results: Sequence[CaseResult], summary: Summary, command: str = "check",
                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON report: see docs/reports.md and harness/report.schema.json."""
     report = {
@@ -88,51 +108,48 @@ def json_report(results: list[CaseResult], summary: Summary, command: str = "che
     return report
 
 
+def case_line(case: dict[str, Any]) -> str:
+    """One case of the JSON report, as its line of the file: compact (the C encoder: the
+    pure-Python indenting encoder costs more than the cases on a large run), indented."""
+    return "    " + json.dumps(case, ensure_ascii=False, separators=(", ", ": "))
+
+
+_PLACEHOLDER = "\u0000cases\u0000"
+
+
+def assemble(document: dict[str, Any], lines: Sequence[str]) -> str:
+    """The JSON report's text: ``document`` indented, its ``cases`` the given lines, one case per
+    line (which also keeps the file greppable by case id)."""
+    head = json.dumps({**document, "cases": _PLACEHOLDER}, indent=2, ensure_ascii=False)
+    marker = json.dumps(_PLACEHOLDER)
+    if not lines or head.count(marker) != 1:  # no case, or the marker text elsewhere: no shortcut
+        cases = [json.loads(line) for line in lines]
+        return json.dumps({**document, "cases": cases}, indent=2, ensure_ascii=False) + "\n"
+    return head.replace(marker, "[\n" + ",\n".join(lines) + "\n  ]") + "\n"
+
+
 def dump_report(document: dict[str, Any]) -> str:
-    """The JSON report as text: indented, with one case per line.
-
-    ``json.dumps(..., indent=2)`` runs the pure-Python encoder, which costs more than the cases
-    themselves on a large run; each case is encoded compactly (the C encoder) on its own line,
-    which also keeps the file greppable by case id."""
+    """The JSON report as text: indented, with one case per line."""
     cases = document.get("cases")
-    if not isinstance(cases, list) or not cases:
+    if not isinstance(cases, list):
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    placeholder = "\u0000cases\u0000"
-    head = json.dumps({**document, "cases": placeholder}, indent=2, ensure_ascii=False)
-    lines = ",\n".join("    " + json.dumps(case, ensure_ascii=False, separators=(", ", ": ")) for case in cases)
-    marker = json.dumps(placeholder)
-    if head.count(marker) != 1:  # the marker text elsewhere in the document: no shortcut
-        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    return head.replace(marker, "[\n" + lines + "\n  ]") + "\n"
-
-
-class FileReporter(Collector, abc.ABC):
-    """Renders the whole run into one file when it finishes, written atomically."""
-
-    def __init__(self, path: str | Path) -> None:
-        super().__init__()
-        self.path = Path(path)
-
-    @abc.abstractmethod
-    def render(self) -> str:
-        """The file's whole text."""
-
-    def finish(self) -> None:
-        assert self.summary is not None
-        write_atomic(self.path, self.render().encode("utf-8"), what="report")
+    return assemble(document, [case_line(case) for case in cases])
 
 
 class JsonReporter(FileReporter):
-    def __init__(self, path: str | Path, command: str = "check") -> None:
-        super().__init__(path)
-        self.command = command
+    """The JSON report; each case is encoded when it finishes, the document around them at the end."""
 
-    def document(self) -> dict[str, Any]:
-        assert self.summary is not None
-        return json_report(self.results, self.summary, self.command)
+    def __init__(self, path: str | Path, command: str | None = None, *,
+                 contributor: Contributor | None = None) -> None:
+        super().__init__(path, contributor=contributor)
+        self.command = command or self.contributor.command
+        self.lines: list[str] = []
 
-    def render(self) -> str:
-        return dump_report(self.document())
+    def case(self, result: CaseResult) -> None:
+        self.lines.append(case_line(self.contributor.json_case(result, result.to_dict())))
+
+    def render(self, summary: Summary) -> str:
+        return assemble(json_report([], summary, self.command, self.contributor.json_members(summary)), self.lines)
 
 
 # --------------------------------------------------------------------------- JUnit
@@ -156,64 +173,78 @@ def _properties(result: CaseResult) -> dict[str, str]:
     return props
 
 
-def junit_xml(results: list[CaseResult], summary: Summary, suite_name: str = "contract-harness",
-              case_properties: Callable[[CaseResult], dict[str, str]] | None = None,
-              skipped: Sequence[CaseSkipped] = ()) -> str:
-    """One testsuite per tool, one testcase per case (classname = tool); layer properties on
-    each testcase (``case_properties`` adds a command's own) and per-layer counts on each suite.
-    ``skipped`` cases (deliberately not run) are skipped testcases with their reason."""
-    suites = []
-    for tool in sorted({r.tool for r in results} | {s.tool for s in skipped}):
-        cases = []
-        for r in (r for r in results if r.tool == tool):
-            case = TestCase(r.id.split("::", 1)[1], classname=tool, elapsed_sec=r.duration_s,
-                            status=r.status)
-            if r.status == FAILED:
-                case.add_failure_info(message=f"{r.problem}: {r.detail}", output=_failure_text(r),
-                                      failure_type=r.problem)
-            elif r.status == FINDING:
-                case.add_failure_info(message=f"finding ({r.problem}): {r.detail}",
-                                      output=_failure_text(r), failure_type=f"finding.{r.problem}")
-            cases.append(case)
-        for s in (s for s in skipped if s.tool == tool):
-            case = TestCase(s.id.split("::", 1)[1], classname=tool, status="skipped")
-            case.add_skipped_info(message=s.reason)
-            cases.append(case)
-        counts = summary.tools[tool].columns if tool in summary.tools else {}
-        properties = {f"rejected_by_{c}" if c != "accepted" else "accepted": str(counts.get(c, 0))
-                      for c in Summary.columns()}
-        suites.append(TestSuite(f"{suite_name}.{tool}", cases, properties=properties))
-    text = to_xml_report_string(suites, encoding="utf-8")
-    # junit-xml has no per-testcase properties; add them (the JUnit schema allows them).
-    root = ET.fromstring(text)
-    by_name = {(r.tool, r.id.split("::", 1)[1]): r for r in results}
-    for suite in root.iter("testsuite"):
-        for testcase in suite.iter("testcase"):
-            result = by_name.get((testcase.get("classname", ""), testcase.get("name", "")))
-            if result is None:
-                continue
-            props = ET.Element("properties")
-            extra = case_properties(result) if case_properties is not None else {}
-            for name, value in {**_properties(result), **extra}.items():
-                ET.SubElement(props, "property", name=name, value=value)
-            testcase.insert(0, props)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode")
-
-
 def _failure_text(r: CaseResult) -> str:
     return "\n".join(problem_lines(r))
 
 
+def junit_case(result: CaseResult) -> TestCase:
+    """One case as a JUnit testcase (classname = the tool; failures and findings as failures)."""
+    case = TestCase(result.id.split("::", 1)[1], classname=result.tool, elapsed_sec=result.duration_s,
+                    status=result.status)
+    if result.status == FAILED:
+        case.add_failure_info(message=f"{result.problem}: {result.detail}", output=_failure_text(result),
+                              failure_type=result.problem)
+    elif result.status == FINDING:
+        case.add_failure_info(message=f"finding ({result.problem}): {result.detail}",
+                              output=_failure_text(result), failure_type=f"finding.{result.problem}")
+    return case
+
+
+def skipped_case(skipped: CaseSkipped) -> TestCase:
+    """A case deliberately not run, as a skipped testcase with the reason."""
+    case = TestCase(skipped.id.split("::", 1)[1], classname=skipped.tool, status="skipped")
+    case.add_skipped_info(message=skipped.reason)
+    return case
+
+
 class JUnitReporter(FileReporter):
-    def render(self) -> str:
-        assert self.summary is not None
-        return junit_xml(self.results, self.summary)
+    """One testsuite per tool (``<suite>.<tool>``), one testcase per case with its layer
+    properties (a contributor adds its own), per-layer counts on each suite; cases deliberately
+    not run are skipped testcases with their reason."""
+
+    def __init__(self, path: str | Path, *, contributor: Contributor | None = None) -> None:
+        super().__init__(path, contributor=contributor)
+        self.cases: dict[str, list[TestCase]] = {}
+        self.skips: dict[str, list[TestCase]] = {}
+        self.properties: dict[tuple[str, str], tuple[str, dict[str, str]]] = {}
+
+    def case(self, result: CaseResult) -> None:
+        testcase = junit_case(result)
+        self.cases.setdefault(result.tool, []).append(testcase)
+        self.properties[(result.tool, testcase.name)] = (result.id, _properties(result))
+
+    def skipped(self, event: CaseSkipped) -> None:
+        self.skips.setdefault(event.tool, []).append(skipped_case(event))
+
+    def render(self, summary: Summary) -> str:
+        suites = []
+        for tool in sorted(set(self.cases) | set(self.skips)):
+            counts = summary.tools[tool].columns if tool in summary.tools else {}
+            properties = {f"rejected_by_{c}" if c != "accepted" else "accepted": str(counts.get(c, 0))
+                          for c in Summary.columns()}
+            suites.append(TestSuite(f"{self.contributor.junit_suite}.{tool}",
+                                    self.cases.get(tool, []) + self.skips.get(tool, []), properties=properties))
+        text = to_xml_report_string(suites, encoding="utf-8")
+        # junit-xml has no per-testcase properties; add them (the JUnit schema allows them).
+        root = ET.fromstring(text)
+        for suite in root.iter("testsuite"):
+            for testcase in suite.iter("testcase"):
+                found = self.properties.get((testcase.get("classname", ""), testcase.get("name", "")))
+                if found is None:
+                    continue
+                case_id, standard = found
+                props = ET.Element("properties")
+                for name, value in {**standard, **self.contributor.junit_properties(case_id)}.items():
+                    ET.SubElement(props, "property", name=name, value=value)
+                testcase.insert(0, props)
+        return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode")
 
 
 # --------------------------------------------------------------------------- Markdown
 
 
-def _cell(text: str) -> str:
+def md_cell(text: str) -> str:
+    """``text`` for a Markdown table cell: pipes escaped, on one line."""
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -232,48 +263,69 @@ def code_span(text: str, *, cell: bool = True) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def markdown(results: list[CaseResult], summary: Summary, title: str = "Contract harness") -> str:
-    """A report for a CI job summary: verdict line, tools x layers table, problems."""
+_MAX_MARKDOWN_PROBLEMS = 200
+
+
+def layer_table_markdown(summary: Summary) -> list[str]:
+    """The tools x layers table as Markdown."""
+    header, rows = summary.table()
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def markdown(results: Sequence[CaseResult], summary: Summary, title: str = "Contract harness",
+             contributor: Contributor | None = None) -> str:
+    """A report for a CI job summary: verdict line, tools x layers table, the contributor's
+    sections, the cases that did not hold (``results`` need hold only those), notes."""
+    contributor = contributor or Contributor()
     failed = summary.count(FAILED)
     findings = summary.count(FINDING)
-    verdict = "all held" if summary.ok else f"{failed} failed, {findings} findings"
-    lines = [f"## {title}: {summary.total} cases, {len(summary.tools)} tools — {verdict}", ""]
-    columns = Summary.columns()
-    lines.append("| tool | cases | " + " | ".join(columns) + " | failed | findings |")
-    lines.append("|---|---:|" + "---:|" * len(columns) + "---:|---:|")
-    for name, tool in sorted(summary.tools.items()):
-        counts = " | ".join(str(tool.columns.get(c, 0)) for c in columns)
-        lines.append(f"| {name} | {tool.total} | {counts} | {tool.statuses.get(FAILED, 0)} | "
-                     f"{tool.statuses.get(FINDING, 0)} |")
-    lines.append("")
-    lines.append("Each layer column counts the cases that layer rejected; `accepted` counts cases "
-                 "that passed every layer.")
+    verdict = contributor.heading(summary) or (
+        f"{summary.total} cases, {len(summary.tools)} tools — "
+        + ("all held" if summary.ok else f"{failed} failed, {findings} findings"))
+    lines = [f"## {title}: {verdict}", "", *layer_table_markdown(summary), ""]
+    lines.append(contributor.table_note)
+    sections = contributor.markdown_sections()
+    if sections:
+        lines += ["", *sections]
     problems = [r for r in results if r.status != PASSED]
-    if problems:
+    custom = contributor.markdown_problems(problems) if problems else None
+    if custom is not None:
+        lines += ["", *custom]
+    elif problems:
         lines += ["", "### Cases that did not hold", "",
                   "| case | status | expected | actual | pointer | detail |", "|---|---|---|---|---|---|"]
-        for r in problems[:200]:
+        for r in problems[:_MAX_MARKDOWN_PROBLEMS]:
             lines.append(
-                f"| {code_span(r.id)} | {r.status} ({r.problem}) | {_cell(r.expected.describe())} | "
-                f"{_cell(r.code or 'accepted')} | {code_span(r.instance_pointer or '/') if r.layer else '`-`'} | "
-                f"{_cell(r.detail)} |"
+                f"| {code_span(r.id)} | {r.status} ({r.problem}) | {md_cell(r.expected.describe())} | "
+                f"{md_cell(r.code or 'accepted')} | {code_span(r.instance_pointer or '/') if r.layer else '`-`'} | "
+                f"{md_cell(r.detail)} |"
             )
-        if len(problems) > 200:
-            lines.append(f"| … | {len(problems) - 200} more in the JSON report | | | | |")
+        if len(problems) > _MAX_MARKDOWN_PROBLEMS:
+            lines.append(f"| … | {len(problems) - _MAX_MARKDOWN_PROBLEMS} more in the JSON report | | | | |")
         repro = [r for r in problems if r.reproduce][:20]
         if repro:
             lines += ["", "<details><summary>Reproduce</summary>", "", "```sh"]
             lines += [r.reproduce or "" for r in repro]
             lines += ["```", "", "</details>"]
     if summary.notes:
-        lines += ["", "### Notes", ""] + [f"- {_cell(n)}" for n in summary.notes]
+        lines += ["", "### Notes", ""] + [f"- {md_cell(n)}" for n in summary.notes]
     return "\n".join(lines) + "\n"
 
 
 class MarkdownReporter(FileReporter):
-    def render(self) -> str:
-        assert self.summary is not None
-        return markdown(self.results, self.summary)
+    """The Markdown report; keeps only the cases that did not hold."""
+
+    def __init__(self, path: str | Path, *, contributor: Contributor | None = None) -> None:
+        super().__init__(path, contributor=contributor)
+        self.problems: list[CaseResult] = []
+
+    def case(self, result: CaseResult) -> None:
+        if result.status != PASSED:
+            self.problems.append(result)
+
+    def render(self, summary: Summary) -> str:
+        return markdown(self.problems, summary, self.contributor.title, self.contributor)
 
 
 # --------------------------------------------------------------------------- reproductions

@@ -1,4 +1,4 @@
-"""Reporters of a fuzz run: terminal, JSON, JUnit XML, Markdown and HTML.
+"""What a fuzz run adds to the reports: :class:`FuzzContributor`.
 
 Each property on each tool is one case of the harness's report formats (id
 ``<tool>::fuzz::<property>``, source ``fuzz``), so the JSON report keeps its structure and
@@ -10,26 +10,21 @@ generated examples by the layer that decided them.
 
 from __future__ import annotations
 
-import abc
 import json
-import sys
-import xml.etree.ElementTree as ET
-from pathlib import Path
-from typing import Any, TextIO
+from collections.abc import Sequence
+from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from harness.codes import LAYER_ORDER
-from harness.engine import FAILED, FINDING, PASSED
-from harness.files import write_atomic
+from harness.engine import FAILED, FINDING, PASSED, CaseResult, Event, Summary
 from harness.fuzz.model import ACCEPTED
 from harness.fuzz.properties import PROPERTIES
-from harness.fuzz.runner import FuzzEvent, FuzzFinished, FuzzReport, FuzzStarted, Outcome, PropertyStarted
-from harness.reporting.files import code_span, dump_report, json_report, junit_xml
-from harness.reporting.html import Section, render
-from harness.reporting.terminal import interactive
+from harness.fuzz.runner import FuzzFinished, FuzzReport, Outcome, PropertyFinished
+from harness.reporting import Contributor
+from harness.reporting.files import code_span, md_cell
+from harness.reporting.html import Section
+from harness.reporting.terminal import table
 
 _COLUMNS = [layer.value for layer in LAYER_ORDER] + [ACCEPTED]
 _SHOWN_BYTES = 400
@@ -126,106 +121,82 @@ def _profile_line(report: FuzzReport) -> str:
     return f"fuzz profile {report.profile.name}: {report.max_examples} examples per property and tool{seed}"
 
 
-# --------------------------------------------------------------------------- terminal
+# --------------------------------------------------------------------------- the contributor
+
+_GENERATOR_HEADER = ["tool", "source", "generated", "discarded as invalid", "discard rate", "unique",
+                     "boundary values"]
 
 
-class FuzzTerminalReporter:
-    """A progress bar on a terminal (never in CI), then the tables and every failure."""
+def properties_rows(report: FuzzReport) -> tuple[list[str], list[list[str]]]:
+    """The properties by tool: a row per tool, a column per property run."""
+    names = _properties(report)
+    return ["tool", *names], [[tool, *(_cell(outcomes.get(n)) for n in names)]
+                              for tool, outcomes in sorted(_by_tool(report).items())]
 
-    def __init__(self, *, stream: TextIO | None = None, progress: bool | None = None,
-                 width: int | None = None) -> None:
-        self.stream = stream or sys.stdout
-        self.console = Console(file=self.stream, width=width or (None if self.stream.isatty() else 140),
-                               highlight=False, soft_wrap=False)
-        self.show_progress = interactive(sys.stderr) if progress is None else progress
-        self._progress: Progress | None = None
-        self._task: Any = None
 
-    def handle(self, event: FuzzEvent) -> None:
-        if isinstance(event, FuzzStarted):
-            if self.show_progress and event.total:
-                self._progress = Progress(
-                    TextColumn("[bold]fuzzing"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.description}"), TimeElapsedColumn(),
-                    console=Console(file=sys.stderr), transient=True,
-                )
-                self._progress.start()
-                self._task = self._progress.add_task("", total=event.total)
-        elif isinstance(event, PropertyStarted):
-            if self._progress is not None:
-                self._progress.update(self._task, description=f"{event.tool} {event.prop}",
-                                      completed=event.index)
+class FuzzContributor(Contributor):
+    """Keeps the run's outcomes and its report, and renders them in every format."""
+
+    command = "fuzz"
+    title = "Contract fuzz"
+    junit_suite = "contract-harness-fuzz"
+    progress_label = "fuzzing"
+    table_note = ("Each layer column counts the boundary verdicts of the generated examples (one per mutant for "
+                  "`rejects_near_misses`) by the layer that decided them; `cases` counts the properties.")
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, Outcome] = {}
+        self.report: FuzzReport | None = None
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, PropertyFinished):
+            self.outcomes[event.outcome.id] = event.outcome
         elif isinstance(event, FuzzFinished):
-            if self._progress is not None:
-                self._progress.stop()
-            self.render(event.report)
+            self.report = event.report
 
-    def render(self, report: FuzzReport) -> None:
-        console = self.console
-        console.print(_profile_line(report), markup=False)
-        names = _properties(report)
-        table = Table(title="properties by tool", title_justify="left")
-        table.add_column("tool")
-        for name in names:
-            table.add_column(name, justify="right")
-        for tool, outcomes in sorted(_by_tool(report).items()):
-            table.add_row(tool, *(_cell(outcomes.get(name)) for name in names))
-        console.print(table)
-        layers = Table(title="verdicts by deciding layer (one per example, one per mutant for rejects_near_misses)",
-                       title_justify="left")
-        layers.add_column("tool")
-        for column in _COLUMNS:
-            layers.add_column(column, justify="right")
-        summary = report.summary()
-        for tool, counts in sorted(summary.tools.items()):
-            layers.add_row(tool, *(str(counts.columns.get(c, 0)) for c in _COLUMNS))
-        console.print(layers)
-        generators = Table(title="generated documents", title_justify="left")
-        for column in ("tool", "source", "generated", "discarded", "discard rate", "unique", "boundary values"):
-            generators.add_column(column, justify="left" if column in ("tool", "source") else "right")
-        for row in generator_rows(report):
-            generators.add_row(*row)
-        console.print(generators)
-        for note in report.notes:
-            console.print(f"note: {note}", markup=False)
-        for outcome in report.outcomes:
-            if not outcome.ok:  # unwrapped: commands and examples stay copyable
-                console.print("\n" + outcome_text(outcome), markup=False, soft_wrap=True)
-        console.print(verdict_line(report), markup=False)
+    def _report(self) -> FuzzReport:
+        assert self.report is not None, "the fuzz run has not finished"
+        return self.report
 
+    # -- terminal
+    def terminal_head(self) -> list[Any]:
+        report = self._report()
+        return [_profile_line(report), table("properties by tool", *properties_rows(report))]
 
-# --------------------------------------------------------------------------- files
+    def terminal_table(self, summary: Summary) -> Table:
+        rows = [[tool, *(str(counts.columns.get(c, 0)) for c in _COLUMNS)]
+                for tool, counts in sorted(summary.tools.items())]
+        return table("verdicts by deciding layer (one per example, one per mutant for rejects_near_misses)",
+                     ["tool", *_COLUMNS], rows)
 
+    def terminal_body(self) -> list[Any]:
+        header = [name if name != "discarded as invalid" else "discarded" for name in _GENERATOR_HEADER]
+        return [table("generated documents", header, generator_rows(self._report()), left=2)]
 
-def fuzz_json(report: FuzzReport) -> dict[str, Any]:
-    """The JSON report of a fuzz run (``harness/report.schema.json``, with its ``fuzz`` part).
+    def terminal_problems(self, problems: Sequence[CaseResult]) -> list[str]:
+        # Unwrapped: commands and examples stay copyable.
+        return ["\n" + outcome_text(o) for o in self._report().outcomes if not o.ok]
 
-    A case that did not hold carries its shrunk example's verdict under ``actual``; one that
-    held did what was expected of every example (``actual.accepted`` = ``expected.accept``)."""
-    data = json_report([o.case_result() for o in report.outcomes], report.summary(), "fuzz",
-                       extra={"fuzz": report.to_dict()})
-    for case in data["cases"]:
-        if case["status"] == PASSED:
-            case["actual"]["accepted"] = case["expected"]["accept"]
-    return data
+    def verdict(self, summary: Summary) -> str:
+        return verdict_line(self._report())
 
+    # -- JSON
+    def json_case(self, result: CaseResult, data: dict[str, Any]) -> dict[str, Any]:
+        # A case that held did what was expected of every example (a case that did not carries
+        # its shrunk example's verdict).
+        if data["status"] == PASSED:
+            data["actual"]["accepted"] = data["expected"]["accept"]
+        return data
 
-def fuzz_junit(report: FuzzReport) -> str:
-    """One testsuite per tool, one testcase per property, with the examples and generator
-    statistics as testcase properties."""
-    text = junit_xml([o.case_result() for o in report.outcomes], report.summary(),
-                     suite_name="contract-harness-fuzz")
-    root = ET.fromstring(text)
-    outcomes = {(o.tool, f"fuzz::{o.prop}"): o for o in report.outcomes}
-    for testcase in root.iter("testcase"):
-        outcome = outcomes.get((testcase.get("classname", ""), testcase.get("name", "")))
+    def json_members(self, summary: Summary) -> dict[str, Any]:
+        return {"fuzz": self._report().to_dict()}
+
+    # -- JUnit
+    def junit_properties(self, case_id: str) -> dict[str, str]:
+        outcome = self.outcomes.get(case_id)
         if outcome is None:
-            continue
-        props = testcase.find("properties")
-        if props is None:
-            props = ET.Element("properties")
-            testcase.insert(0, props)
-        stats = report.generators.get(outcome.tool, {}).get("documents", {})
+            return {}
+        stats = self._report().generators.get(outcome.tool, {}).get("documents", {})
         extra = {"property": outcome.prop, "examples": str(outcome.examples),
                  "generated": str(stats.get("generated", 0)), "discarded": str(stats.get("discarded", 0)),
                  "unique": str(stats.get("unique", 0))}
@@ -233,32 +204,26 @@ def fuzz_junit(report: FuzzReport) -> str:
             extra["blob"] = outcome.blob
         if outcome.fixture:
             extra["fixture"] = outcome.fixture
-        for name, value in extra.items():
-            ET.SubElement(props, "property", name=name, value=value)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode")
+        return extra
 
+    # -- Markdown
+    def heading(self, summary: Summary) -> str:
+        return verdict_line(self._report())
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    def markdown_sections(self) -> list[str]:
+        report = self._report()
+        header, rows = properties_rows(report)
+        lines = [_profile_line(report) + ".", "",
+                 "| tool | " + " | ".join(f"`{n}`" for n in header[1:]) + " |", "|---|" + "---:|" * (len(header) - 1)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        lines += ["", "| " + " | ".join(_GENERATOR_HEADER) + " |", "|---|---|---:|---:|---:|---:|---:|"]
+        return lines + ["| " + " | ".join(row) + " |" for row in generator_rows(report)]
 
-
-def fuzz_markdown(report: FuzzReport, title: str = "Contract fuzz") -> str:
-    """For a CI job summary: verdict, properties by tool, generator statistics, failures."""
-    lines = [f"## {title}: {verdict_line(report)}", "", _profile_line(report) + ".", ""]
-    names = _properties(report)
-    lines.append("| tool | " + " | ".join(f"`{n}`" for n in names) + " |")
-    lines.append("|---|" + "---:|" * len(names))
-    for tool, outcomes in sorted(_by_tool(report).items()):
-        lines.append(f"| {tool} | " + " | ".join(_cell(outcomes.get(n)) for n in names) + " |")
-    lines += ["", "| tool | source | generated | discarded as invalid | discard rate | unique | boundary values |",
-              "|---|---|---:|---:|---:|---:|---:|"]
-    lines += ["| " + " | ".join(row) + " |" for row in generator_rows(report)]
-    problems = [o for o in report.outcomes if not o.ok]
-    if problems:
-        lines += ["", "### Properties that did not hold", ""]
-        for outcome in problems:
+    def markdown_problems(self, problems: Sequence[CaseResult]) -> list[str]:
+        lines = ["### Properties that did not hold", ""]
+        for outcome in (o for o in self._report().outcomes if not o.ok):
             lines += [f"**{code_span(outcome.id, cell=False)}** — {outcome.status} ({outcome.problem}): "
-                      f"{_md(outcome.detail)}", ""]
+                      f"{md_cell(outcome.detail)}", ""]
             if outcome.finding is not None:
                 lines += ["```json", _example(outcome.finding.payload), "```", ""]
             if outcome.fixture:
@@ -268,60 +233,18 @@ def fuzz_markdown(report: FuzzReport, title: str = "Contract fuzz") -> str:
                 if outcome.blob:
                     lines.append(f"{outcome.reproduce} --blob {outcome.blob}")
                 lines += ["```", ""]
-    if report.notes:
-        lines += ["", "### Notes", ""] + [f"- {_md(n)}" for n in report.notes]
-    return "\n".join(lines).rstrip() + "\n"
+        return lines[:-1]
 
+    # -- HTML
+    def html_sections(self) -> list[Section]:
+        report = self._report()
+        sections = [
+            Section("Properties by tool", *properties_rows(report), note=_profile_line(report) + "."),
+            Section("Generator statistics", _GENERATOR_HEADER, generator_rows(report),
+                    note="Every generated value is re-validated by the production validator; "
+                         "the ones it rejects are discarded and counted."),
+        ]
+        if report.notes:
+            sections.append(Section("Notes", ["note"], [[n] for n in report.notes]))
+        return sections
 
-def fuzz_html(report: FuzzReport, title: str = "Contract fuzz report") -> str:
-    """The harness's HTML report of the properties as cases (the summary counts verdicts by
-    deciding layer), with the properties by tool and the generator statistics as sections."""
-    names = _properties(report)
-    sections = [
-        Section("Properties by tool", ["tool", *names],
-                [[tool, *(_cell(outcomes.get(n)) for n in names)]
-                 for tool, outcomes in sorted(_by_tool(report).items())],
-                note=_profile_line(report) + "."),
-        Section("Generator statistics", ["tool", "source", "generated", "discarded as invalid", "discard rate",
-                                         "unique", "boundary values"], generator_rows(report),
-                note="Every generated value is re-validated by the production validator; "
-                     "the ones it rejects are discarded and counted."),
-    ]
-    if report.notes:
-        sections.append(Section("Notes", ["note"], [[n] for n in report.notes]))
-    return render([o.case_result() for o in report.outcomes], report.summary(), title=title, sections=sections)
-
-
-class _FileReporter(abc.ABC):
-    """Renders the finished run into one file, written atomically."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-
-    def handle(self, event: FuzzEvent) -> None:
-        if isinstance(event, FuzzFinished):
-            write_atomic(self.path, self.render(event.report).encode("utf-8"), what="report")
-
-    @abc.abstractmethod
-    def render(self, report: FuzzReport) -> str:
-        """The file's whole text."""
-
-
-class FuzzJsonReporter(_FileReporter):
-    def render(self, report: FuzzReport) -> str:
-        return dump_report(fuzz_json(report))
-
-
-class FuzzJUnitReporter(_FileReporter):
-    def render(self, report: FuzzReport) -> str:
-        return fuzz_junit(report)
-
-
-class FuzzMarkdownReporter(_FileReporter):
-    def render(self, report: FuzzReport) -> str:
-        return fuzz_markdown(report)
-
-
-class FuzzHtmlReporter(_FileReporter):
-    def render(self, report: FuzzReport) -> str:
-        return fuzz_html(report)

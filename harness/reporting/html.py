@@ -19,6 +19,7 @@ from typing import Any
 from harness import __version__
 from harness.codes import LAYER_ORDER
 from harness.engine import FAILED, FINDING, CaseResult, Summary
+from harness.reporting import Contributor
 from harness.reporting.files import FileReporter
 
 #: One colour per layer (and for accepted cases); chosen to be distinguishable.
@@ -62,22 +63,36 @@ def _case(r: CaseResult) -> dict[str, Any]:
     }
 
 
+class Matrix:
+    """Tools x case kinds, filled one case at a time: rows (tools), columns (fixture kinds, other
+    sources such as drift, then operators in first-seen order), and each cell's cases."""
+
+    def __init__(self) -> None:
+        self.operators: list[str] = []
+        self.sources: list[str] = []
+        self.cells: dict[str, dict[str, list[dict[str, Any]]]] = {}
+
+    def add(self, result: CaseResult) -> None:
+        if result.operator:
+            if result.operator not in self.operators:
+                self.operators.append(result.operator)
+        elif result.source not in self.sources:
+            self.sources.append(result.source)
+        self.cells.setdefault(result.tool, {}).setdefault(result.operator or result.source, []).append(_case(result))
+
+    def to_dict(self) -> dict[str, Any]:
+        sources = [c for c in FIXTURE_COLUMNS if c in self.sources]
+        sources += [s for s in self.sources if s not in sources]
+        tools = sorted(self.cells)
+        return {"tools": tools, "columns": sources + self.operators, "cells": {t: self.cells[t] for t in tools}}
+
+
 def matrix(results: Sequence[CaseResult]) -> dict[str, Any]:
-    """Rows (tools), columns (fixture kinds, other sources such as drift, then operators in
-    first-seen order), cells."""
-    tools = sorted({r.tool for r in results})
-    operators: list[str] = []
-    for r in results:
-        if r.operator and r.operator not in operators:
-            operators.append(r.operator)
-    sources = [c for c in FIXTURE_COLUMNS if any(r.source == c for r in results)]
-    sources += [s for s in dict.fromkeys(r.source for r in results if not r.operator) if s not in sources]
-    columns = sources + operators
-    cells: dict[str, dict[str, list[dict[str, Any]]]] = {t: {} for t in tools}
-    for r in results:
-        column = r.operator or r.source
-        cells[r.tool].setdefault(column, []).append(_case(r))
-    return {"tools": tools, "columns": columns, "cells": cells}
+    """The matrix of ``results`` (see :class:`Matrix`)."""
+    grid = Matrix()
+    for result in results:
+        grid.add(result)
+    return grid.to_dict()
 
 
 def _asset(name: str) -> str:
@@ -133,16 +148,16 @@ def sections_page(title: str, *, ok: bool, verdict: str, sections: Sequence[Sect
 
 
 def render(
-    results: Sequence[CaseResult],
+    results: Sequence[CaseResult] | Matrix,
     summary: Summary,
     *,
     title: str = "Contract harness report",
     sections: Sequence[Section] = (),
     generated_at: str = "",
 ) -> str:
-    """The whole report as one HTML document."""
+    """The whole report as one HTML document (of ``results``, or of a matrix already filled)."""
     esc = html.escape
-    grid = matrix(results)
+    grid = results.to_dict() if isinstance(results, Matrix) else matrix(results)
     failed, findings = summary.count(FAILED), summary.count(FINDING)
     verdict = (
         f'<span class="verdict ok">all {summary.total} cases held</span>' if summary.ok
@@ -151,16 +166,11 @@ def render(
     out = [
         *_head(title, verdict, generated_at),
         "<h2>Cases by rejecting layer</h2>",
-        '<table class="summary"><thead><tr><th>tool</th><th>cases</th>'
-        + "".join(f"<th>{esc(c)}</th>" for c in Summary.columns())
-        + "<th>failed</th><th>findings</th></tr></thead><tbody>",
     ]
-    for name, tool in sorted(summary.tools.items()):
-        out.append(
-            f"<tr><td>{esc(name)}</td><td>{tool.total}</td>"
-            + "".join(f"<td>{tool.columns.get(c, 0)}</td>" for c in Summary.columns())
-            + f"<td>{tool.statuses.get(FAILED, 0)}</td><td>{tool.statuses.get(FINDING, 0)}</td></tr>"
-        )
+    header, rows = summary.table()
+    out.append('<table class="summary"><thead><tr>' + "".join(f"<th>{esc(h)}</th>" for h in header)
+               + "</tr></thead><tbody>")
+    out += ["<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>" for row in rows]
     out.append("</tbody></table>")
     out.append("<h2>Tools &times; case kinds</h2>")
     out.append('<div class="legend">' + "".join(
@@ -204,15 +214,20 @@ def render(
 
 
 class HtmlReporter(FileReporter):
-    def __init__(self, path: str | Path, *, title: str = "Contract harness report",
-                 sections: Sequence[Section] = (), generated_at: str = "") -> None:
-        super().__init__(path)
-        self.title = title
+    """The HTML page; each case goes into the matrix as it finishes (a compact summary of it, for
+    the panel), the contributor's sections after the matrix."""
+
+    def __init__(self, path: str | Path, *, title: str | None = None, sections: Sequence[Section] = (),
+                 generated_at: str = "", contributor: Contributor | None = None) -> None:
+        super().__init__(path, contributor=contributor)
+        self.title = title or f"{self.contributor.title} report"
         self.sections = list(sections)
         self.generated_at = generated_at
+        self.matrix = Matrix()
 
-    def render(self) -> str:
-        assert self.summary is not None
-        return render(self.results, self.summary, title=self.title, sections=self.sections,
-                      generated_at=self.generated_at)
+    def case(self, result: CaseResult) -> None:
+        self.matrix.add(result)
 
+    def render(self, summary: Summary) -> str:
+        return render(self.matrix, summary, title=self.title,
+                      sections=[*self.sections, *self.contributor.html_sections()], generated_at=self.generated_at)

@@ -1,17 +1,32 @@
 """The terminal face: a progress bar on a terminal (quiet in CI), then a summary table and
-every case that did not hold, with a command to reproduce it."""
+every case that did not hold, with a command to reproduce it. A
+:class:`~harness.reporting.Contributor` adds what its kind of run has (drift's checks, fuzz's
+properties) and may say how its problems and its verdict read."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from harness.engine import FAILED, FINDING, PASSED, CaseFinished, CaseResult, Event, RunFinished, RunStarted, Summary
+from harness.engine import (
+    FAILED,
+    FINDING,
+    PASSED,
+    CaseFinished,
+    CaseResult,
+    CaseStarted,
+    Event,
+    RunFinished,
+    RunStarted,
+    Summary,
+)
+from harness.reporting import Contributor
 from harness.reporting.files import problem_lines
 
 
@@ -22,26 +37,31 @@ def interactive(stream: TextIO) -> bool:
 
 class TerminalReporter:
     def __init__(self, *, stream: TextIO | None = None, progress: bool | None = None,
-                 max_problems: int = 50, width: int | None = None) -> None:
+                 max_problems: int = 50, width: int | None = None, contributor: Contributor | None = None) -> None:
         self.stream = stream or sys.stdout
         self.console = Console(file=self.stream, width=width or (None if self.stream.isatty() else 140),
                                highlight=False, soft_wrap=False)
         self.show_progress = interactive(sys.stderr) if progress is None else progress
         self.max_problems = max_problems
+        self.contributor = contributor or Contributor()
         self.problems: list[CaseResult] = []
         self._progress: Progress | None = None
         self._task: Any = None
 
     def handle(self, event: Event) -> None:
+        self.contributor.handle(event)
         if isinstance(event, RunStarted):
             if self.show_progress and event.total:
                 self._progress = Progress(
-                    TextColumn("[bold]checking"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[failed]} not held"), TimeElapsedColumn(),
-                    console=Console(file=sys.stderr), transient=True,
+                    TextColumn(f"[bold]{self.contributor.progress_label}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[failed]} not held"), TextColumn("{task.description}"),
+                    TimeElapsedColumn(), console=Console(file=sys.stderr), transient=True,
                 )
                 self._progress.start()
-                self._task = self._progress.add_task("cases", total=event.total, failed=0)
+                self._task = self._progress.add_task("", total=event.total, failed=0)
+        elif isinstance(event, CaseStarted):
+            if self._progress is not None:
+                self._progress.update(self._task, description=f"{event.tool} {event.id.rsplit('::', 1)[-1]}")
         elif isinstance(event, CaseFinished):
             if event.result.status != PASSED:
                 self.problems.append(event.result)
@@ -54,35 +74,54 @@ class TerminalReporter:
 
     def render(self, summary: Summary) -> None:
         console = self.console
-        console.print(summary_table(summary))
+        contributor = self.contributor
+        for part in contributor.terminal_head():
+            _print(console, part)
+        table = contributor.terminal_table(summary)
+        console.print(table if table is not None else summary_table(summary, contributor.table_title))
+        for part in contributor.terminal_body():
+            _print(console, part)
         # soft_wrap: a line is never broken at the console's width, so `reproduce with:` stays
         # one line that can be pasted into a shell, whatever the terminal or COLUMNS says.
         for note in summary.notes:
             console.print(f"note: {note}", markup=False, soft_wrap=True)
-        for r in self.problems[: self.max_problems]:
-            console.print(problem_text(r), markup=False, soft_wrap=True)
-        if len(self.problems) > self.max_problems:
-            console.print(f"... and {len(self.problems) - self.max_problems} more (see the JSON report)")
-        failed, findings = summary.count(FAILED), summary.count(FINDING)
-        if summary.ok:
-            console.print(f"all {summary.total} cases held ({summary.duration_s:.1f}s)", markup=False)
-        else:
-            console.print(f"{failed} failed, {findings} findings, {summary.count(PASSED)} held "
-                          f"of {summary.total} cases ({summary.duration_s:.1f}s)", markup=False)
+        texts = contributor.terminal_problems(self.problems)
+        if texts is None:
+            texts = [problem_text(r) for r in self.problems[: self.max_problems]]
+            if len(self.problems) > self.max_problems:
+                texts.append(f"... and {len(self.problems) - self.max_problems} more (see the JSON report)")
+        for text in texts:
+            console.print(text, markup=False, soft_wrap=True)
+        console.print(contributor.verdict(summary) or verdict(summary), markup=False)
+
+
+def _print(console: Console, part: Any) -> None:
+    if isinstance(part, str):
+        console.print(part, markup=False, soft_wrap=True)
+    else:
+        console.print(part)
+
+
+def verdict(summary: Summary) -> str:
+    """The terminal's last line for a run of cases."""
+    if summary.ok:
+        return f"all {summary.total} cases held ({summary.duration_s:.1f}s)"
+    return (f"{summary.count(FAILED)} failed, {summary.count(FINDING)} findings, {summary.count(PASSED)} held "
+            f"of {summary.total} cases ({summary.duration_s:.1f}s)")
+
+
+def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]], *, left: int = 1) -> Table:
+    """A rich table; the first ``left`` columns left-aligned, the others (counts) right-aligned."""
+    found = Table(title=title, title_justify="left")
+    for index, name in enumerate(header):
+        found.add_column(name, justify="left" if index < left else "right")
+    for row in rows:
+        found.add_row(*row)
+    return found
 
 
 def summary_table(summary: Summary, title: str = "cases by rejecting layer") -> Table:
-    table = Table(title=title, title_justify="left")
-    table.add_column("tool")
-    table.add_column("cases", justify="right")
-    for column in Summary.columns():
-        table.add_column(column, justify="right")
-    table.add_column("failed", justify="right")
-    table.add_column("findings", justify="right")
-    for name, tool in sorted(summary.tools.items()):
-        table.add_row(name, str(tool.total), *(str(tool.columns.get(c, 0)) for c in Summary.columns()),
-                      str(tool.statuses.get(FAILED, 0)), str(tool.statuses.get(FINDING, 0)))
-    return table
+    return table(title, *summary.table())
 
 
 def problem_text(r: CaseResult) -> str:

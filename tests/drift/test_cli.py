@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import signal
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from importlib import resources
 from pathlib import Path
@@ -23,10 +23,9 @@ from tests.drift.conftest import sandbox_env
 pytestmark = pytest.mark.drift
 
 
-def exe() -> str:
-    found = shutil.which("contract-harness")
-    assert found, "the console script must be installed (pip install -e .)"
-    return found
+#: The CLI as this interpreter runs it: no console script on PATH needed (the venv may not be
+#: activated); tests/test_cli_verify.py checks the installed script itself.
+CLI = [sys.executable, "-m", "harness"]
 
 
 def reports(tmp_path: Path) -> list[str]:
@@ -111,13 +110,13 @@ def test_a_rejected_response_comes_with_a_command_that_reproduces_its_verdict(
     case = next(c for c in valid_report(tmp_path / "r.json")["cases"] if c["id"].endswith("[CR-1042]"))
     argv = shlex.split(case["reproduce"])
     assert argv[:2] == ["contract-harness", "verify"]
-    done = subprocess.run([exe(), *argv[1:], "--json"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([*CLI, *argv[1:], "--json"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and json.loads(done.stdout)["code"] == "parse.duplicate_member"
 
 
 def test_an_unset_variable_is_one_line_and_exit_2_before_anything_is_sent(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_SANDBOX")}
-    done = subprocess.run([exe(), "drift", "--demo"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    done = subprocess.run([*CLI, "drift", "--demo"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
     assert done.returncode == 2
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr
@@ -155,7 +154,7 @@ def test_the_sandbox_command_prints_the_export_line_and_serves_until_interrupted
     tmp_path: Path,
 ) -> None:
     with subprocess.Popen(
-        [exe(), "sandbox", "--port", "0", "--profile", "drifted"],
+        [*CLI, "sandbox", "--port", "0", "--profile", "drifted"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

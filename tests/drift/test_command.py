@@ -51,7 +51,7 @@ def root(make_contract: Any, tmp_path: Path) -> Path:
 
 
 def test_each_outcome_of_a_command_is_classified(root: Path, drift: Any) -> None:
-    checks, summary, drift_plan = drift(root, {"ITEM_TOKEN": "tkn-cmd-secret-42"})
+    checks, _, _ = drift(root, {"ITEM_TOKEN": "tkn-cmd-secret-42"})
     got = {cid.split("[")[1].rstrip("]"): (c.status, c.verdict.code, c.reason) for cid, c in checks.items()}
     assert got == {
         "it-7": ("held", None, None),
@@ -62,7 +62,6 @@ def test_each_outcome_of_a_command_is_classified(root: Path, drift: Any) -> None
         "it-12": ("rejected", "schema.additionalProperties", None),
     }
     assert checks["item_status::drift::cli[it-11]"].info["bytes_read"] == 4097
-    assert summary.duration_s < drift_plan.budget_s
 
 
 def test_stderr_is_kept_for_the_operator_redacted_and_never_shown_to_the_agent(root: Path, drift: Any) -> None:

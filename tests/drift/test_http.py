@@ -141,18 +141,19 @@ FLAKY = {
 }
 
 
-def test_flaky_upstreams_are_classified_and_the_run_ends_within_its_budget(
+def test_flaky_upstreams_are_classified_and_a_slow_answer_is_cut_by_its_timeout(
     project: Path, sandbox: Any, drift: Any
 ) -> None:
-    checks, summary, drift_plan = drift(project, sandbox_env(sandbox, "flaky"), upstreams=HTTP)
+    checks, _, drift_plan = drift(project, sandbox_env(sandbox, "flaky"), upstreams=HTTP)
     for cid, (status, code, reason, agent_code) in FLAKY.items():
         check = checks[cid]
         assert (check.status, check.verdict.code, check.reason) == (status, code, reason), cid
         assert check.verdict.agent_result["error"]["code"] == agent_code
     assert "HTTP 500" in checks["job_status::drift::sandbox[bluebird/run_8f3K2j5H1g9d]"].verdict.message
     assert "127.0.0.2" in checks["deployment_status::drift::sandbox[production]"].verdict.message
-    # The slow answer comes after 30 s; the run is bounded by the timeouts (1 s each here).
-    assert summary.duration_s < drift_plan.budget_s < 30
+    # The slow answer comes after 30 s: its own timeout (1 s here) ends it, not the run's budget.
+    assert drift_plan.budget_s < 30
+    assert all(check.reason != "run_budget" for check in checks.values())
 
 
 def test_a_request_the_upstream_does_not_know_is_not_found(project: Path, sandbox: Any, drift: Any) -> None:
@@ -353,4 +354,6 @@ def test_a_run_budget_stops_what_is_still_unanswered(project: Path, sandbox: Any
     assert runner.budget_s == 0.3 < drift_plan.budget_s
     assert [(c.status, c.reason) for c in checks] == [("failed", "run_budget")] * 2
     assert "the run reached its budget of 0.3 s first" in checks[0].verdict.message
-    assert summary.duration_s < 1.0
+    # The budget, not the 1 s timeout of the slow answer, ended them (checked by reason, not by
+    # the wall clock: a loaded machine may take longer than the budget to report it).
+    assert summary.count("failed") == 2

@@ -117,8 +117,8 @@ FLAKY = {
 }
 
 
-def test_a_flaky_mcp_server_is_classified_and_the_run_ends_within_its_budget(project: Path, drift: Any) -> None:
-    checks, summary, drift_plan = drift(project, profile("flaky"), upstreams=MCP)
+def test_a_flaky_mcp_server_is_classified_and_a_slow_answer_is_cut_by_its_timeout(project: Path, drift: Any) -> None:
+    checks, _, _ = drift(project, profile("flaky"), upstreams=MCP)
     for cid, expected in FLAKY.items():
         check = checks[cid]
         assert (check.status, check.verdict.code, check.reason) == expected, cid
@@ -126,7 +126,7 @@ def test_a_flaky_mcp_server_is_classified_and_the_run_ends_within_its_budget(pro
         checks["job_status::drift::sandbox-mcp[bluebird/run_8f3K2j5H1g9d]"].verdict.agent_result["error"]["code"]
         == "UPSTREAM_UNAVAILABLE"
     )
-    assert summary.duration_s < drift_plan.budget_s
+    assert all(check.reason != "run_budget" for check in checks.values())  # every request ended on its own
 
 
 def test_a_server_that_does_not_start_fails_every_check_with_its_stderr(project: Path, drift: Any) -> None:

@@ -1,14 +1,3 @@
-"""The rules this package ships. Importing this package registers them in ``RULES``; the
-import order below is the order of the catalogue (closure first: the rules that matter most)."""
-
-from harness.lint.rules import (  # noqa: F401, I001 - imported for their registrations, in catalogue order
-    closure,
-    bounds,
-    patterns,
-    formats,
-    envelope,
-    pointers,
-    references,
-    vocabulary,
-    waivers,
-)
+"""The rules this package ships, one module per concern. ``harness.lint.registry.RULES`` names
+these modules (:data:`~harness.lint.registry.RULE_MODULES`, in catalogue order) and imports them
+on first read: nothing needs importing for the catalogue to be full."""

@@ -1,0 +1,136 @@
+"""The validators the boundary compiles from a contract's records, each built once and kept on
+the contract (:meth:`~harness.contract.Contract.memo`, thread-safe).
+
+Every supported schema version (production validator, ``jsonschema-rs``), the agent view derived
+from it, the vendor schema, the request schema. ``$ref`` resolves against the contract's own
+schema files only; a schema that does not compile, or a ``$ref`` cycle that never moves into
+the document, is a :class:`~harness.errors.ContractError` naming the file and pointer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
+
+from harness.errors import ContractError
+
+if TYPE_CHECKING:
+    from harness.boundary.schema import SchemaValidator
+    from harness.contract.records import Contract
+
+
+def schema_validator(contract: Contract, version: int | None = None) -> SchemaValidator:
+    """The production validator of a schema version (default: the current one)."""
+    version = contract.version if version is None else version
+    return contract.memo(("schema", version), lambda: _compile(contract, version))
+
+
+def view_schema(contract: Contract, version: int | None = None) -> dict[str, Any]:
+    """The closed schema of the agent-facing ``data`` object, derived from a version."""
+    from harness.boundary.projection import derive_view_schema
+
+    version = contract.version if version is None else version
+    return contract.memo(("view", version), lambda: derive_view_schema(contract, version))
+
+
+def view_validator(contract: Contract, version: int | None = None) -> SchemaValidator:
+    version = contract.version if version is None else version
+    return contract.memo(("view-validator", version), lambda: _compile_view(contract, version))
+
+
+def vendor_validator(contract: Contract) -> SchemaValidator | None:
+    """The validator of ``vendor_schema`` (what the schema layer checks for an adapter tool)."""
+    if contract.vendor_schema is None:
+        return None
+    return contract.memo(("vendor",), lambda: _compile_vendor(contract))
+
+
+def request_validator(contract: Contract) -> SchemaValidator:
+    """The validator of ``request.schema`` (a request's ``args``)."""
+    return contract.memo(("request",), lambda: _compile_request(contract))
+
+
+def _validator_for(schema: Any, **options: Any) -> SchemaValidator:
+    from harness.boundary.schema import validator_for  # not at the top: the schema layer imports this module
+
+    return validator_for(schema, **options)
+
+
+def _compile(contract: Contract, version: int) -> SchemaValidator:
+    file = contract.schema_path(version)
+    schema = contract.schema(version)
+    base = file.resolve().as_uri()
+    try:
+        validator = _validator_for(schema, resources=contract.schema_resources(), base_uri=base)
+    except ContractError as exc:
+        raise ContractError(exc.detail, file=str(file), pointer=exc.pointer,
+                            allowed=exc.allowed, code=exc.code) from None
+    _refuse_ref_cycles(schema, file, base, contract.schema_resources())
+    return validator
+
+
+def _compile_view(contract: Contract, version: int) -> SchemaValidator:
+    # The view copies subschemas (and $defs) of the version's schema, so its relative
+    # $refs must resolve as the version's do: give it a sibling URI of that file / $id.
+    schema = contract.schema(version)
+    base = contract.schema_path(version).resolve().as_uri()
+    if isinstance(schema, dict) and isinstance(schema.get("$id"), str):
+        base = schema["$id"]
+    try:
+        return _validator_for(
+            view_schema(contract, version),
+            resources=contract.schema_resources(),
+            base_uri=urljoin(base, f"agent-view-v{version}.json"),
+        )
+    except ContractError as exc:
+        raise ContractError(
+            f"the agent view derived from v{version} does not compile: {exc.detail}",
+            file=str(contract.path), pointer="/agent_view", code=exc.code,
+        ) from None
+
+
+def _compile_vendor(contract: Contract) -> SchemaValidator:
+    named = contract.raw.get("vendor_schema")
+    base = contract.path.resolve().as_uri()
+    try:
+        validator = _validator_for(contract.vendor_schema, resources=contract.schema_resources(), base_uri=base)
+    except ContractError as exc:
+        if isinstance(named, str):  # a file beside the contract: the pointer is in that file
+            raise ContractError(exc.detail, file=str(contract.directory / named), pointer=exc.pointer,
+                                code=exc.code) from None
+        raise ContractError(exc.detail, file=str(contract.path), pointer="/vendor_schema" + (exc.pointer or ""),
+                            code=exc.code) from None
+    file = contract.directory / named if isinstance(named, str) else contract.path
+    prefix = "" if isinstance(named, str) else "/vendor_schema"
+    _refuse_ref_cycles(contract.vendor_schema, file, base, contract.schema_resources(), prefix)
+    return validator
+
+
+def _compile_request(contract: Contract) -> SchemaValidator:
+    try:
+        return _validator_for(contract.request_schema)
+    except ContractError as exc:
+        raise ContractError(exc.detail, file=str(contract.path), pointer="/request/schema" + (exc.pointer or ""),
+                            code=exc.code) from None
+
+
+def _refuse_ref_cycles(
+    schema: Any, file: Path, base: str, resources: list[tuple[str, Any]], prefix: str = ""
+) -> None:
+    """A ``$ref`` cycle that never moves into the document is a load error: the production
+    validator would accept anything under it, the reference validator never finish."""
+    from harness.schemas.resolve import in_place_cycle
+
+    cycle = in_place_cycle(schema, base_uri=base, resources=resources)
+    if cycle is None:
+        return
+    chain = " -> ".join(step.display(base) or "/" for step in cycle)
+    raise ContractError(
+        f"$ref cycle that never moves into the document: {chain} (a value would be checked "
+        "against itself for ever; put a properties/items step in the loop or break it)",
+        file=str(file), pointer=prefix + cycle[0].pointer if cycle[0].resource == base else None,
+        code="contract.ref_cycle",
+    )
+
+

@@ -1,0 +1,293 @@
+"""What a contract is: frozen records of one tool's ``contract.yaml`` and its schema versions.
+
+Records only: they import nothing from the boundary, which reads them. Loading and checking
+them is :mod:`harness.contract.load`; what is compiled from them (validators, the adapter, the
+normalised request) is the boundary's (:mod:`harness.boundary.compiled`,
+:mod:`harness.boundary.adapter`, :mod:`harness.boundary.request`) and is cached on the contract
+(:meth:`Contract.memo`). The methods below that return compiled forms are conveniences over
+those modules, kept so ``contract.validator()`` reads as it always has.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from harness.codes import AgentCode
+from harness.errors import ContractError
+from harness.pointer import split
+
+if TYPE_CHECKING:
+    from harness.boundary.schema import SchemaValidator
+    from harness.differential import ReferenceValidator
+
+_T = TypeVar("_T")
+CONTRACT_FILE = "contract.yaml"
+SCHEMAS_DIR = "schemas"
+DEFAULT_REQUEST_ID = "req.J7q94MkP"
+#: ``limits:`` when a contract says nothing: the transport layer's byte cap and nesting depth.
+DEFAULT_MAX_BYTES = 1 << 20
+DEFAULT_MAX_DEPTH = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_depth: int = DEFAULT_MAX_DEPTH
+
+
+@dataclass(frozen=True, slots=True)
+class BindingRule:
+    """``result`` pointer (in the contract object) must equal ``request`` pointer."""
+
+    name: str
+    result: str
+    request: str
+    result_tokens: tuple[str, ...] = ()
+    request_tokens: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, name: str, result: str, request: str) -> BindingRule:
+        return cls(name, result, request, tuple(split(result)), tuple(split(request)))
+
+
+@dataclass(frozen=True, slots=True)
+class FreshnessRule:
+    field: str
+    max_age: timedelta
+    max_future_skew: timedelta = timedelta(seconds=30)
+    max_age_text: str = ""
+    max_future_skew_text: str = "PT30S"
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return tuple(split(self.field))
+
+
+@dataclass(frozen=True, slots=True)
+class ViewField:
+    name: str
+    pointer: str
+    optional: bool = False
+    tokens: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, name: str, pointer: str, optional: bool = False) -> ViewField:
+        return cls(name, pointer, optional, tuple(split(pointer)))
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorPolicy:
+    retryable: frozenset[str] = frozenset({AgentCode.UPSTREAM_UNAVAILABLE.value})
+    freshness_retryable: bool = True
+    codes: tuple[str, ...] = ()
+
+    @property
+    def allowed(self) -> frozenset[str]:
+        """Every failure code an agent may see from this tool."""
+        return frozenset(c.value for c in AgentCode) | frozenset(self.codes)
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """Member names of the result envelope (DESIGN.md section 1)."""
+
+    tool: str = "tool"
+    request_id: str = "request_id"
+    outcome: str = "outcome"
+    success: str = "success"
+    failure: str = "failure"
+    error_code: str = "/error/code"
+
+
+@dataclass(frozen=True, slots=True)
+class Upstream:
+    """A live source for drift checks. ``kind`` is ``http``, ``command`` or ``mcp``.
+
+    ``side_effects_allowed`` (``side_effects: allowed``) lets drift send requests that may
+    change data: an HTTP method other than GET, an MCP tool not annotated read-only."""
+
+    name: str
+    kind: str
+    config: Mapping[str, Any]
+    requests: tuple[Mapping[str, Any], ...]
+    side_effects_allowed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Waiver:
+    rule: str
+    pointer: str
+    reason: str
+    schema: str | None = None
+
+
+
+@dataclass(frozen=True)
+class Contract:
+    """One tool's contract, loaded from disk. Immutable; what is compiled from it is built on
+    first use and kept in it (:meth:`memo`)."""
+
+    tool: str
+    version: int
+    schemas: Mapping[int, Any]
+    path: Path
+    description: str = ""
+    limits: Limits = Limits()
+    request_schema: Any = True
+    request_example: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    request_id: str = DEFAULT_REQUEST_ID
+    bindings: tuple[BindingRule, ...] = ()
+    freshness: tuple[FreshnessRule, ...] = ()
+    agent_view: tuple[ViewField, ...] = ()
+    errors: ErrorPolicy = ErrorPolicy()
+    envelope: Envelope | None = Envelope()
+    adapter: str | None = None
+    vendor_schema: Any = None
+    default_now: datetime | None = None
+    upstreams: tuple[Upstream, ...] = ()
+    waivers: tuple[Waiver, ...] = ()
+    #: Every schema file of the contract (``schemas/*.json``), by file URI and by ``$id``: what
+    #: a ``$ref`` may reach.
+    resources: tuple[tuple[str, Any], ...] = ()
+    raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), repr=False)
+    _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False, hash=False)
+    _lock: Any = field(
+        default_factory=threading.RLock, repr=False, compare=False, hash=False
+    )
+
+    # ------------------------------------------------------------------ locations
+    @property
+    def directory(self) -> Path:
+        """``contracts/<tool>/``."""
+        return self.path.parent
+
+    @property
+    def root(self) -> Path:
+        """The project root: the folder holding ``contracts/`` and ``fixtures/``."""
+        return self.directory.parent.parent
+
+    def schema_path(self, version: int | None = None) -> Path:
+        return self.directory / SCHEMAS_DIR / f"v{version or self.version}.json"
+
+    def fixtures_dir(self, kind: str) -> Path:
+        """``fixtures/<kind>/<tool>/`` for kind in accepted, rejected, historical."""
+        return self.root / "fixtures" / kind / self.tool
+
+    @property
+    def versions(self) -> tuple[int, ...]:
+        return tuple(sorted(self.schemas))
+
+    # ------------------------------------------------------------------ data
+    def schema(self, version: int | None = None) -> Any:
+        version = self.version if version is None else version
+        if version not in self.schemas:
+            raise ContractError(
+                f"no schema for version {version}",
+                file=str(self.path),
+                allowed=self.versions,
+                code="contract.unknown_version",
+            )
+        return self.schemas[version]
+
+    def schema_resources(self) -> list[tuple[str, Any]]:
+        """Every schema file of the contract, by file URI and by ``$id``: what ``$ref`` may reach."""
+        return list(self.resources)
+
+    def default_request(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool,
+            "request_id": self.request_id,
+            "args": json.loads(json.dumps(dict(self.request_example))),
+        }
+
+    def memo(self, key: Any, build: Callable[[], _T]) -> _T:
+        """What ``build`` returns, built once per contract and ``key`` (thread-safe): compiled
+        validators, the imported adapter, the default request."""
+        try:
+            return self._cache[key]  # type: ignore[no-any-return]
+        except KeyError:
+            pass
+        with self._lock:
+            if key not in self._cache:
+                self._cache[key] = build()
+            return self._cache[key]  # type: ignore[no-any-return]
+
+    def without_adapter(self) -> Contract:
+        """This contract judging contract objects directly: no adapter, no vendor schema.
+
+        For payloads that already are contract objects (historical contract-shaped fixtures of
+        a tool with an adapter). Built once and cached.
+        """
+        if self.adapter is None:
+            return self
+        return self.memo(
+            ("without-adapter",),
+            lambda: dataclasses.replace(
+                self, adapter=None, vendor_schema=None, _cache={}, _lock=threading.RLock()
+            ),
+        )
+
+    # ------------------------------------------------------------------ compiled (conveniences)
+    def validator(self, version: int | None = None) -> SchemaValidator:
+        """The compiled production validator for a version (cached)."""
+        from harness.boundary import compiled
+
+        return compiled.schema_validator(self, version)
+
+    def view_schema(self, version: int | None = None) -> dict[str, Any]:
+        """The closed schema of the agent-facing ``data`` object (derived, cached)."""
+        from harness.boundary import compiled
+
+        return compiled.view_schema(self, version)
+
+    def view_validator(self, version: int | None = None) -> SchemaValidator:
+        from harness.boundary import compiled
+
+        return compiled.view_validator(self, version)
+
+    def vendor_validator(self) -> SchemaValidator | None:
+        from harness.boundary import compiled
+
+        return compiled.vendor_validator(self)
+
+    def request_validator(self) -> SchemaValidator:
+        from harness.boundary import compiled
+
+        return compiled.request_validator(self)
+
+    def reference_validator(self, version: int | None = None) -> ReferenceValidator:
+        """The python-jsonschema validator for a version (differential checks; cached)."""
+        from harness.differential import reference_validator
+
+        return reference_validator(self, version)
+
+    def vendor_reference_validator(self) -> ReferenceValidator | None:
+        from harness.differential import vendor_reference_validator
+
+        return vendor_reference_validator(self)
+
+    def adapter_function(self) -> Callable[..., Any] | None:
+        """The adapter named by ``adapter:``, imported once (None without one)."""
+        from harness.boundary.adapter import adapter_function
+
+        return adapter_function(self)
+
+    @property
+    def adapter_version(self) -> str | None:
+        from harness.boundary.adapter import adapter_version
+
+        return adapter_version(self)
+
+    def normalise_request(self, request: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        """Fill a partial request from the defaults and check it; raise InvalidRequest."""
+        from harness.boundary.request import normalise_request
+
+        return normalise_request(self, request)

@@ -1,0 +1,55 @@
+"""The CLI imports lazily: which modules ``contract-harness --help`` loads (the plugin's own
+imports are checked in tests/test_plugin.py).
+
+Checked on ``sys.modules`` in a fresh interpreter (never on a time): a module listed here that
+gets imported is a regression whatever the machine's speed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+#: Libraries none of these need: validators, YAML, diffing, rendering, async runtimes, generators.
+HEAVY = ("jsonschema", "jsonschema_rs", "referencing", "yaml", "deepdiff", "rich", "anyio", "hypothesis",
+         "hypothesis_jsonschema", "httpx", "mcp", "junit_xml", "greenery", "regex")
+
+
+def _modules_after(code: str) -> set[str]:
+    script = f"import json, sys\n{code}\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def _heavy(modules: set[str]) -> list[str]:
+    return sorted(name for name in modules if name.split(".")[0] in HEAVY)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], [], ["frobnicate"]])
+def test_the_cli_lists_its_commands_without_loading_any_library(argv: list[str]) -> None:
+    modules = _modules_after(
+        "import contextlib, io\nfrom harness.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    code = main({argv!r})\n"
+        "assert code in (0, 2), code")
+    assert _heavy(modules) == []
+    assert not any(name.startswith(("harness.cli.", "harness.boundary", "harness.engine")) for name in modules)
+
+
+def test_the_cli_help_lists_every_command_with_its_line() -> None:
+    from harness.cli import COMMANDS, build_parser
+
+    text = build_parser([]).format_help()
+    for name, (_, line) in COMMANDS.items():
+        assert f"    {name}" in text and line[:40] in " ".join(text.split())
+
+
+def test_a_command_loads_its_own_module_only() -> None:
+    modules = _modules_after(
+        "import contextlib, io\nfrom harness.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n    assert main(['guard', '--help']) == 0")
+    assert {name for name in modules if name.startswith("harness.cli.")} == {"harness.cli.guard"}

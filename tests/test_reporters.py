@@ -1,0 +1,142 @@
+"""One event family, one reporter per format: check, drift and fuzz runs through the same reporters.
+
+A runner that carries more subclasses the engine's events (``PropertyFinished(CaseFinished)``,
+``FuzzFinished(RunFinished)``, ``DriftChecked(CaseFinished)``), so a reporter that knows nothing
+of fuzz still reports its cases; a contributor adds what the run has. Reporters fold each event in
+as it comes: what they write is what the batch functions build from every result at once.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cases import cases_for
+from harness.contract import Contract
+from harness.engine import CaseFinished, CaseResult, CaseStarted, Engine, Event, RunFinished, RunStarted
+from harness.fuzz import FuzzOptions, fuzz
+from harness.fuzz.runner import FuzzFinished, FuzzStarted, PropertyFinished, PropertyStarted
+from harness.reporting import Contributor, dispatch, reporters_for
+from harness.reporting.files import JsonReporter, JUnitReporter, MarkdownReporter, dump_report, json_report
+from harness.reporting.fuzz import FuzzContributor
+from harness.reporting.html import HtmlReporter, render
+from harness.reporting.terminal import TerminalReporter
+
+
+@pytest.fixture(scope="module")
+def fuzz_events(demo: Callable[[str], Contract], tmp_path_factory: pytest.TempPathFactory) -> list[Event]:
+    options = FuzzOptions(examples=3, properties=("survives_any_bytes", "accepts_valid"),
+                          fixtures_dir=tmp_path_factory.mktemp("fuzz"))
+    return list(fuzz([demo("review_status"), demo("deployment_status")], options))
+
+
+def test_a_fuzz_run_yields_the_engine_s_events(fuzz_events: list[Event]) -> None:
+    kinds = [type(e) for e in fuzz_events]
+    assert kinds[0] is FuzzStarted and kinds[-1] is FuzzFinished
+    assert kinds[1:-1] == [PropertyStarted, PropertyFinished] * 4
+    assert isinstance(fuzz_events[0], RunStarted) and isinstance(fuzz_events[-1], RunFinished)
+    started, finished = fuzz_events[1], fuzz_events[2]
+    assert isinstance(started, CaseStarted) and isinstance(finished, CaseFinished)
+    assert isinstance(finished, PropertyFinished)
+    assert started.id == finished.result.id == finished.outcome.id == "review_status::fuzz::accepts_valid"
+    last = fuzz_events[-1]
+    assert isinstance(last, FuzzFinished) and last.summary.to_dict()["total"] == 4
+
+
+def test_reporters_that_know_nothing_of_fuzz_report_its_properties_as_cases(fuzz_events: list[Event],
+                                                                            tmp_path: Path) -> None:
+    stream = io.StringIO()
+    reporters = [TerminalReporter(stream=stream, progress=False), JsonReporter(tmp_path / "r.json"),
+                 JUnitReporter(tmp_path / "r.xml"), MarkdownReporter(tmp_path / "r.md"), HtmlReporter(tmp_path / "r.html")]
+    summary = dispatch(fuzz_events, reporters)
+    assert summary is not None and summary.ok
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["report"] == "contract-harness/check" and "fuzz" not in report
+    assert [c["id"] for c in report["cases"]] == [e.result.id for e in fuzz_events if isinstance(e, CaseFinished)]
+    assert len(ET.parse(tmp_path / "r.xml").getroot().findall(".//testcase")) == 4
+    assert "cases by rejecting layer" in stream.getvalue() and "all 4 cases held" in stream.getvalue()
+    assert (tmp_path / "r.md").read_text().startswith("## Contract harness: 4 cases, 2 tools — all held")
+
+
+def test_the_fuzz_contributor_adds_its_part_to_every_format(fuzz_events: list[Event], tmp_path: Path) -> None:
+    files = {name: str(tmp_path / f"r.{name}") for name in ("json", "junit", "markdown", "html")}
+    reporters = reporters_for(files, FuzzContributor, progress=False, stream=io.StringIO())
+    dispatch(fuzz_events, reporters)
+    terminal = reporters[0]
+    assert isinstance(terminal, TerminalReporter) and isinstance(terminal.stream, io.StringIO)
+    text = terminal.stream.getvalue()
+    assert text.startswith("fuzz profile ci: 3 examples per property and tool")
+    assert "properties by tool" in text and "generated documents" in text
+    assert text.rstrip().splitlines()[-1].startswith("all 4 properties held on 2 tools")
+    report = json.loads(Path(files["json"]).read_text())
+    assert report["report"] == "contract-harness/fuzz"
+    assert set(report["fuzz"]["tools"]) == {"review_status", "deployment_status"}
+    props = {p.get("name") for p in ET.parse(files["junit"]).getroot().iter("property")}
+    assert {"property", "examples", "generated", "discarded", "unique"} <= props
+    markdown = Path(files["markdown"]).read_text()
+    assert markdown.startswith("## Contract fuzz: all 4 properties held on 2 tools")
+    assert "| tool | `accepts_valid` | `survives_any_bytes` |" in markdown
+    assert "<h2>Generator statistics</h2>" in Path(files["html"]).read_text()
+
+
+def _check_events(demo: Callable[[str], Contract]) -> list[Event]:
+    collected = cases_for(demo("review_status"), max_mutants=6)
+    return list(Engine(differential=False).run(collected.cases, collected.notes))
+
+
+def _results(events: list[Event]) -> list[CaseResult]:
+    return [e.result for e in events if isinstance(e, CaseFinished)]
+
+
+def _without_times(text: str) -> str:
+    return re.sub(r'"(generated_at|duration_s)": [^,\n]+', r'"\1": X', text)
+
+
+def test_the_json_reporter_fed_event_by_event_writes_what_json_report_builds_at_once(
+        demo: Callable[[str], Contract], tmp_path: Path) -> None:
+    events = _check_events(demo)
+    reporter = JsonReporter(tmp_path / "r.json")
+    for event in events:
+        reporter.handle(event)
+    assert len(reporter.lines) == len(_results(events)) > 20
+    assert all(isinstance(line, str) for line in reporter.lines)  # encoded on arrival, no result kept
+    last = events[-1]
+    assert isinstance(last, RunFinished)
+    at_once = dump_report(json_report(_results(events), last.summary))
+    assert _without_times((tmp_path / "r.json").read_text()) == _without_times(at_once)
+
+
+def test_the_html_reporter_fed_event_by_event_writes_what_render_builds_at_once(
+        demo: Callable[[str], Contract], tmp_path: Path) -> None:
+    events = _check_events(demo)
+    dispatch(events, [HtmlReporter(tmp_path / "r.html")])
+    last = events[-1]
+    assert isinstance(last, RunFinished)
+    assert (tmp_path / "r.html").read_text() == render(_results(events), last.summary)
+
+
+class _Counting(Contributor):
+    def __init__(self) -> None:
+        self.seen: list[type[Any]] = []
+
+    def handle(self, event: Event) -> None:
+        self.seen.append(type(event))
+
+    def markdown_sections(self) -> list[str]:
+        return [f"### Seen: {len(self.seen)} events"]
+
+
+def test_a_reporter_hands_its_contributor_every_event_before_asking_for_its_part(
+        demo: Callable[[str], Contract], tmp_path: Path) -> None:
+    events = _check_events(demo)
+    contributor = _Counting()
+    dispatch(events, [MarkdownReporter(tmp_path / "r.md", contributor=contributor)])
+    assert contributor.seen == [type(e) for e in events]
+    assert f"### Seen: {len(events)} events" in (tmp_path / "r.md").read_text()
