@@ -39,6 +39,7 @@ from harness.errors import ContractError, InvalidRequest, RejectedInput
 from harness.files import MAX_SCHEMA_BYTES, MAX_YAML_BYTES, read_bytes, read_text, shown
 from harness.locate import offset_position
 from harness.pointer import escape_token, resolve, split
+from harness.schemas import Document
 from harness.timeutil import parse_duration, parse_rfc3339
 
 _T = TypeVar("_T")
@@ -358,6 +359,23 @@ class Contract:
             )
         return self.schemas[version]
 
+    def document(self, version: int | None = None) -> Document:
+        """The schema model of a version (its references resolved among the contract's own
+        schema files; cached)."""
+        version = self.version if version is None else version
+        return self._cached(("document", version), lambda: Document(
+            self.schema(version), file=self.schema_path(version), resources=self.schema_resources()))
+
+    def vendor_document(self) -> Document | None:
+        """The schema model of ``vendor_schema`` (cached); None without one."""
+        if self.vendor_schema is None:
+            return None
+        named = self.raw.get("vendor_schema")
+        file = self.directory / named if isinstance(named, str) else self.path
+        return self._cached(("vendor-document",), lambda: Document(
+            self.vendor_schema, file=file, base_uri=self.path.resolve().as_uri(),
+            resources=self.schema_resources()))
+
     def validator(self, version: int | None = None) -> SchemaValidator:
         """The compiled production validator for a version (cached)."""
         version = self.version if version is None else version
@@ -452,7 +470,7 @@ class Contract:
         except ContractError as exc:
             raise ContractError(exc.detail, file=str(file), pointer=exc.pointer,
                                 allowed=exc.allowed, code=exc.code) from None
-        _refuse_ref_cycles(schema, file, base, self.schema_resources())
+        _refuse_ref_cycles(self.document(version), file)
         return validator
 
     def _compile_vendor(self) -> SchemaValidator:
@@ -468,7 +486,9 @@ class Contract:
                                 code=exc.code) from None
         file = self.directory / named if isinstance(named, str) else self.path
         prefix = "" if isinstance(named, str) else "/vendor_schema"
-        _refuse_ref_cycles(self.vendor_schema, file, base, self.schema_resources(), prefix)
+        document = self.vendor_document()
+        assert document is not None
+        _refuse_ref_cycles(document, file, prefix)
         return validator
 
     def _import_adapter(self) -> Callable[..., Any]:
@@ -808,21 +828,17 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     return contract
 
 
-def _refuse_ref_cycles(
-    schema: Any, file: Path, base: str, resources: list[tuple[str, Any]], prefix: str = ""
-) -> None:
+def _refuse_ref_cycles(document: Document, file: Path, prefix: str = "") -> None:
     """A ``$ref`` cycle that never moves into the document is a load error: the production
     validator would accept anything under it, the reference validator never finish."""
-    from harness.schemas.resolve import in_place_cycle
-
-    cycle = in_place_cycle(schema, base_uri=base, resources=resources)
+    cycle = document.in_place_cycle()
     if cycle is None:
         return
-    chain = " -> ".join(step.display(base) or "/" for step in cycle)
+    chain = " -> ".join(n.pointer or "/" if n.document is document else n.location for n in cycle)
     raise ContractError(
         f"$ref cycle that never moves into the document: {chain} (a value would be checked "
         "against itself for ever; put a properties/items step in the loop or break it)",
-        file=str(file), pointer=prefix + cycle[0].pointer if cycle[0].resource == base else None,
+        file=str(file), pointer=prefix + cycle[0].pointer if cycle[0].document is document else None,
         code="contract.ref_cycle",
     )
 

@@ -170,7 +170,7 @@ def test_a_change_inside_overlapping_oneof_branches_is_unknown_until_a_witness_d
 
 
 def test_a_witness_search_on_a_slow_schema_stops_at_its_time_budget() -> None:
-    from harness.schemas.generate import GenerationStats, from_schema, sample
+    from harness.fuzz.generate import GenerationStats, from_schema, sample
 
     # ``not`` over an object generates slowly; a tiny budget must cut the sample short.
     schema = {"$schema": S, "type": "object", "not": {"required": ["debug"]}}

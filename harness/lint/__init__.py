@@ -9,7 +9,6 @@ Rules live in a :class:`RuleRegistry` (the package's are in :data:`RULES`); repo
 """
 
 from harness.lint import rules as _rules  # noqa: F401 - registers the package's rules
-from harness.lint.document import Document, Node
 from harness.lint.engine import (
     contract_documents,
     lint_contract,
@@ -20,6 +19,7 @@ from harness.lint.engine import (
 from harness.lint.model import Finding, LintReport, WaivedFinding
 from harness.lint.registry import RULES, Hit, Rule, RuleRegistry, Severity, Target
 from harness.lint.scopes import ContractScope, WaiverUse
+from harness.schemas.document import Document, Node
 
 __all__ = [
     "RULES",

@@ -3,7 +3,7 @@
 A random search draws short strings and small numbers; the bugs live at the edges. For a
 document valid under a schema, :func:`edges` lists, for each value, the boundary values its
 schema allows: a string of exactly ``maxLength`` (and of exactly ``minLength``) that still
-matches its ``pattern`` (:mod:`harness.schemas.regex`), the first and last ``enum`` members,
+matches its ``pattern`` (:mod:`harness.fuzz.generate.regex`), the first and last ``enum`` members,
 ``minimum``/``maximum`` (and the nearest values inside exclusive bounds), arrays of exactly
 ``maxItems``/``minItems`` items. :func:`with_boundary_values` wraps a document strategy: each
 draw may push a few values (chosen by hypothesis, so shrinking removes them) to an edge; the
@@ -21,17 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 
+from harness.fuzz.generate.regex import MAX_LENGTH, exact_length
 from harness.pointer import MISSING, escape_token, resolve, split
-from harness.schemas.regex import MAX_LENGTH, exact_length
+from harness.schemas.dialects import ALTERNATIVES
 
 if TYPE_CHECKING:
     from harness.boundary.schema import SchemaValidator
-    from harness.schemas.generate import GenerationStats
+    from harness.fuzz.generate.documents import GenerationStats
 
 #: At most this many values are pushed to an edge in one document.
 MAX_EDGES_PER_DOCUMENT = 3
 _MAX_ITEMS_EDGE = 256
-_IN_PLACE = ("allOf", "anyOf", "oneOf", "then", "else")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +51,7 @@ def _in_place(node: Any) -> Iterator[dict[str, Any]]:
         if not isinstance(current, dict):
             continue
         yield current
-        for key in _IN_PLACE:
+        for key in ALTERNATIVES:
             value = current.get(key)
             stack.extend(value if isinstance(value, list) else [value])
         if isinstance(current.get("$ref"), dict):
