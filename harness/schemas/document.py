@@ -423,6 +423,30 @@ class Document:
             found.extend(n for n in self.reach(node, BRANCHES) if n not in found)
         return found
 
+    def walk_instance(self, instance: Any, *, through: Iterable[str] = ALTERNATIVES
+                      ) -> Iterator[tuple[str, Any, list[Node]]]:
+        """Every value of ``instance`` (depth first, in document order) with its pointer and
+        the subschemas that describe it: reached through ``properties``, matching
+        ``patternProperties``, ``additionalProperties`` and items, and from each node through its
+        references and the in-place keywords ``through``."""
+        wanted = frozenset(through)
+        stack: list[tuple[str, Any, list[Node]]] = [("", instance, self.reach(self.root, wanted))]
+        while stack:
+            pointer, value, nodes = stack.pop()
+            yield pointer, value, nodes
+            if isinstance(value, dict):
+                members = [(str(k), v) for k, v in value.items()]
+            elif isinstance(value, list):
+                members = [(str(i), v) for i, v in enumerate(value)]
+            else:
+                continue
+            following = []
+            for token, member in members:
+                kids = _unique(k for n in nodes for k in _positions(n, token, open_members=True))
+                found = _unique(r for k in kids for r in self.reach(k, wanted))
+                following.append((f"{pointer}/{escape_token(token)}", member, found))
+            stack.extend(reversed(following))
+
     def declared(self, tokens: Iterable[str]) -> Declared:
         """Where the schema declares the instance at ``tokens`` (an instance pointer's tokens):
         what may appear there.

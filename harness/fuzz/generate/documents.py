@@ -34,6 +34,7 @@ from harness.boundary.schema import SchemaValidator, validator_for
 from harness.fuzz.generate.compile import compile_strategy
 from harness.fuzz.generate.edges import with_boundary_values
 from harness.fuzz.generate.lower import Lowered, lower
+from harness.schemas import Document
 from harness.schemas.resolve import as_schema, expand
 
 
@@ -210,18 +211,20 @@ def from_schema(
     counters = stats if stats is not None else GenerationStats()
     strategy = from_lowered(lower(expanded), validator, stats=counters, compiled=compiled)
     if boundary_values:
-        strategy = with_boundary_values(strategy, expanded.schema, validator, counters)
+        model = Document(schema, base_uri=base_uri, resources=items)
+        strategy = with_boundary_values(strategy, model, validator, counters)
     return strategy
 
 
 def from_expanded(tree: Any, *, stats: GenerationStats | None = None,
                   boundary_values: bool = False, compiled: bool = False) -> st.SearchStrategy[Any]:
     """Documents valid under an expanded tree (:func:`harness.schemas.resolve.expand`)."""
-    validator = validator_for(as_schema(tree))
+    schema = as_schema(tree)
+    validator = validator_for(schema)
     counters = stats if stats is not None else GenerationStats()
     strategy = from_lowered(lower(tree, expanded=True), validator, stats=counters, compiled=compiled)
     if boundary_values:
-        strategy = with_boundary_values(strategy, tree, validator, counters)
+        strategy = with_boundary_values(strategy, Document(schema), validator, counters)
     return strategy
 
 
