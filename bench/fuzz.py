@@ -6,7 +6,7 @@ For every demo tool (its contract schema, and the vendor schema of an adapter to
 schema under ../shared/corpora/real-tools/*/*/schema.json (skipped where absent), in the same
 run and with the same derandomized hypothesis settings:
 
-- ours: ``harness.schemas.from_schema(..., compiled=True, boundary_values=True)`` — what
+- ours: ``harness.fuzz.generate.from_schema(..., compiled=True, boundary_values=True)`` — what
   ``harness.fuzz.from_contract`` uses: lowered, compiled once, boundary values pushed, every
   value re-validated by the production validator (invalid ones discarded and counted);
 - plain: ``hypothesis_jsonschema.from_schema`` on the same schema as written, each value
@@ -49,8 +49,7 @@ _CHILD = r"""
 import json, sys, time
 from hypothesis import given, strategies as st
 from harness.boundary.schema import validator_for
-from harness.schemas import GenerationStats, lower
-from harness.schemas.generate import from_schema, quiet_settings
+from harness.fuzz.generate import GenerationStats, from_schema, lower, quiet_settings
 from hypothesis_jsonschema import from_schema as plain
 
 spec = json.loads(sys.argv[1])

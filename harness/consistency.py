@@ -13,45 +13,30 @@
 - **Freshness fields are date-times** (``"format": "date-time"``): the freshness layer parses
   them as RFC 3339, so the schema must promise one.
 
-Schemas are read through :class:`harness.lint.document.Document` (the one schema walker).
-A pointer that passes through a reference to another file cannot be followed there and is
-given the benefit of the doubt.
+Schemas are read through the schema model (:class:`harness.schemas.Document`), which follows
+references among the contract's own files. A pointer that passes through a reference it cannot
+follow (a remote or dynamic one) is given the benefit of the doubt.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import ContractError
 from harness.pointer import escape_token, split
+from harness.schemas import Declared, Document, Node
 
 if TYPE_CHECKING:
     from harness.contract import Contract, Envelope
-    from harness.lint.document import Declared, Document
 
 #: The members an enveloped result carries (default names; ``envelope:`` may rename them).
 ENVELOPE_MEMBERS = ("tool", "request_id", "outcome")
 #: The members a request has, as the boundary sees it.
 REQUEST_MEMBERS = ("tool", "request_id", "args")
-
-
-def _document(schema: Any, file: Path, resources: Callable[[], list[tuple[str, Any]]],
-              base_pointer: str = "") -> Document:
-    """The schema as lint's walker sees it; where it refers to the contract's other files,
-    the same schema with those references inlined (the walker follows only local ones)."""
-    from harness.lint.document import Document  # lint's walker; imported when a contract loads
-
-    document = Document(schema, file=file, base_pointer=base_pointer)
-    if all(r.status == "local" for r in map(document.reference, document.nodes) if r is not None):
-        return document
-    from harness.schemas.resolve import as_schema, expand
-
-    expanded = expand(schema, base_uri=file.resolve().as_uri(), resources=resources())
-    return Document(as_schema(expanded.schema), file=file, base_pointer=base_pointer)
 
 
 def _shown(tokens: list[str] | tuple[str, ...]) -> str:
@@ -66,14 +51,8 @@ def envelope_for(file: Path, data: Mapping[str, Any], schemas: Mapping[int, Any]
     else inferred from the schemas. Raises :class:`ContractError` with the fix."""
     from harness.contract import SCHEMAS_DIR, Envelope, load_schema_resources
 
-    found: list[list[tuple[str, Any]]] = []
-
-    def resources() -> list[tuple[str, Any]]:
-        if not found:
-            found.append(load_schema_resources(file.parent))
-        return found[0]
-
-    documents = {v: _document(s, file.parent / SCHEMAS_DIR / f"v{v}.json", resources)
+    resources = load_schema_resources(file.parent)
+    documents = {v: Document(s, file=file.parent / SCHEMAS_DIR / f"v{v}.json", resources=resources)
                  for v, s in sorted(schemas.items())}
     if "envelope" in data:
         raw = data["envelope"]
@@ -142,12 +121,6 @@ class Problem:
     optional: bool = False
 
 
-def _version_document(contract: Contract, version: int) -> Document:
-    return contract.memo(("document", version),
-                            lambda: _document(contract.schema(version), contract.schema_path(version),
-                                              contract.schema_resources))
-
-
 def _suggestion(tokens: list[str], found: Declared) -> str:
     if found.nodes or len(found.found) >= len(tokens):
         return ""
@@ -166,7 +139,7 @@ def _undeclared(document: Document, pointer: str, what: str, schema_name: str) -
     return f"{what} {pointer}, which {schema_name} does not declare{_suggestion(tokens, found)}"
 
 
-def _is_date_time(node: Any) -> bool:
+def _is_date_time(node: Node) -> bool:
     return bool(node.get("format") == "date-time")
 
 
@@ -174,7 +147,7 @@ def problems(contract: Contract, version: int) -> Iterator[Problem]:
     """Every binding, freshness and agent_view pointer that schema ``version`` does not back."""
     from harness.contract import SCHEMAS_DIR
 
-    document = _version_document(contract, version)
+    document = contract.document(version)
     label = f"v{version}"
     name = f"{SCHEMAS_DIR}/v{version}.json"
     for index, rule in enumerate(contract.bindings):
@@ -205,7 +178,7 @@ def request_problems(contract: Contract) -> Iterator[Problem]:
     document = None
     if isinstance(schema, dict):
         document = contract.memo(("document", "request"),
-                                    lambda: _document(schema, contract.path, list, "/request/schema"))
+                                    lambda: Document(schema, file=contract.path, base_pointer="/request/schema"))
     for index, rule in enumerate(contract.bindings):
         tokens = split(rule.request)
         where = f"/bindings/{index}/request"
@@ -250,7 +223,7 @@ def _undecided_version(contract: Contract) -> int | None:
     if "envelope" in contract.raw:
         return None
     for version in contract.versions:
-        document = _version_document(contract, version)
+        document = contract.document(version)
         found = [document.declared([n]) for n in ENVELOPE_MEMBERS]
         if not any(f.nodes for f in found) and not all(f.certain for f in found):
             return version

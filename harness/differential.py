@@ -19,21 +19,12 @@ import jsonschema._keywords
 import jsonschema._utils
 import referencing
 import referencing.exceptions
-import referencing.jsonschema
 
-from harness.boundary.schema import DRAFT_2020_12
+from harness.schemas.dialects import registry as offline_registry
+from harness.schemas.dialects import resource
 
 if TYPE_CHECKING:
     from harness.contract.records import Contract
-
-_SPECS = {
-    "https://json-schema.org/draft/2020-12/schema": referencing.jsonschema.DRAFT202012,
-    "https://json-schema.org/draft/2019-09/schema": referencing.jsonschema.DRAFT201909,
-    "http://json-schema.org/draft-07/schema": referencing.jsonschema.DRAFT7,
-    "http://json-schema.org/draft-06/schema": referencing.jsonschema.DRAFT6,
-    "http://json-schema.org/draft-04/schema": referencing.jsonschema.DRAFT4,
-}
-
 
 #: How long one ``pattern`` search may take in the reference validator. python-jsonschema
 #: matches with ``re``, a backtracking engine: ``^(a+)+$`` against 30 ``a`` and a ``!`` takes
@@ -102,31 +93,6 @@ def bounded(cls: Any) -> Any:
     return jsonschema.validators.extend(cls, replaced) if replaced else cls
 
 
-def _refuse(uri: str) -> referencing.Resource[Any]:
-    raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
-
-
-def _resource(schema: Any) -> referencing.Resource[Any]:
-    declared = schema.get("$schema", DRAFT_2020_12) if isinstance(schema, dict) else DRAFT_2020_12
-    spec = _SPECS.get(str(declared).rstrip("#"), referencing.jsonschema.DRAFT202012)
-    return spec.create_resource(schema)
-
-
-def _relative_refs(schema: Any) -> bool:
-    """Whether any ``$ref`` points outside the document (and so needs a base URI)."""
-    stack = [schema]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and not ref.startswith("#"):
-                return True
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return False
-
-
 def _word(valid: bool) -> str:
     return "valid" if valid else "invalid"
 
@@ -149,13 +115,12 @@ class ReferenceValidator:
     """python-jsonschema for one schema, offline, formats asserted."""
 
     def __init__(self, schema: Any, resources: Iterable[tuple[str, Any]] = (), base_uri: str = "") -> None:
-        registry: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
-        registry = registry.with_resources((uri, _resource(s)) for uri, s in resources)
+        registry = offline_registry(resources)
         cls: Any = bounded(jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator))
         root = schema
-        if base_uri and isinstance(schema, dict) and "$id" not in schema and _relative_refs(schema):
+        if base_uri and isinstance(schema, dict) and "$id" not in schema:
             # Give the schema its file's URI, so relative $refs resolve as in production.
-            registry = registry.with_resource(base_uri, _resource(schema))
+            registry = registry.with_resource(base_uri, resource(schema))
             root = {"$ref": base_uri}
             if "$schema" in schema:
                 root["$schema"] = schema["$schema"]

@@ -170,7 +170,7 @@ def test_a_change_inside_overlapping_oneof_branches_is_unknown_until_a_witness_d
 
 
 def test_a_generation_cut_by_its_clock_returns_what_it_has() -> None:
-    from harness.schemas.generate import GenerationStats, from_schema, sample
+    from harness.fuzz.generate.documents import GenerationStats, from_schema, sample
 
     # The clock is a safety net only; one millisecond cannot draw ten thousand objects.
     schema = {"$schema": S, "type": "object", "not": {"required": ["debug"]}}

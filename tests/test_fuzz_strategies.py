@@ -18,10 +18,10 @@ from harness.fuzz import (
     with_canaries,
 )
 from harness.fuzz.canaries import Injection, declared_names
+from harness.fuzz.generate import GenerationStats, sample
 from harness.fuzz.strategies import _stamp, bind, near_miss_sets, timestamps
 from harness.fuzz.vendor import known_values
 from harness.mutations import CANARY_PREFIX, REGISTRY
-from harness.schemas import GenerationStats, sample
 from harness.timeutil import parse_rfc3339
 from tests.conftest import envelope_schema
 

@@ -18,7 +18,7 @@ import jsonschema_rs
 import pytest
 
 from harness.lint import RULES, lint_contract, lint_schema
-from harness.lint.dialects import ASSERTED_FORMATS, ORDER
+from harness.schemas.dialects import ASSERTED_FORMATS, ORDER
 from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
 
 D07 = "http://json-schema.org/draft-07/schema#"

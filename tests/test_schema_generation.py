@@ -1,4 +1,4 @@
-"""harness.schemas: exact-length strings, boundary values, and the compiled generator."""
+"""harness.fuzz.generate: exact-length strings, boundary values, and the compiled generator."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness import validator_for
-from harness.schemas import GenerationStats, expand, from_schema, sample
-from harness.schemas.boundary import edges
-from harness.schemas.compile import compile_strategy
-from harness.schemas.lower import lower
-from harness.schemas.regex import exact_length
+from harness.fuzz.generate import GenerationStats, from_schema, sample
+from harness.fuzz.generate.compile import compile_strategy
+from harness.fuzz.generate.edges import edges
+from harness.fuzz.generate.lower import lower
+from harness.fuzz.generate.regex import exact_length
+from harness.schemas import Document
 
 S = "https://json-schema.org/draft/2020-12/schema"
 CHANGE_ID = "^CR-[0-9]{1,10}$"
@@ -58,7 +59,7 @@ REVIEW = {
 
 def test_edges_name_the_boundary_values_of_each_value() -> None:
     document = {"change_id": "CR-1", "decision": "rejected", "score": 50, "tags": ["a"]}
-    sites = {site.pointer: site.kinds for site in edges(expand(REVIEW).schema, document)}
+    sites = {site.pointer: site.kinds for site in edges(Document(REVIEW), document)}
     assert sites["/change_id"] == ("length",)              # exact maxLength (13) under the pattern
     assert sites["/decision"] == ("enum", "enum")           # first and last members
     assert sites["/score"] == ("range", "range")            # minimum 1, exclusiveMaximum 100 -> 99

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from harness import validator_for
-from harness.schemas import GenerationStats, expand, from_schema, lower, sample
+from harness.fuzz.generate import GenerationStats, from_schema, lower, sample
+from harness.schemas import expand
 
 S = "https://json-schema.org/draft/2020-12/schema"
 D7 = "http://json-schema.org/draft-07/schema#"

@@ -18,6 +18,7 @@ from harness.errors import ContractError
 if TYPE_CHECKING:
     from harness.boundary.schema import SchemaValidator
     from harness.contract.records import Contract
+    from harness.schemas import Document
 
 
 def schema_validator(contract: Contract, version: int | None = None) -> SchemaValidator:
@@ -66,7 +67,7 @@ def _compile(contract: Contract, version: int) -> SchemaValidator:
     except ContractError as exc:
         raise ContractError(exc.detail, file=str(file), pointer=exc.pointer,
                             allowed=exc.allowed, code=exc.code) from None
-    _refuse_ref_cycles(schema, file, base, contract.schema_resources())
+    _refuse_ref_cycles(contract.document(version), file)
     return validator
 
 
@@ -103,7 +104,9 @@ def _compile_vendor(contract: Contract) -> SchemaValidator:
                             code=exc.code) from None
     file = contract.directory / named if isinstance(named, str) else contract.path
     prefix = "" if isinstance(named, str) else "/vendor_schema"
-    _refuse_ref_cycles(contract.vendor_schema, file, base, contract.schema_resources(), prefix)
+    document = contract.vendor_document()
+    assert document is not None
+    _refuse_ref_cycles(document, file, prefix)
     return validator
 
 
@@ -115,22 +118,16 @@ def _compile_request(contract: Contract) -> SchemaValidator:
                             code=exc.code) from None
 
 
-def _refuse_ref_cycles(
-    schema: Any, file: Path, base: str, resources: list[tuple[str, Any]], prefix: str = ""
-) -> None:
+def _refuse_ref_cycles(document: Document, file: Path, prefix: str = "") -> None:
     """A ``$ref`` cycle that never moves into the document is a load error: the production
     validator would accept anything under it, the reference validator never finish."""
-    from harness.schemas.resolve import in_place_cycle
-
-    cycle = in_place_cycle(schema, base_uri=base, resources=resources)
+    cycle = document.in_place_cycle()
     if cycle is None:
         return
-    chain = " -> ".join(step.display(base) or "/" for step in cycle)
+    chain = " -> ".join(n.pointer or "/" if n.document is document else n.location for n in cycle)
     raise ContractError(
         f"$ref cycle that never moves into the document: {chain} (a value would be checked "
         "against itself for ever; put a properties/items step in the loop or break it)",
-        file=str(file), pointer=prefix + cycle[0].pointer if cycle[0].resource == base else None,
+        file=str(file), pointer=prefix + cycle[0].pointer if cycle[0].document is document else None,
         code="contract.ref_cycle",
     )
-
-

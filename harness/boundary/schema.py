@@ -23,15 +23,13 @@ from harness.boundary.base import Evaluation, Rejection
 from harness.codes import schema_code
 from harness.errors import ContractError
 from harness.pointer import join, resolve
+from harness.schemas.dialects import DIALECTS, DRAFT_2020_12, SLOTS, Slot, dialect_of
 
-DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-DIALECTS: dict[str, str] = {
-    "https://json-schema.org/draft/2020-12/schema": "2020-12",
-    "https://json-schema.org/draft/2019-09/schema": "2019-09",
-    "http://json-schema.org/draft-07/schema": "draft-07",
-    "http://json-schema.org/draft-06/schema": "draft-06",
-    "http://json-schema.org/draft-04/schema": "draft-04",
-}
+__all__ = [
+    "DIALECTS", "DRAFT_2020_12", "MASK", "SchemaValidator", "SchemaViolation", "check", "dialect_of",
+    "validator_for", "violation_to_rejection",
+]
+
 MASK = "<value>"
 
 # Kind names of jsonschema-rs errors whose keyword is not simply the lowerCamel kind name.
@@ -45,29 +43,6 @@ _KIND_KEYWORD = {
 }
 _COMBINATORS = {"oneOf", "anyOf"}
 _DISCRIMINATORS = {"const", "enum", "type"}
-
-
-def dialect_of(schema: Any, known: Iterable[str] = ()) -> str:
-    """The dialect a schema declares (``2020-12`` when it declares none).
-
-    ``known`` are extra meta-schema URIs the caller can supply (custom meta-schemas).
-    """
-    if not isinstance(schema, Mapping) or "$schema" not in schema:
-        return "2020-12"
-    uri = schema["$schema"]
-    if not isinstance(uri, str):
-        raise ContractError("$schema must be a string", pointer="/$schema")
-    normalised = uri.rstrip("#")
-    if normalised in known or uri in known:
-        return f"custom ({uri})"
-    if normalised not in DIALECTS:
-        raise ContractError(
-            f"unknown $schema {uri!r}",
-            pointer="/$schema",
-            allowed=sorted(DIALECTS),
-            code="contract.unknown_dialect",
-        )
-    return DIALECTS[normalised]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,10 +61,7 @@ class SchemaViolation:
 
 
 # Keywords whose value is a schema that may be ``false`` (the error then belongs to them).
-_SCHEMA_VALUED = {
-    "additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems",
-    "additionalItems", "contains", "propertyNames", "not", "then", "else",
-}
+_SCHEMA_VALUED = frozenset(k for k, s in SLOTS.items() if s in (Slot.ONE, Slot.ITEMS)) - {"if"}
 
 
 def _keyword(error: Any) -> str:
@@ -210,7 +182,11 @@ def validator_for(
     ``retriever`` is for tests that serve a suite's remotes. Without it every reference outside
     ``resources`` is a :class:`ContractError` at compile time. Formats assert by default.
     """
-    items = list(resources.items()) if isinstance(resources, Mapping) else list(resources or ())
+    given = list(resources.items()) if isinstance(resources, Mapping) else list(resources or ())
+    # One entry per schema: a file handed in by its URI and again by its $id makes jsonschema-rs
+    # panic on an anchor in it (its registry finds the $id itself when it indexes the file).
+    firsts = {id(content): (uri, content) for uri, content in reversed(given)}
+    items = [(uri, content) for uri, content in given if firsts[id(content)][0] == uri]
     declared = schema.get("$schema") if isinstance(schema, Mapping) else None
     if (
         retriever is not None

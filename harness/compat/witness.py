@@ -33,10 +33,7 @@ from hypothesis.errors import HypothesisWarning
 from harness.boundary.schema import SchemaValidator, SchemaViolation, validator_for
 from harness.compat.model import Budget, Direction
 from harness.compat.normalise import REF_TARGET, Side
-from harness.pointer import MISSING, join, resolve, split
-from harness.schemas import keywords as kw
-from harness.schemas.boundary import formatted
-from harness.schemas.generate import (
+from harness.fuzz.generate.documents import (
     GenerationStats,
     OutOfTime,
     from_lowered,
@@ -44,7 +41,10 @@ from harness.schemas.generate import (
     sample,
     time_budget,
 )
-from harness.schemas.lower import lower
+from harness.fuzz.generate.edges import formatted
+from harness.fuzz.generate.lower import lower
+from harness.pointer import MISSING, join, resolve, split
+from harness.schemas import keywords as kw
 from harness.schemas.resolve import as_schema
 
 

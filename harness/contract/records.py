@@ -27,6 +27,7 @@ from harness.pointer import split
 if TYPE_CHECKING:
     from harness.boundary.schema import SchemaValidator
     from harness.differential import ReferenceValidator
+    from harness.schemas import Document
 
 _T = TypeVar("_T")
 CONTRACT_FILE = "contract.yaml"
@@ -200,6 +201,28 @@ class Contract:
     def schema_resources(self) -> list[tuple[str, Any]]:
         """Every schema file of the contract, by file URI and by ``$id``: what ``$ref`` may reach."""
         return list(self.resources)
+
+    def document(self, version: int | None = None) -> Document:
+        """The schema model of a version (its references resolved among the contract's own
+        schema files; cached)."""
+        from harness.schemas import Document
+
+        version = self.version if version is None else version
+        schema = self.schema(version)
+        return self.memo(("document", version), lambda: Document(
+            schema, file=self.schema_path(version), resources=self.schema_resources()))
+
+    def vendor_document(self) -> Document | None:
+        """The schema model of ``vendor_schema`` (cached); None without one."""
+        from harness.schemas import Document
+
+        if self.vendor_schema is None:
+            return None
+        named = self.raw.get("vendor_schema")
+        file = self.directory / named if isinstance(named, str) else self.path
+        return self.memo(("vendor-document",), lambda: Document(
+            self.vendor_schema, file=file, base_uri=self.path.resolve().as_uri(),
+            resources=self.schema_resources()))
 
     def default_request(self) -> dict[str, Any]:
         return {

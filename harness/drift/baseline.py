@@ -67,7 +67,8 @@ class Baseline:
 def hints_for(contract: Contract, enum_fields: tuple[str, ...] = ()) -> Hints:
     """Enum-like locations and free-form maps of what the upstream sends: from the vendor schema
     for a tool with an adapter, else from the contract's current schema."""
-    schema = contract.vendor_schema if contract.adapter and contract.vendor_schema is not None else contract.schema()
+    schema = (contract.vendor_document() if contract.adapter and contract.vendor_schema is not None
+              else contract.document())
     return Hints.from_schema(schema, enum_fields)
 
 

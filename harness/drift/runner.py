@@ -493,7 +493,8 @@ class DriftRunner:
         if advertised.schema is None:
             return replace(base, status=DRIFTED, notes=(advertised.problem or "no outputSchema advertised",))
         expected = (
-            contract.vendor_schema if contract.adapter and contract.vendor_schema is not None else contract.schema()
+            contract.vendor_document() if contract.adapter and contract.vendor_schema is not None
+            else contract.document()
         )
         current = schema_shape(advertised.schema)
         changes = diff_shapes(schema_shape(expected), current)

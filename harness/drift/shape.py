@@ -4,8 +4,8 @@ A :class:`Shape` records, per *location* — a JSON pointer in which ``*`` stand
 item (and every value of a free-form map) — the JSON types seen there, which members occur
 whenever their parent object does (``required``), and, at enum-like locations, the values
 seen. Shapes come from documents (a live response, each historical fixture) or from a JSON
-Schema (an MCP server's advertised ``outputSchema``, the contract's schema; draft-07 and
-2020-12), and they merge: several samples into one baseline, ``oneOf`` branches into one
+Schema read through the schema model (an MCP server's advertised ``outputSchema``, the
+contract's schema; draft-07 and 2020-12), and they merge: several samples into one baseline, ``oneOf`` branches into one
 schema shape. :mod:`harness.drift.diff` compares two shapes.
 """
 
@@ -18,14 +18,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.pointer import escape_token, resolve
+from harness.pointer import escape_token
+from harness.schemas import Document, Node, dialects
 
 ANY = "any"
 WILDCARD = "*"
 #: Values kept per enum-like location; more would make a fingerprint a copy of the data.
 MAX_ENUM_VALUES = 64
 _MAX_SCHEMA_DEPTH = 48
-_DRAFTS_IGNORING_REF_SIBLINGS = ("draft-04", "draft-06", "draft-07")
 
 
 def json_type(value: Any) -> str:
@@ -133,7 +133,7 @@ class Hints:
     map_paths: frozenset[str] = frozenset()
 
     @classmethod
-    def from_schema(cls, schema: Any, extra_enums: Iterable[str] = ()) -> Hints:
+    def from_schema(cls, schema: Document | Any, extra_enums: Iterable[str] = ()) -> Hints:
         shape = schema_shape(schema)
         maps = frozenset(
             parent_of(p)
@@ -178,78 +178,53 @@ def document_shape(document: Any, hints: Hints = Hints()) -> Shape:
 # --------------------------------------------------------------------------- schemas
 
 
-_OBJECT_KEYWORDS = (
-    "properties",
-    "required",
-    "additionalProperties",
-    "patternProperties",
-    "propertyNames",
-    "minProperties",
-    "maxProperties",
-)
-_ARRAY_KEYWORDS = ("items", "prefixItems", "additionalItems", "contains", "minItems", "maxItems")
-
-
 def schema_dialect(schema: Any) -> str:
-    """``2020-12`` unless ``$schema`` names an earlier draft (``draft-07`` etc.)."""
-    uri = schema.get("$schema", "") if isinstance(schema, dict) else ""
-    for draft in ("draft-04", "draft-06", "draft-07", "2019-09"):
-        if draft in uri:
-            return draft
-    return "2020-12"
+    """The dialect ``schema`` declares (``2020-12`` when it declares none, or one unknown)."""
+    return dialects.detect(schema)[0]
 
 
-def schema_shape(schema: Any) -> Shape:
-    """The shape a JSON Schema promises: the locations it describes, their types, the members it
-    requires, and its ``enum``/``const`` values. Local ``$ref``s (``#/$defs/...`` and draft-07
-    ``#/definitions/...``) are followed; ``if``/``then``/``else``, ``not`` and references to
-    other documents promise nothing here."""
-    walker = _SchemaWalker(schema)
-    return walker.walk(schema, "", 0, ())
+def schema_shape(schema: Document | Any) -> Shape:
+    """The shape a JSON Schema (or its model) promises: the locations it describes, their
+    types, the members it requires, and its ``enum``/``const`` values. References are followed
+    as the schema model resolves them (once on each path: a recursive one promises nothing
+    more); ``if``/``then``/``else``, ``not`` and references the model cannot follow promise
+    nothing here."""
+    document = schema if isinstance(schema, Document) else Document(schema)
+    return _SchemaWalker().walk(document.root, "", 0, ())
 
 
 class _SchemaWalker:
-    def __init__(self, root: Any) -> None:
-        self.root = root
-        self.ref_siblings = schema_dialect(root) not in _DRAFTS_IGNORING_REF_SIBLINGS
-
-    def walk(self, node: Any, path: str, depth: int, refs: tuple[str, ...]) -> Shape:
-        if node is True or node == {} or depth > _MAX_SCHEMA_DEPTH:
+    def walk(self, node: Node | None, path: str, depth: int, refs: tuple[Node, ...]) -> Shape:
+        schema = True if node is None else node.schema
+        if schema is True or schema == {} or depth > _MAX_SCHEMA_DEPTH:
             return Shape({path: frozenset({ANY})})
-        if node is False or not isinstance(node, dict):
+        if schema is False or not isinstance(schema, dict) or node is None:
             return Shape({path: frozenset()})
+        document = node.document
         parts: list[Shape] = []
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            target = self._resolve(ref)
-            if target is None or ref in refs:
+        ref = document.reference(node)
+        if ref is not None:
+            target = ref.target
+            if target is None or target in refs:
                 parts.append(Shape({path: frozenset({ANY})}))
             else:
-                parts.append(self.walk(target, path, depth + 1, (*refs, ref)))
-            if not self.ref_siblings:
+                parts.append(self.walk(target, path, depth + 1, (*refs, target)))
+            if document.ref_overrides:
                 return parts[0]
         parts.append(self._own(node, path, depth, refs))
-        for keyword in ("allOf",):
-            for branch in node.get(keyword, []) if isinstance(node.get(keyword), list) else []:
-                parts.append(self.walk(branch, path, depth + 1, refs))
+        for branch in document.kids(node, "allOf"):
+            parts.append(self.walk(branch, path, depth + 1, refs))
         for keyword in ("oneOf", "anyOf"):
-            branches = node.get(keyword)
-            if isinstance(branches, list) and branches:
-                united = _union_all(self.walk(b, path, depth + 1, refs) for b in branches)
-                parts.append(united)
+            branches = document.kids(node, keyword)
+            if branches:
+                parts.append(_union_all(self.walk(b, path, depth + 1, refs) for b in branches))
         result = parts[0]
         for part in parts[1:]:
             result = _intersect(result, part)
         return result
 
-    def _resolve(self, ref: str) -> Any:
-        if ref == "#":
-            return self.root
-        if ref.startswith("#/"):
-            return resolve(self.root, ref[1:], None)
-        return None
-
-    def _own(self, node: dict[str, Any], path: str, depth: int, refs: tuple[str, ...]) -> Shape:
+    def _own(self, node: Node, path: str, depth: int, refs: tuple[Node, ...]) -> Shape:
+        document = node.document
         types: dict[str, frozenset[str]] = {path: _declared_types(node)}
         required: set[str] = set()
         enums: dict[str, frozenset[str]] = {}
@@ -257,12 +232,9 @@ class _SchemaWalker:
         if values is not None:
             enums[path] = frozenset(encode_value(v) for v in values[:MAX_ENUM_VALUES])
         children: list[Shape] = []
-        properties = node.get("properties")
-        if isinstance(properties, dict):
-            for key, sub in properties.items():
-                if sub is False:
-                    continue
-                children.append(self.walk(sub, f"{path}/{escape_token(key)}", depth + 1, refs))
+        for member in document.kids(node, "properties"):
+            if member.schema is not False and member.key is not None:
+                children.append(self.walk(member, f"{path}/{escape_token(member.key)}", depth + 1, refs))
         names = node.get("required")
         if isinstance(names, list):
             for name in names:
@@ -270,17 +242,10 @@ class _SchemaWalker:
                     child = f"{path}/{escape_token(name)}"
                     required.add(child)
                     types.setdefault(child, frozenset({ANY}))
-        maps = [node[k] for k in ("additionalProperties",) if isinstance(node.get(k), dict)]
-        patterns = node.get("patternProperties")
-        if isinstance(patterns, dict):
-            maps.extend(s for s in patterns.values() if s is not False)
-        items: list[Any] = []
-        for key in ("items", "prefixItems", "additionalItems"):
-            value = node.get(key)
-            if isinstance(value, list):
-                items.extend(value)
-            elif isinstance(value, dict) or value is True:
-                items.append(value)
+        maps = [k for k in document.kids(node, "additionalProperties") if isinstance(k.schema, dict)]
+        maps += [k for k in document.kids(node, "patternProperties") if k.schema is not False]
+        items = [k for key in ("items", "prefixItems", "additionalItems") for k in document.kids(node, key)
+                 if k.schema is not False]
         for group in (maps, items):
             if group:
                 children.append(_union_all(self.walk(s, f"{path}/{WILDCARD}", depth + 1, refs) for s in group))
@@ -292,23 +257,21 @@ class _SchemaWalker:
         return Shape(types, frozenset(required), enums)
 
 
-def _declared_types(node: dict[str, Any]) -> frozenset[str]:
-    declared = node.get("type")
-    if isinstance(declared, str):
-        return frozenset({declared})
-    if isinstance(declared, list) and declared:
-        return frozenset(t for t in declared if isinstance(t, str))
+def _declared_types(node: Node) -> frozenset[str]:
+    declared = node.types
+    if declared:
+        return declared
     values = _enum_values(node)
     if values is not None:
         return frozenset(json_type(v) for v in values)
     return frozenset({ANY})
 
 
-def _enum_values(node: dict[str, Any]) -> list[Any] | None:
-    if "const" in node:
-        return [node["const"]]
+def _enum_values(node: Node) -> list[Any] | None:
+    if node.has("const"):
+        return [node.raw["const"]]
     if isinstance(node.get("enum"), list):
-        return list(node["enum"])
+        return list(node.raw["enum"])
     return None
 
 

@@ -17,11 +17,11 @@ from typing import Any
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from harness.boundary.projection import expand_schema, subschema_at
 from harness.fuzz.strategies import Bound
 from harness.mutations import canary_for
 from harness.mutations.context import replace_at
 from harness.pointer import escape_token, resolve, split
+from harness.schemas import Document
 
 #: Member names an adapter or a projection is tempted to copy: tried as injected extras.
 TEMPTING_NAMES = (
@@ -63,20 +63,10 @@ def _inside(pointer: str, views: frozenset[str]) -> bool:
     return any(pointer == v or pointer.startswith(v + "/") for v in views)
 
 
-def schema_names(*schemas: Any) -> tuple[str, ...]:
+def schema_names(*schemas: Document | None) -> tuple[str, ...]:
     """Every property name declared anywhere in ``schemas`` (for injected extra members)."""
-    found: dict[str, None] = {}
-    stack = list(schemas)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            properties = node.get("properties")
-            if isinstance(properties, dict):
-                found.update(dict.fromkeys(properties))
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return tuple(sorted(found))
+    return tuple(sorted({n.key for d in schemas if d is not None for n in d.nodes
+                         if n.keyword == "properties" and n.key is not None}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +83,8 @@ class Injection:
     replace_values: bool = False
     #: At least this many injections per document (0: a document may stay as it is).
     min_size: int = 1
-    #: The schema whose declared names are never injected.
-    schema: Any = None
+    #: The schema (or its model) whose declared names are never injected.
+    schema: Document | Any = None
     #: Member names the fixtures show at each object pointer, tried first.
     members: Mapping[str, list[str]] | None = None
 
@@ -158,19 +148,27 @@ def _not_in(taken: set[str]) -> Callable[[str], bool]:
     return lambda name: name not in taken
 
 
-def declared_names(schema: Any, pointer: str) -> set[str]:
-    """The member names ``schema`` declares for the object at ``pointer`` (any branch)."""
+def declared_names(schema: Document | Any, pointer: str) -> set[str]:
+    """The member names ``schema`` (a schema model, or a schema) declares for the object at
+    ``pointer`` (any branch)."""
     if schema is None:
         return set()
-    node = subschema_at(schema, pointer)
-    candidates = node["anyOf"] if isinstance(node, dict) and set(node) == {"anyOf"} else [node]
-    found: set[str] = set()
-    for candidate in candidates:
-        for sub in expand_schema(candidate, schema):
-            properties = sub.get("properties")
-            if isinstance(properties, dict):
-                found.update(properties)
-    return found
+    document = schema if isinstance(schema, Document) else _model(schema)
+    return {n.key for node in document.governing(split(pointer))
+            for n in document.kids(node, "properties") if n.key is not None}
+
+
+_MODELS: dict[int, tuple[Any, Document]] = {}
+
+
+def _model(schema: Any) -> Document:
+    """The schema model of a schema handed in as such (kept: every draw asks again)."""
+    hit = _MODELS.get(id(schema))
+    if hit is None or hit[0] is not schema:
+        if len(_MODELS) > 64:
+            _MODELS.clear()
+        hit = _MODELS[id(schema)] = (schema, Document(schema))
+    return hit[1]
 
 
 @st.composite

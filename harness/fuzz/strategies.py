@@ -34,10 +34,10 @@ from harness.boundary.schema import SchemaValidator
 from harness.cases import DEFAULT_MAX_MUTANTS, CaseExpectation
 from harness.contract import Contract, FreshnessRule
 from harness.errors import InvalidRequest
+from harness.fuzz.generate import GenerationStats, from_schema
 from harness.mutations import REGISTRY, Mutant, MutationContext, OperatorRegistry
 from harness.mutations.context import replace_at
 from harness.pointer import MISSING, resolve, split
-from harness.schemas import GenerationStats, from_schema
 
 #: The clock documents are made fresh for when the contract declares none (``defaults.now``).
 DEFAULT_NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)

@@ -17,8 +17,8 @@ from harness.contract import Contract
 from harness.engine import Engine
 from harness.fuzz import canaries, vendor
 from harness.fuzz import strategies as fs
+from harness.fuzz.generate import GenerationStats
 from harness.mutations import REGISTRY, OperatorRegistry
-from harness.schemas import GenerationStats
 
 if TYPE_CHECKING:
     from harness.fuzz.canaries import Injected
@@ -54,7 +54,7 @@ class Subject:
         self.tally: dict[str, int] = {}
         self._strategies: dict[str, st.SearchStrategy[Any]] = {}
         self.view_pointers = frozenset(f.pointer for f in contract.agent_view)
-        self.names = canaries.schema_names(contract.schema(self.version), contract.vendor_schema)
+        self.names = canaries.schema_names(contract.document(self.version), contract.vendor_document())
         self.known_values, self.known_members = vendor.known_values(contract)
 
     @property
@@ -113,14 +113,14 @@ class Subject:
         """Bound contract objects with canaries in extra members and in string values outside
         the agent view."""
         how = canaries.Injection(f"{self.tool}::objects", self.names, self.view_pointers, replace_values=True,
-                                 schema=self.contract.schema(self.version),
+                                 schema=self.contract.document(self.version),
                                  members=None if self.has_adapter else self.known_members)
         return self._cached("canaried-objects", lambda: canaries.bound_with_canaries(self.bound_documents(), how))
 
     def canaried_vendor(self, *, min_size: int = 1) -> st.SearchStrategy[Injected]:
         """Vendor documents with canaries in extra members at any level."""
         how = canaries.Injection(f"{self.tool}::vendor", self.names, min_size=min_size,
-                                 schema=self.contract.vendor_schema, members=self.known_members)
+                                 schema=self.contract.vendor_document(), members=self.known_members)
         return self._cached(f"canaried-vendor-{min_size}", lambda: canaries.with_canaries(self.raw_documents(), how))
 
     # ------------------------------------------------------------------ statistics

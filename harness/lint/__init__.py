@@ -8,7 +8,6 @@ Rules live in a :class:`RuleRegistry` (the package's are in :data:`RULES`); repo
 :class:`LintReport` into text, JSON or SARIF (:mod:`harness.lint.reporters`).
 """
 
-from harness.lint.document import Document, Node
 from harness.lint.engine import (
     contract_documents,
     lint_contract,
@@ -19,6 +18,7 @@ from harness.lint.engine import (
 from harness.lint.model import Finding, LintReport, WaivedFinding
 from harness.lint.registry import RULES, Hit, Rule, RuleRegistry, Severity, Target
 from harness.lint.scopes import ContractScope, WaiverUse
+from harness.schemas.document import Document, Node
 
 __all__ = [
     "RULES",

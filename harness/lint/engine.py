@@ -20,11 +20,11 @@ from harness.contract import (
     load_json_file,
 )
 from harness.errors import ContractError, UsageError
-from harness.lint.document import Document
 from harness.lint.locate import Locator
 from harness.lint.model import Finding, LintReport, WaivedFinding
 from harness.lint.registry import RULES, Hit, Rule, RuleRegistry, Target
 from harness.lint.scopes import ContractScope, WaiverUse
+from harness.schemas.document import Document
 
 CONTRACT_LABEL = "contract"
 
@@ -57,35 +57,24 @@ def lint_file(
 
 
 def contract_documents(contract: Contract) -> dict[str, Document]:
-    """Every schema of a contract by label: ``v1``, ``v2``, ..., and ``vendor``."""
-    known = _contract_uris(contract)
+    """Every schema of a contract by label: ``v1``, ``v2``, ..., and ``vendor``; references
+    among the contract's own schema files are followed."""
+    resources = contract.schema_resources()
     documents = {
         f"v{v}": Document(contract.schema(v), file=contract.schema_path(v), label=f"v{v}",
-                          role="version", contract=contract, known_uris=known)
+                          role="version", contract=contract, resources=resources)
         for v in contract.versions
     }
     vendor = contract.raw.get("vendor_schema")
     if isinstance(vendor, str):
         documents["vendor"] = Document(contract.vendor_schema, file=contract.directory / vendor,
                                        label="vendor", role="vendor", contract=contract,
-                                       known_uris=known)
+                                       resources=resources)
     elif contract.vendor_schema is not None:
         documents["vendor"] = Document(contract.vendor_schema, file=contract.path, label="vendor",
                                        role="vendor", contract=contract,
-                                       base_pointer="/vendor_schema", known_uris=known)
+                                       base_pointer="/vendor_schema", resources=resources)
     return documents
-
-
-def _contract_uris(contract: Contract) -> set[str]:
-    """URIs under which the contract's own schema files are reachable (file URIs and $ids)."""
-    uris: set[str] = set()
-    folder = contract.directory / SCHEMAS_DIR
-    for file in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        uris.add(file.resolve().as_uri())
-        content = load_json_file(file)
-        if isinstance(content, dict) and isinstance(content.get("$id"), str):
-            uris.add(content["$id"].rstrip("#"))
-    return uris
 
 
 def lint_contract(

@@ -38,8 +38,8 @@ class Severity(StrEnum):
 class Target(StrEnum):
     """What a rule function is called with."""
 
-    NODE = "node"  # every subschema (harness.lint.document.Node)
-    DOCUMENT = "document"  # every schema document (harness.lint.document.Document)
+    NODE = "node"  # every subschema (harness.schemas.Node)
+    DOCUMENT = "document"  # every schema document (harness.schemas.Document)
     CONTRACT = "contract"  # every contract (harness.lint.engine.ContractScope)
     WAIVER = "waiver"  # every waiver of a contract (harness.lint.engine.WaiverUse)
 

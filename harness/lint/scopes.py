@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from harness.contract import Contract, Waiver
-from harness.lint.document import Document
+from harness.schemas.document import Document
 
 
 @dataclass(frozen=True, slots=True)

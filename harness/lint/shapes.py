@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from harness.lint.dialects import ANNOTATIONS
-from harness.lint.document import Node
+from harness.schemas.dialects import accepts_anything
+from harness.schemas.document import Node
 
-
-def accepts_anything(schema: Any) -> bool:
-    """``true``, ``{}``, or an object holding nothing but annotations (and ``x-`` extensions)."""
-    if schema is True:
-        return True
-    return isinstance(schema, dict) and all(
-        k in ANNOTATIONS or k.startswith("x-") for k in schema
-    )
+__all__ = ["accepts_anything", "declares_object", "excludes_objects", "has_int", "is_closed_set",
+           "patterns", "pinned_value"]
 
 
 def declares_object(node: Node) -> bool:

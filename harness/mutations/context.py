@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from harness.boundary.projection import expand_schema, subschema_at
 from harness.pointer import MISSING, escape_token, resolve, split
+from harness.schemas import Document, Node
 
 if TYPE_CHECKING:
     from harness.contract import Contract
@@ -23,10 +23,6 @@ if TYPE_CHECKING:
 _PLACEHOLDER = "\x00hx-splice\x00"
 _PLACEHOLDER_JSON = json.dumps(_PLACEHOLDER).encode()
 _MAX_TARGETS = 4096  # walking stops here: sampling keeps far fewer
-#: schema_nodes answers by (id(schema), pointer); the schema itself is kept to rule out a
-#: reused id. Bounded: cleared when full.
-_NODES: dict[tuple[int, str], tuple[Any, tuple[Mapping[str, Any], ...]]] = {}
-_NODES_MAX = 50_000
 
 
 def dumps(value: Any) -> bytes:
@@ -118,29 +114,24 @@ class MutationContext:
         return self._leaves
 
     # ---------------------------------------------------------------- schemas
-    def schema_nodes(self, pointer: str) -> list[Mapping[str, Any]]:
-        """The schema objects that may govern ``pointer`` (branches and refs expanded).
-
-        Every fixture of a tool asks about the same pointers of the same schema, so the answer
-        is kept per schema object and pointer (read-only: callers only read the nodes)."""
+    @property
+    def schema_model(self) -> Document | None:
+        """The schema model of :attr:`schema` (the contract's, cached there)."""
         if self.schema is None:
-            return []
-        key = (id(self.schema), pointer)
-        hit = _NODES.get(key)
-        if hit is not None and hit[0] is self.schema:
-            return list(hit[1])
-        node = subschema_at(self.schema, pointer)
-        candidates = node["anyOf"] if isinstance(node, dict) and set(node) == {"anyOf"} else [node]
-        found: list[Mapping[str, Any]] = []
-        for candidate in candidates:
-            found.extend(expand_schema(candidate, self.schema))
-        if len(_NODES) >= _NODES_MAX:
-            _NODES.clear()
-        _NODES[key] = (self.schema, tuple(found))
-        return found
+            return None
+        if self.schema is self.contract.vendor_schema:
+            return self.contract.vendor_document()
+        if self.schema is self.contract.schema(self.version):
+            return self.contract.document(self.version)
+        return Document(self.schema)
+
+    def schema_nodes(self, pointer: str) -> list[Node]:
+        """The subschemas that may govern ``pointer`` (:meth:`Document.governing`)."""
+        document = self.schema_model
+        return [] if document is None else document.governing(split(pointer))
 
     def keyword_values(self, pointer: str, keyword: str) -> list[Any]:
-        return [n[keyword] for n in self.schema_nodes(pointer) if keyword in n]
+        return [n.get(keyword) for n in self.schema_nodes(pointer) if n.has(keyword)]
 
     def schema_layer_accepts(self, document: Any) -> bool:
         """Whether the schema layer (vendor schema for adapter tools) accepts ``document``."""

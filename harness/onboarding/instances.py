@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.onboarding.view import deref
 from harness.pointer import MISSING
+from harness.schemas import Document, Node
 
 _MAX_DEPTH = 16
 _FORMATS = {
@@ -28,38 +29,47 @@ _FORMATS = {
 }
 
 
-def example_of(schema: Any, root: Any | None = None, depth: int = 0) -> Any:
-    """A value for ``schema``, or ``MISSING`` when none can be guessed."""
-    root = schema if root is None else root
-    node = deref(schema, root)
-    if node is True:
-        return {}
-    if not isinstance(node, Mapping) or depth > _MAX_DEPTH:
+def example_of(schema: Node | Any) -> Any:
+    """A value for ``schema`` (a schema, or a node of the schema model), or ``MISSING`` when
+    none can be guessed."""
+    node = schema if isinstance(schema, Node) else Document(schema).root
+    return _example(node, 0)
+
+
+def _example(start: Node, depth: int) -> Any:
+    node = deref(start)
+    if node is None or node.schema is True:
+        return {}  # true, or a reference the model cannot follow: anything goes
+    if depth > _MAX_DEPTH:
         return MISSING
-    if "const" in node:
-        return node["const"]
-    if "default" in node:
-        return node["default"]
+    raw = node.raw
+    if not isinstance(node.schema, dict):
+        return MISSING
+    if "const" in raw:
+        return raw["const"]
+    if "default" in raw:
+        return raw["default"]
     for key in ("examples", "enum"):
-        values = node.get(key)
+        values = raw.get(key)
         if isinstance(values, list) and values:
             return next((v for v in values if v is not None), values[0])
-    if "example" in node:
-        return node["example"]
+    if "example" in raw:
+        return raw["example"]
+    kids = node.document.kids
     for key in ("oneOf", "anyOf"):
-        for branch in node.get(key) or ():
-            value = example_of(branch, root, depth + 1)
+        for branch in kids(node, key):
+            value = _example(branch, depth + 1)
             if value is not MISSING:
                 return value
-    kind = _type(node)
-    if kind is None and isinstance(node.get("allOf"), list):
+    kind = _type(raw)
+    if kind is None and isinstance(raw.get("allOf"), list):
         merged: dict[str, Any] = {}
-        for part in node["allOf"]:
-            value = example_of(part, root, depth + 1)
+        for part in kids(node, "allOf"):
+            value = _example(part, depth + 1)
             if isinstance(value, dict):
                 merged.update(value)
         return merged
-    return _of_type(kind, node, root, depth)
+    return _of_type(kind, node, depth)
 
 
 def _type(node: Mapping[str, Any]) -> str | None:
@@ -71,33 +81,35 @@ def _type(node: Mapping[str, Any]) -> str | None:
     return declared if isinstance(declared, str) else None
 
 
-def _of_type(kind: str | None, node: Mapping[str, Any], root: Any, depth: int) -> Any:
+def _of_type(kind: str | None, node: Node, depth: int) -> Any:
+    raw = node.raw
     if kind == "object":
-        given = node.get("properties")
-        properties: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+        properties = {k.key: k for k in node.document.kids(node, "properties")}
         out: dict[str, Any] = {}
-        for name in node.get("required") or ():
-            value = example_of(properties.get(name, True), root, depth + 1)
+        for name in raw.get("required") or ():
+            member = properties.get(name)
+            value = _example(member, depth + 1) if member is not None else {}
             if value is MISSING:
                 return MISSING
             out[name] = value
         return out
     if kind == "array":
-        count = node.get("minItems", 0) if isinstance(node.get("minItems"), int) else 0
+        count = raw.get("minItems", 0) if isinstance(raw.get("minItems"), int) else 0
         if not count:
             return []
-        item = example_of(node.get("items", True), root, depth + 1)
+        items = [k for k in node.document.kids(node, "items") if k.key is None]
+        item = _example(items[0], depth + 1) if items else {}
         return MISSING if item is MISSING else [item] * count
     if kind == "string":
-        fmt = node.get("format")
+        fmt = raw.get("format")
         if isinstance(fmt, str) and fmt in _FORMATS:
             return _FORMATS[fmt]
-        length = node.get("minLength", 1) if isinstance(node.get("minLength"), int) else 1
+        length = raw.get("minLength", 1) if isinstance(raw.get("minLength"), int) else 1
         return "x" * max(length, 1)
     if kind in ("integer", "number"):
-        low = node.get("minimum", node.get("exclusiveMinimum"))
+        low = raw.get("minimum", raw.get("exclusiveMinimum"))
         if isinstance(low, int | float) and not isinstance(low, bool):
-            value = low + 1 if "minimum" not in node else low
+            value = low + 1 if "minimum" not in raw else low
             return int(value) if kind == "integer" else value
         return 1
     if kind == "boolean":

@@ -30,16 +30,17 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from harness.boundary.parse import strict_loads
-from harness.boundary.schema import DIALECTS, DRAFT_2020_12
 from harness.contract import load_yaml
 from harness.errors import ContractError, RejectedInput
 from harness.onboarding.draft import Candidate, Skipped, ToolDraft, dump_json, first_line, header
 from harness.onboarding.errors import OnboardingError
 from harness.onboarding.instances import example_of
 from harness.onboarding.names import binding_name, plan_tool_names, upstream_name
-from harness.onboarding.view import declared_types, deref, derive_agent_view, top_level_shapes
+from harness.onboarding.view import deref, derive_agent_view, top_level_shapes
 from harness.pointer import MISSING, escape_token, resolve, split
+from harness.schemas import Document, Node
 from harness.schemas import keywords as kw
+from harness.schemas.dialects import BRANCHES, DIALECTS, DRAFT_2020_12, SLOTS, Slot
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 OAS_31_DIALECT = "https://spec.openapis.org/oas/3.1/dialect/base"
@@ -49,11 +50,9 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Methods drift sends without an opt-in; other operations get no sample requests.
 _SAFE_METHODS = ("get", "head")
 
-# The schema vocabulary (harness.schemas.keywords) plus the spellings a description may still
-# use as written: draft-07 ``items: [...]`` and ``additionalItems``, and ``contentSchema``.
-_SINGLE = kw.SINGLE | {"additionalItems", "contentSchema"}
-_LIST = kw.LIST | {"items"}
-_MAP = kw.MAP | kw.DEFS
+# Where subschemas sit, in any dialect a description may be written in (the schema model's
+# table: draft-07 ``items: [...]`` and ``additionalItems`` included), and ``contentSchema``.
+_SLOTS = {**SLOTS, "contentSchema": Slot.ONE}
 #: OpenAPI's own annotations, kept outside the ``anyOf`` a typeless ``nullable`` becomes.
 _OAS_ANNOTATIONS = frozenset({"example", "externalDocs", "xml"})
 _RESOURCE_SUFFIX = re.compile(r"^.+[_-](id|number|key|slug|name|sha)$")
@@ -199,11 +198,11 @@ class Bundle:
             here = f"{where}/{escape_token(key)}"
             if key == "$ref" and isinstance(value, str):
                 out[key] = self._ref(value, where)
-            elif key in _MAP and isinstance(value, Mapping):
+            elif _SLOTS.get(key) is Slot.MAP and isinstance(value, Mapping):
                 out[key] = {name: self.convert(sub, f"{here}/{escape_token(name)}") for name, sub in value.items()}
-            elif key in _LIST and isinstance(value, list):
+            elif _SLOTS.get(key) in (Slot.LIST, Slot.ITEMS) and isinstance(value, list):
                 out[key] = [self.convert(sub, f"{here}/{i}") for i, sub in enumerate(value)]
-            elif key in _SINGLE and isinstance(value, Mapping):
+            elif _SLOTS.get(key) in (Slot.ONE, Slot.ITEMS) and isinstance(value, Mapping):
                 out[key] = self.convert(value, here)
             else:
                 out[key] = value
@@ -374,11 +373,12 @@ def parameters(spec: Spec, op: Operation) -> list[Parameter]:
     return list(merged.values())
 
 
-def _type_of(schema: Any, root: Any) -> set[str]:
-    return declared_types(deref(schema, root))
+def _type_of(node: Node | None) -> set[str]:
+    found = deref(node)
+    return set(found.types or ()) if found is not None else set()
 
 
-def _echo(param: Parameter, param_schema: Any, request_root: Any, response: Any, last: bool) -> str | None:
+def _echo(param: Parameter, param_schema: Node | None, response: Document, last: bool) -> str | None:
     """The top-level property of the response that echoes a path parameter, or None."""
     shapes = top_level_shapes(response)
     if not shapes:
@@ -390,7 +390,7 @@ def _echo(param: Parameter, param_schema: Any, request_root: Any, response: Any,
     for name in candidates:
         if not all(name in s.required for s in shapes):
             continue
-        wanted = _type_of(param_schema, request_root)
+        wanted = _type_of(param_schema)
         found = _property_types(response, name)
         if wanted and found and not (wanted & found or ("integer" in wanted and "number" in found)):
             continue
@@ -398,20 +398,13 @@ def _echo(param: Parameter, param_schema: Any, request_root: Any, response: Any,
     return None
 
 
-def _property_types(schema: Any, name: str) -> set[str]:
+def _property_types(response: Document, name: str) -> set[str]:
+    """The types every declaration of the top-level property ``name`` names."""
     out: set[str] = set()
-    stack = [schema]
-    seen = 0
-    while stack and seen < 256:
-        seen += 1
-        node = deref(stack.pop(), schema)
-        if not isinstance(node, Mapping):
-            continue
-        props = node.get("properties")
-        if isinstance(props, Mapping) and name in props:
-            out |= _type_of(props[name], schema)
-        for key in ("allOf", "oneOf", "anyOf"):
-            stack.extend(node.get(key) or ())
+    for option in response.reach(response.root, BRANCHES):
+        for member in response.kids(option, "properties"):
+            if member.key == name:
+                out |= _type_of(member)
     return out
 
 
@@ -484,20 +477,23 @@ def _draft(spec: Spec, op: Operation, tool: str, imported_at: str, base_url_env:
     }
     if request_bundle.defs:
         request_schema["$defs"] = request_bundle.defs
+    request_model = Document(request_schema)
+    members = {k.key: k for k in request_model.kids(request_model.root, "properties")}
     defaults: dict[str, Any] = {}
     for p in args_params:
-        value = p.example if p.example is not MISSING else example_of(properties[p.name], request_schema)
+        value = p.example if p.example is not MISSING else example_of(members[p.name])
         if value is MISSING:
             notes.append(f"no example for parameter {p.name!r}: set request.example")
             continue
         defaults[p.name] = value
 
     last_param = re.fullmatch(r".*/\{([^}/]+)\}/?", op.path)
+    response_model = Document(schema)
     bindings = []
     for p in args_params:
         if p.location != "path":
             continue
-        echoed = _echo(p, properties[p.name], request_schema, schema,
+        echoed = _echo(p, members.get(p.name), response_model,
                        last=last_param is not None and last_param.group(1) == p.name)
         if echoed is not None:
             bindings.append({"name": binding_name(p.name), "result": "/" + escape_token(echoed),
@@ -546,7 +542,7 @@ def _draft(spec: Spec, op: Operation, tool: str, imported_at: str, base_url_env:
     })
     if bindings:
         contract["bindings"] = bindings
-    contract["agent_view"] = derive_agent_view(schema)
+    contract["agent_view"] = derive_agent_view(response_model)
     contract["upstreams"] = {
         upstream: {
             "http": {"method": op.method.upper(), "url": url, "timeout_s": 10},

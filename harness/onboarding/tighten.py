@@ -26,15 +26,13 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.boundary.schema import dialect_of
 from harness.drift.shape import json_type
-from harness.onboarding.view import declared_types
-from harness.pointer import escape_token, join, resolve
-from harness.schemas import keywords as kw
+from harness.pointer import escape_token, resolve
+from harness.schemas import Document, Node, dialect_of
 
 MIN_LENGTH = 256
 MIN_ITEMS = 32
@@ -58,45 +56,30 @@ class Tightened:
     notes: tuple[str, ...] = field(default=())
 
 
-def _nodes(node: Any, pointer: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
-    """Every schema object in the document, with its pointer (``$defs`` and the draft-07
-    spellings ``items: [...]`` / ``additionalItems`` included)."""
-    if not isinstance(node, dict):
-        return
-    yield pointer, node
-    children = kw.subschemas(node)
-    children += [((key, name), sub) for key in sorted(kw.DEFS) if isinstance(node.get(key), dict)
-                 for name, sub in node[key].items()]
-    if isinstance(node.get("items"), list):
-        children += [(("items", str(i)), sub) for i, sub in enumerate(node["items"])]
-    if isinstance(node.get("additionalItems"), dict):
-        children.append((("additionalItems",), node["additionalItems"]))
-    for path, sub in children:
-        yield from _nodes(sub, pointer + join(path))
-
-
-def _target(node: Any) -> str | None:
-    """The pointer a local ``$ref`` names, or None."""
-    if isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#"):
-        return str(node["$ref"][1:])
-    return None
-
-
-def _chain(root: Any, pointer: str) -> list[str]:
-    """``pointer`` and every pointer its ``$ref`` chain reaches."""
+def _chain(document: Document, pointer: str) -> list[str]:
+    """``pointer`` and every pointer its reference chain reaches (as the schema model resolves
+    it, within the document)."""
     seen = [pointer]
-    node = resolve(root, pointer)
-    while (target := _target(node)) is not None and target not in seen:
-        seen.append(target)
-        node = resolve(root, target)
+    node = document.by_pointer.get(pointer)
+    while node is not None:
+        node = document.target(node)
+        if node is None or node.document is not document or node.pointer in seen:
+            break
+        seen.append(node.pointer)
     return seen
+
+
+def _target(document: Document, pointer: str) -> str | None:
+    """The pointer the node's reference names in the same document, or None."""
+    chain = _chain(document, pointer)
+    return chain[1] if len(chain) > 1 else None
 
 
 def _declares(node: Mapping[str, Any]) -> bool:
     return isinstance(node.get("properties"), dict)
 
 
-def _members(root: Any, node: Mapping[str, Any], pointer: str) -> list[str]:
+def _members(document: Document, node: Mapping[str, Any], pointer: str) -> list[str]:
     """Pointers of the subschemas composed into ``node`` at the same instance location (each
     ``$ref`` chain followed): ``allOf`` members always; ``oneOf`` / ``anyOf`` / ``then`` /
     ``else`` branches and a sibling ``$ref`` when the node declares members of its own."""
@@ -110,38 +93,38 @@ def _members(root: Any, node: Mapping[str, Any], pointer: str) -> list[str]:
                 direct += [f"{pointer}/{key}/{i}" for i in range(len(value))]
             elif isinstance(value, dict):
                 direct.append(f"{pointer}/{key}")
-    out = [target for member in direct for target in _chain(root, member)]
-    ref = _target(node)
+    out = [target for member in direct for target in _chain(document, member)]
+    ref = _target(document, pointer)
     if ref is not None and _declares(node):
-        out += _chain(root, ref)
+        out += _chain(document, ref)
     return out
 
 
-def _union(root: Any, pointer: str, seen: set[str]) -> tuple[list[str], str | None]:
+def _union(document: Document, pointer: str, seen: set[str]) -> tuple[list[str], str | None]:
     """Property names a node and its composed members declare; or why it must stay open."""
-    node = resolve(root, pointer)
+    node = resolve(document.schema, pointer)
     names = list(node.get("properties", {})) if isinstance(node, dict) and _declares(node) else []
-    for target in _members(root, node, pointer) if isinstance(node, dict) else []:
+    for target in _members(document, node, pointer) if isinstance(node, dict) else []:
         if target in seen:
             continue
         seen.add(target)
-        sub = resolve(root, target)
+        sub = resolve(document.schema, target)
         if not isinstance(sub, dict):
             continue
         if any(k in sub and sub[k] is not False for k in _OPENERS):
             return names, f"a composed member ({target or '/'}) allows other members"
-        more, reason = _union(root, target, seen)
+        more, reason = _union(document, target, seen)
         if reason:
             return names, reason
         names += [n for n in more if n not in names]
     return names, None
 
 
-def _matches(node: Any, value: Any) -> bool:
+def _matches(node: Node | None, value: Any) -> bool:
     """Cheap test whether an alternative may describe ``value`` (by JSON type)."""
-    if not isinstance(node, dict):
-        return node is not False
-    types = declared_types(node)
+    if node is None or not isinstance(node.schema, dict):
+        return node is None or node.schema is not False
+    types = node.types
     if not types:
         return True
     kind = _json_type(value)
@@ -158,8 +141,9 @@ def _json_type(value: Any) -> str:
 class _Observations:
     """Longest string, largest array, smallest integer seen at each schema node."""
 
-    def __init__(self, root: Any) -> None:
-        self.root = root
+    def __init__(self, document: Document) -> None:
+        self.document = document
+        self.root = document.schema
         self.lengths: dict[str, int] = {}
         self.shortest: dict[str, int] = {}
         self.items: dict[str, int] = {}
@@ -168,7 +152,7 @@ class _Observations:
     def walk(self, pointer: str, value: Any, depth: int = 0) -> None:
         if depth > 256:
             return
-        for here in _chain(self.root, pointer):
+        for here in _chain(self.document, pointer):
             node = resolve(self.root, here)
             if isinstance(node, dict):
                 self._record(here, node, value, depth)
@@ -186,7 +170,7 @@ class _Observations:
             self._walk_members(here, node, value, depth)
         for key in ("allOf", "anyOf", "oneOf"):
             for index in range(len(node.get(key) or ())):
-                branch = resolve(self.root, _chain(self.root, f"{here}/{key}/{index}")[-1])
+                branch = self.document.by_pointer.get(_chain(self.document, f"{here}/{key}/{index}")[-1])
                 if key == "allOf" or _matches(branch, value):
                     self.walk(f"{here}/{key}/{index}", value, depth + 1)
         for key in ("then", "else"):
@@ -216,7 +200,7 @@ class _Observations:
                 self.walk(f"{here}/additionalProperties", member, depth + 1)
 
 
-def _close(root: Any, pointer: str, node: dict[str, Any], types: set[str], modern: bool) -> str | None:
+def _close(document: Document, pointer: str, node: dict[str, Any], types: set[str], modern: bool) -> str | None:
     """Close one node: ``"closed"``, the reason it stays open, or None when not an object.
 
     A node composed of others is closed with ``unevaluatedProperties: false`` where the dialect
@@ -224,14 +208,14 @@ def _close(root: Any, pointer: str, node: dict[str, Any], types: set[str], moder
     property names listed (``true``), which draft-07 needs to see through composition."""
     if not (_declares(node) or "object" in types or "allOf" in node):
         return None
-    names, reason = _union(root, pointer, {pointer})
+    names, reason = _union(document, pointer, {pointer})
     if reason is not None:
         return reason
     if not names and not _declares(node):
         if "object" not in types or any(isinstance(node.get(k), list) for k in ("oneOf", "anyOf")):
             return None  # not an object of its own, or its alternatives are closed one by one
         return "it declares no members (a free-form object)"
-    if modern and _members(root, node, pointer):
+    if modern and _members(document, node, pointer):
         node["unevaluatedProperties"] = False
         return "closed"
     properties = node.setdefault("properties", {})
@@ -260,14 +244,15 @@ def tighten(schema: Any, samples: Iterable[Any] = ()) -> Tightened:
     tight = copy.deepcopy(schema)
     if not isinstance(tight, dict):
         return Tightened(tight, notes=("the schema is not an object; nothing to tighten",))
-    seen = _Observations(tight)
+    document = Document(tight)
+    seen = _Observations(document)
     for sample in samples:
         seen.walk("", sample)
-    nodes = dict(_nodes(tight))
+    nodes = {n.pointer: n.schema for n in document.nodes if isinstance(n.schema, dict)}
     modern = dialect_of(tight) in ("2019-09", "2020-12")
     composed: dict[str, str] = {}
     for pointer, node in nodes.items():
-        for target in _members(tight, node, pointer):
+        for target in _members(document, node, pointer):
             composed.setdefault(target, pointer or "/")
     closed: list[str] = []
     bounded: list[tuple[str, str, int]] = []
@@ -275,10 +260,10 @@ def tighten(schema: Any, samples: Iterable[Any] = ()) -> Tightened:
     notes: list[str] = []
     for pointer, node in nodes.items():
         shown = pointer or "/"
-        types = declared_types(node)
+        types = set(document.by_pointer[pointer].types or ())
         # A composed node is closed, with its members, by the node composing it.
         if pointer not in composed and not any(k in node for k in _OPENERS):
-            outcome = _close(tight, pointer, node, types, modern)
+            outcome = _close(document, pointer, node, types, modern)
             if outcome == "closed":
                 closed.append(shown)
             elif outcome:

@@ -1,7 +1,7 @@
 """A first ``agent_view`` for an imported schema: its top-level properties.
 
-Properties are read through local ``$ref``, ``allOf`` (merged) and ``oneOf``/``anyOf``
-(alternatives): a property is required in the view only when every alternative requires it.
+Properties are read through the schema model: references, ``allOf`` (merged) and
+``oneOf``/``anyOf`` (alternatives): a property is required in the view only when every alternative requires it.
 When the top level is not always an object with declared properties (an array, a free map, a
 ``oneOf`` with a non-object branch), the view is the whole result under one name, ``result``.
 The author is expected to narrow it; this is where the review starts, not where it ends.
@@ -9,29 +9,27 @@ The author is expected to narrow it; this is where the review starts, not where 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from harness.onboarding.names import unique, view_name
-from harness.pointer import MISSING, escape_token, resolve
+from harness.pointer import escape_token
+from harness.schemas import Document, Node
 
 WHOLE_RESULT = "result"
-_MAX_HOPS = 32
+_MAX_DEPTH = 32
 
 
-def deref(node: Any, root: Any) -> Any:
-    """Follow local ``$ref`` chains (``True`` when a reference leaves the document)."""
-    for _ in range(_MAX_HOPS):
-        if not (isinstance(node, Mapping) and isinstance(node.get("$ref"), str)):
+def deref(node: Node | None) -> Node | None:
+    """The node with its reference chain followed (as the schema model resolves it); None
+    when a reference cannot be followed."""
+    seen: set[Node] = set()
+    while node is not None and node not in seen:
+        seen.add(node)
+        ref = node.document.reference(node)
+        if ref is None:
             return node
-        ref = node["$ref"]
-        if not ref.startswith("#"):
-            return True
-        target = resolve(root, ref[1:])
-        if target is MISSING:
-            return True
-        node = target
+        node = ref.target
     return node
 
 
@@ -43,38 +41,32 @@ class ObjectShape:
     required: frozenset[str]
 
 
-def declared_types(node: Any) -> set[str]:
-    """The JSON types a schema node names in ``type`` (empty when it names none)."""
-    declared = node.get("type") if isinstance(node, Mapping) else None
-    if isinstance(declared, str):
-        return {declared}
-    if isinstance(declared, list):
-        return {t for t in declared if isinstance(t, str)}
-    return set()
+def top_level_shapes(schema: Document | Any) -> list[ObjectShape] | None:
+    """The object shapes a document of ``schema`` (or of its model) may have at the top, or
+    None when it may be something else (or the shape is unknown)."""
+    document = schema if isinstance(schema, Document) else Document(schema)
+    return _shapes(document.root, 0)
 
 
-def top_level_shapes(schema: Any, root: Any | None = None, depth: int = 0) -> list[ObjectShape] | None:
-    """The object shapes a document of ``schema`` may have at the top, or None when it may be
-    something else (or the shape is unknown)."""
-    root = schema if root is None else root
-    node = deref(schema, root)
-    if not isinstance(node, Mapping) or depth > _MAX_HOPS:
+def _shapes(start: Node, depth: int) -> list[ObjectShape] | None:
+    node = deref(start)
+    if node is None or not isinstance(node.schema, dict) or depth > _MAX_DEPTH:
         return None
-    types = declared_types(node)
+    types = node.types
     if types and "object" not in types:
         return None
     alternatives: list[ObjectShape] | None = None
     for key in ("oneOf", "anyOf"):
-        branches = node.get(key)
-        if isinstance(branches, list) and branches:
+        branches = node.document.kids(node, key)
+        if branches:
             found: list[ObjectShape] = []
             for branch in branches:
-                shapes = top_level_shapes(branch, root, depth + 1)
+                shapes = _shapes(branch, depth + 1)
                 if shapes is None:
                     return None
                 found.extend(shapes)
             alternatives = found if alternatives is None else _cross(alternatives, found)
-    own = _own_shape(node, root, depth)
+    own = _own_shape(node, depth)
     if own is None and alternatives is None:
         return None
     if alternatives is None:
@@ -83,29 +75,26 @@ def top_level_shapes(schema: Any, root: Any | None = None, depth: int = 0) -> li
     return alternatives if own is None else _cross([own], alternatives)
 
 
-def _own_shape(node: Mapping[str, Any], root: Any, depth: int) -> ObjectShape | None:
+def _own_shape(node: Node, depth: int) -> ObjectShape | None:
     properties: list[str] = []
     required: set[str] = set()
     declared = False
-    parts: list[Any] = [node]
-    if isinstance(node.get("allOf"), list):
-        parts.extend(node["allOf"])
+    parts: list[Node | None] = [node, *(deref(p) for p in node.document.kids(node, "allOf"))]
     for index, part in enumerate(parts):
-        part = deref(part, root) if index else part
-        if not isinstance(part, Mapping):
+        if part is None or not isinstance(part.schema, dict):
             continue
-        if index and any(k in part for k in ("oneOf", "anyOf", "allOf")):
-            nested = top_level_shapes(part, root, depth + 1)
+        if index and any(part.has(k) for k in ("oneOf", "anyOf", "allOf")):
+            nested = _shapes(part, depth + 1)
             if nested is not None and len(nested) == 1:
                 declared = True
                 properties.extend(p for p in nested[0].properties if p not in properties)
                 required |= nested[0].required
             continue
-        if isinstance(part.get("properties"), Mapping):
+        if isinstance(part.get("properties"), dict):
             declared = True
-            properties.extend(p for p in part["properties"] if p not in properties)
+            properties.extend(p for p in part.raw["properties"] if p not in properties)
         if isinstance(part.get("required"), list):
-            required |= {r for r in part["required"] if isinstance(r, str)}
+            required |= {r for r in part.raw["required"] if isinstance(r, str)}
     if not declared:
         return None
     return ObjectShape(tuple(properties), frozenset(required))
@@ -121,7 +110,7 @@ def _cross(left: list[ObjectShape], right: list[ObjectShape]) -> list[ObjectShap
     return out
 
 
-def derive_agent_view(schema: Any) -> dict[str, Any]:
+def derive_agent_view(schema: Document | Any) -> dict[str, Any]:
     """``agent_view`` mapping for ``contract.yaml``: ``name: /pointer`` or
     ``name: {pointer, optional: true}`` for properties not required in every alternative."""
     shapes = top_level_shapes(schema)

@@ -1,50 +1,63 @@
-"""Schema utilities shared by compat and fuzzing: expand, lower, generate.
+"""The schema model: every question about a JSON Schema is answered here.
 
-- :mod:`harness.schemas.keywords`: the vocabulary (which keywords hold subschemas, apply in
-  place, only annotate);
-- :mod:`harness.schemas.resolve`: :func:`expand` inlines local ``$ref`` and pins older dialects
-  to their 2020-12 form, remembering where every node was written;
-- :mod:`harness.schemas.lower`: :func:`lower` rewrites 2020-12 constructs hypothesis-jsonschema
-  ignores into exactly equivalent draft-07 forms, and says what it could not;
-- :mod:`harness.schemas.generate`: :func:`from_schema` generates documents and re-validates each
-  with the production validator, counting discards; optionally from a strategy compiled once
-  (:mod:`harness.schemas.compile`) and with boundary values pushed in
-  (:mod:`harness.schemas.boundary`, exact-length strings from :mod:`harness.schemas.regex`).
+- :mod:`harness.schemas.dialects`: which dialect a schema declares (:func:`dialect_of`), and one
+  vocabulary table per dialect: the keywords it defines, which hold subschemas and how, which
+  apply in place, which only annotate, where ``$ref`` overrides its siblings, which formats
+  assert, and the ``referencing`` specification that resolves its references;
+- :mod:`harness.schemas.document`: :class:`Document`, a schema walked once into
+  :class:`Node` s with their pointers; ``$ref``/``$anchor``/``$dynamicRef`` resolved with
+  ``referencing`` against the contract's own files (:class:`Reference`, never the network);
+  what describes the instance at a pointer (:meth:`Document.declared`,
+  :meth:`Document.instance_nodes`, :meth:`Document.governing`); reference cycles;
+- :mod:`harness.schemas.resolve`: :func:`expand` inlines references and pins older dialects to
+  their 2020-12 form, remembering where every node was written;
+- :mod:`harness.schemas.bundle`: self-contained copies of subschemas (the agent view);
+- :mod:`harness.schemas.keywords`: the 2020-12 vocabulary as sets, for walkers of expanded trees.
+
+Generating documents from a schema is :mod:`harness.fuzz.generate`; its names are still
+reachable from here (``from harness.schemas import GenerationStats, sample``) for code written
+before it moved.
 """
 
 from typing import TYPE_CHECKING, Any
 
-from harness.schemas.lower import Lowered, lower
+from harness.schemas.dialects import DIALECTS, DRAFT_2020_12, dialect_of
+from harness.schemas.document import Declared, Document, Node, Reference
 from harness.schemas.resolve import Expanded, Location, Unmodelled, as_schema, expand
 
 if TYPE_CHECKING:
-    from harness.schemas.generate import GenerationStats, from_expanded, from_schema, sample
+    from harness.fuzz.generate import GenerationStats, from_expanded, from_schema, sample
 
 __all__ = [
+    "DIALECTS",
+    "DRAFT_2020_12",
+    "Declared",
+    "Document",
     "Expanded",
     "GenerationStats",
     "Location",
-    "Lowered",
+    "Node",
+    "Reference",
     "Unmodelled",
     "as_schema",
+    "dialect_of",
     "expand",
     "from_expanded",
     "from_schema",
-    "lower",
     "sample",
 ]
 
-#: The generator's names load on first use: it imports hypothesis, which loading a contract
-#: (that asks :mod:`harness.schemas.resolve` about its references) must not.
-_EXPORTS = dict.fromkeys(("GenerationStats", "from_expanded", "from_schema", "sample"), "harness.schemas.generate")
+#: Generation's names, moved to :mod:`harness.fuzz.generate`, load on first use: it imports
+#: hypothesis, which loading a contract (that asks this package about its references) must not.
+#: (``lower`` is not among them: it would be shadowed by the module of that name.)
+_MOVED = frozenset({"GenerationStats", "from_expanded", "from_schema", "sample"})
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
+    if name not in _MOVED:
         raise AttributeError(f"module 'harness.schemas' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module("harness.fuzz.generate"), name)
     globals()[name] = value
     return value

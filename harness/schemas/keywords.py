@@ -1,53 +1,51 @@
-"""The JSON Schema vocabulary, as this package walks it: which keywords hold subschemas, which
-apply in place, which only annotate.
+"""The Draft 2020-12 vocabulary as sets, for code that walks schemas already pinned to 2020-12
+(an :func:`~harness.schemas.resolve.expand`-ed tree: generation, compat).
 
-Every walker of schemas here (reference expansion, lowering for generation, the compat diff)
-uses these sets, so a keyword is classified once. Anything not listed is *unknown*: walkers
-keep it as data and the compat classifier treats a change to it as ``unsupported``.
+Nothing here is decided anew: every set is read off the one table in
+:mod:`harness.schemas.dialects`. A keyword in none of them is *unknown*: walkers keep it as data
+and the compat classifier treats a change to it as ``unsupported``.
 """
 
 from __future__ import annotations
 
+from harness.schemas.dialects import (
+    ANNOTATIONS as _ANNOTATIONS,
+)
+from harness.schemas.dialects import (
+    ASSERTIONS,
+    BRANCHES,
+    CONTAINERS,
+    IN_PLACE,
+    REF_KEYWORDS,
+    SLOTS,
+    VOCABULARIES,
+    Slot,
+)
+
+__all__ = [
+    "ANNOTATIONS", "ASSERTIONS", "BRANCHES", "DEFS", "IN_PLACE", "KNOWN", "LEGACY", "LIST", "MAP",
+    "REFERENCES", "SINGLE", "is_annotation", "is_known", "subschemas",
+]
+
+_VOCABULARY = VOCABULARIES["2020-12"]
+_HOLDERS = {k: s for k, s in SLOTS.items() if k in _VOCABULARY and k not in CONTAINERS}
+
 #: Keywords whose value is one subschema.
-SINGLE: frozenset[str] = frozenset({
-    "additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems", "contains",
-    "propertyNames", "not", "if", "then", "else",
-})
+SINGLE: frozenset[str] = frozenset(k for k, s in _HOLDERS.items() if s in (Slot.ONE, Slot.ITEMS))
 #: Keywords whose value is a list of subschemas.
-LIST: frozenset[str] = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+LIST: frozenset[str] = frozenset(k for k, s in _HOLDERS.items() if s is Slot.LIST)
 #: Keywords whose value maps names to subschemas.
-MAP: frozenset[str] = frozenset({"properties", "patternProperties", "dependentSchemas"})
+MAP: frozenset[str] = frozenset(k for k, s in _HOLDERS.items() if s is Slot.MAP)
 #: Containers of reusable subschemas, reached only through ``$ref``.
-DEFS: frozenset[str] = frozenset({"$defs", "definitions"})
-
-#: Applicators evaluated against the same instance location (they feed ``unevaluated*``).
-IN_PLACE: frozenset[str] = frozenset({
-    "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "$ref",
-})
-#: Composition keywords whose members are branches of the same instance.
-BRANCHES: frozenset[str] = frozenset({"allOf", "anyOf", "oneOf"})
-
-#: Keywords that constrain a value directly (no subschema), in Draft 2020-12.
-ASSERTIONS: frozenset[str] = frozenset({
-    "type", "enum", "const",
-    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
-    "maxLength", "minLength", "pattern", "format",
-    "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
-    "maxProperties", "minProperties", "required", "dependentRequired",
-})
-
-#: Keywords that never change which documents are valid (for our validator).
-ANNOTATIONS: frozenset[str] = frozenset({
-    "$schema", "$id", "$anchor", "$comment", "$vocabulary", "$dynamicAnchor",
-    "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
-    "contentEncoding", "contentMediaType", "contentSchema", "$defs", "definitions",
-})
-
+DEFS: frozenset[str] = CONTAINERS
 #: References: ``$ref`` is modelled (expanded); the dynamic forms are not.
-REFERENCES: frozenset[str] = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
-
+REFERENCES: frozenset[str] = frozenset(REF_KEYWORDS)
+#: Keywords that never change which documents are valid (for our validator); the containers
+#: among them (they validate nothing until referenced).
+ANNOTATIONS: frozenset[str] = (_ANNOTATIONS & _VOCABULARY) | CONTAINERS
 #: Older-dialect spellings that are rewritten to their 2020-12 form when a schema is pinned.
 LEGACY: frozenset[str] = frozenset({"additionalItems", "dependencies", "$recursiveAnchor", "id"})
+IN_PLACE = IN_PLACE & (_VOCABULARY | REFERENCES)
 
 KNOWN: frozenset[str] = SINGLE | LIST | MAP | ASSERTIONS | ANNOTATIONS | REFERENCES | LEGACY
 
@@ -62,7 +60,7 @@ def is_known(keyword: str) -> bool:
 
 
 def subschemas(node: object) -> list[tuple[tuple[str, ...], object]]:
-    """The direct subschemas of a schema node as ``(relative path, subschema)`` pairs.
+    """The direct subschemas of a 2020-12 schema node as ``(relative path, subschema)`` pairs.
 
     ``$defs`` are not included: they are only reached through references.
     """

@@ -25,15 +25,13 @@ import copy
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote, urljoin
 
-from harness.boundary.schema import dialect_of
-from harness.pointer import MISSING, escape_token, join, resolve, split
+from harness.pointer import MISSING, escape_token, join, split
+from harness.schemas import dialects
 from harness.schemas import keywords as kw
-
-ROOT_URI = "urn:harness:schema"
-_LEGACY_REF_DIALECTS = frozenset({"draft-04", "draft-06", "draft-07"})
-_ITEMS_ARRAY_DIALECTS = frozenset({"draft-04", "draft-06", "draft-07", "2019-09"})
+from harness.schemas.dialects import dialect_of
+from harness.schemas.document import NAMELESS as ROOT_URI
+from harness.schemas.document import Document, Node
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,173 +93,104 @@ class Expanded:
             tokens.pop()
 
 
-def _raw_children(node: Mapping[str, Any]) -> Iterable[tuple[tuple[str, ...], Any]]:
-    """Every subschema position of a *written* schema, older dialects and ``$defs`` included."""
-    for key, value in node.items():
-        if key in kw.SINGLE or key == "additionalItems":
-            if isinstance(value, dict | bool):
-                yield (key,), value
-            elif key == "items" and isinstance(value, list):
-                yield from (((key, str(i)), v) for i, v in enumerate(value))
-        elif key in kw.LIST and isinstance(value, list):
-            yield from (((key, str(i)), v) for i, v in enumerate(value))
-        elif (key in kw.MAP or key in kw.DEFS or key == "dependencies") and isinstance(value, dict):
-            yield from (((key, name), v) for name, v in value.items() if isinstance(v, dict | bool))
-
-
 class _Expander:
-    def __init__(self, schema: Any, base_uri: str | None, resources: Iterable[tuple[str, Any]]) -> None:
-        self.dialect = dialect_of(schema)
-        root = base_uri or ROOT_URI
-        if isinstance(schema, Mapping) and isinstance(schema.get("$id"), str):
-            root = urljoin(root, schema["$id"]).split("#")[0]
+    def __init__(self, document: Document, root: str) -> None:
+        self.document = document
+        self.dialect = document.dialect
         self.root = root
-        self.documents: dict[str, Any] = {root: schema}
-        for uri, document in resources:
-            self.documents.setdefault(uri.split("#")[0], document)
-        #: absolute resource URI -> (document URI, pointer of the resource's root)
-        self.resources: dict[str, tuple[str, str]] = {}
-        self.anchors: dict[tuple[str, str], tuple[str, str]] = {}
-        for uri, document in list(self.documents.items()):
-            self.resources.setdefault(uri, (uri, ""))
-            self._index(document, uri, uri, "")
         self.origins: dict[str, Location] = {}
         self.refs: dict[str, str] = {}
         self.unmodelled: list[Unmodelled] = []
 
-    # ------------------------------------------------------------------ index
-    def _index(self, node: Any, document: str, base: str, pointer: str) -> None:
-        if not isinstance(node, dict):
-            return
-        identifier = node.get("$id") if self.dialect != "draft-04" else node.get("id", node.get("$id"))
-        if isinstance(identifier, str) and not identifier.startswith("#"):
-            base = urljoin(base, identifier).split("#")[0]
-            self.resources.setdefault(base, (document, pointer))
-        for anchor_key in ("$anchor", "$dynamicAnchor"):
-            if isinstance(node.get(anchor_key), str):
-                self.anchors.setdefault((base, node[anchor_key]), (document, pointer))
-        if isinstance(identifier, str) and identifier.startswith("#") and len(identifier) > 1:
-            self.anchors.setdefault((base, identifier[1:]), (document, pointer))  # draft-06/07 style
-        for tokens, child in _raw_children(node):
-            self._index(child, document, base, pointer + join(tokens))
+    def location(self, node: Node) -> Location:
+        """Where a node is written: its document (the root one by its base URI) and pointer."""
+        resource = self.root if node.document is self.document else node.document.uri
+        return Location(resource, node.pointer)
 
-    def _base_at(self, document: str, resource_pointer: str, resource_uri: str, pointer: str) -> str:
-        base = resource_uri
-        node = resolve(self.documents[document], resource_pointer)
-        for token in split(pointer)[len(split(resource_pointer)):]:
-            node = resolve(node, [token])
-            if isinstance(node, dict) and isinstance(node.get("$id"), str):
-                base = urljoin(base, node["$id"]).split("#")[0]
-        return base
-
-    def lookup(self, ref: str, base: str) -> tuple[Location, str, Any] | None:
-        """(location, base URI there, node) of a reference, or None when it does not resolve."""
-        target = base.split("#")[0] + ref if ref.startswith("#") else urljoin(base, ref)
-        uri, _, fragment = target.partition("#")
-        fragment = unquote(fragment)
-        if uri not in self.resources:
-            return None
-        document, resource_pointer = self.resources[uri]
-        if fragment == "" or fragment.startswith("/"):
-            pointer = resource_pointer + fragment
-        elif (uri, fragment) in self.anchors:
-            document, pointer = self.anchors[(uri, fragment)]
-        else:
-            return None
-        node = resolve(self.documents[document], pointer)
-        if node is MISSING:
-            return None
-        return Location(document, pointer), self._base_at(document, resource_pointer, uri, pointer), node
-
-    # ------------------------------------------------------------------ expansion
     def unmodelled_at(self, out: str, keyword: str, reason: str, location: Location) -> None:
         self.unmodelled.append(Unmodelled(out, keyword, reason, location))
 
-    def expand(self, node: Any, base: str, where: Location, out: str, stack: tuple[Location, ...]) -> Any:
+    def expand(self, node: Node, out: str, stack: tuple[Node, ...]) -> Any:
+        where = self.location(node)
         self.origins[out] = where
-        if not isinstance(node, dict):
-            return copy.deepcopy(node)
-        if isinstance(node.get("$id"), str) and where.pointer != "":
-            base = urljoin(base, node["$id"]).split("#")[0]
-        ref = node.get("$ref")
-        legacy = self.dialect in _LEGACY_REF_DIALECTS
-        if isinstance(ref, str) and (legacy or all(kw.is_annotation(k) for k in node if k != "$ref")):
+        raw = node.schema
+        if not isinstance(raw, dict):
+            return copy.deepcopy(raw)
+        doc = node.document
+        ref = raw.get("$ref")
+        if isinstance(ref, str) and (doc.ref_overrides or all(kw.is_annotation(k) for k in raw if k != "$ref")):
             # A reference alone (or, before 2019-09, a reference whose siblings are ignored):
             # the node *is* its target.
-            expanded = self._follow(ref, base, where, out, stack, keep_place=False)
-            if expanded is not MISSING:
-                return expanded
-            return {"$ref": ref}
+            expanded = self._follow(node, out, stack, keep_place=False)
+            return {"$ref": ref} if expanded is MISSING else expanded
         result: dict[str, Any] = {}
-        items_is_array = self.dialect in _ITEMS_ARRAY_DIALECTS and isinstance(node.get("items"), list)
-        for key, value in node.items():
-            if key in kw.DEFS:
-                continue
-            here = where.child(key)
+        legacy_items = doc.dialect in dialects.ITEMS_ARRAYS
+        items_is_array = legacy_items and isinstance(raw.get("items"), list)
+        for key, value in raw.items():
+            if key in kw.DEFS or (key not in doc.vocabulary and key in dialects.VOCABULARIES["2020-12"]):
+                continue  # definitions validate nothing; another dialect's keyword is ignored here
             path = f"{out}/{escape_token(key)}"
             if key == "$ref" and isinstance(value, str):
-                expanded = self._follow(value, base, where, path, stack, keep_place=True)
+                expanded = self._follow(node, path, stack, keep_place=True)
                 result[key] = value if expanded is MISSING else expanded
             elif key in ("$dynamicRef", "$recursiveRef"):
                 self.unmodelled_at(out, key, f"{key} is resolved at run time (dynamic scope); not modelled", where)
                 result[key] = copy.deepcopy(value)
             elif key == "items" and items_is_array:
-                result["prefixItems"] = [
-                    self.expand(v, base, here.child(i), f"{out}/prefixItems/{i}", stack)
-                    for i, v in enumerate(value)
-                ]
-            elif key == "additionalItems" and self.dialect in _ITEMS_ARRAY_DIALECTS:
+                result["prefixItems"] = [self._child(node, f"{out}/prefixItems/{i}", stack, key, i, v)
+                                         for i, v in enumerate(value)]
+            elif key == "additionalItems" and legacy_items:
                 if items_is_array:
-                    result["items"] = self.expand(value, base, here, f"{out}/items", stack)
-            elif (key == "dependencies" and isinstance(value, dict)
-                  and self.dialect in _ITEMS_ARRAY_DIALECTS - {"2019-09"}):
+                    result["items"] = self._child(node, f"{out}/items", stack, key, None, value)
+            elif key == "dependencies" and isinstance(value, dict) and key in doc.vocabulary:
                 for name, dep in value.items():
                     if isinstance(dep, list):
                         result.setdefault("dependentRequired", {})[name] = list(dep)
                     else:
-                        result.setdefault("dependentSchemas", {})[name] = self.expand(
-                            dep, base, here.child(name), f"{out}/dependentSchemas/{escape_token(name)}", stack
-                        )
+                        result.setdefault("dependentSchemas", {})[name] = self._child(
+                            node, f"{out}/dependentSchemas/{escape_token(name)}", stack, key, name, dep)
             elif key in ("exclusiveMaximum", "exclusiveMinimum") and isinstance(value, bool):
                 bound = "maximum" if key == "exclusiveMaximum" else "minimum"
-                if value and bound in node:
-                    result[key] = node[bound]
-            elif key in ("maximum", "minimum") and node.get(f"exclusive{key.capitalize()}") is True:
+                if value and bound in raw:
+                    result[key] = raw[bound]
+            elif key in ("maximum", "minimum") and raw.get(f"exclusive{key.capitalize()}") is True:
                 continue  # draft-04: rewritten as the exclusive form above
             elif key in kw.SINGLE and isinstance(value, dict | bool):
-                result[key] = self.expand(value, base, here, path, stack)
+                result[key] = self._child(node, path, stack, key, None, value)
             elif key in kw.LIST and isinstance(value, list):
-                result[key] = [
-                    self.expand(v, base, here.child(i), f"{path}/{i}", stack) for i, v in enumerate(value)
-                ]
+                result[key] = [self._child(node, f"{path}/{i}", stack, key, i, v) for i, v in enumerate(value)]
             elif key in kw.MAP and isinstance(value, dict):
-                result[key] = {
-                    name: self.expand(v, base, here.child(name), f"{path}/{escape_token(name)}", stack)
-                    for name, v in value.items()
-                }
+                result[key] = {name: self._child(node, f"{path}/{escape_token(name)}", stack, key, name, v)
+                               for name, v in value.items()}
             else:
                 result[key] = copy.deepcopy(value)
         return result
 
-    def _follow(
-        self, ref: str, base: str, where: Location, out: str, stack: tuple[Location, ...], *, keep_place: bool
-    ) -> Any:
-        found = self.lookup(ref, base)
-        if found is None:
-            self.unmodelled_at(
-                out.rsplit("/$ref", 1)[0] if keep_place else out, "$ref",
-                f"$ref {ref!r} does not resolve within the contract's own schemas", where,
-            )
+    def _child(self, node: Node, out: str, stack: tuple[Node, ...], keyword: str, key: object, value: Any) -> Any:
+        """The expansion of a subschema of ``node``; a value the model does not walk as a
+        schema (not an object or boolean) is kept as written."""
+        child = node.document.by_pointer.get(node.at(keyword) if key is None else node.at(keyword, key))
+        if child is None:
+            self.origins[out] = self.location(node).child(*((keyword,) if key is None else (keyword, key)))
+            return copy.deepcopy(value)
+        return self.expand(child, out, stack)
+
+    def _follow(self, node: Node, out: str, stack: tuple[Node, ...], *, keep_place: bool) -> Any:
+        where = self.location(node)
+        refs = [r for r in node.document.references(node) if r.keyword == "$ref"]
+        ref = refs[0] if refs else None
+        written = str(node.raw.get("$ref"))
+        holder = out.rsplit("/$ref", 1)[0] if keep_place else out
+        if ref is None or ref.target is None:
+            self.unmodelled_at(holder, "$ref", f"$ref {written!r} does not resolve within the contract's own schemas",
+                               where)
             return MISSING
-        target, target_base, node = found
-        if target in stack:
-            self.unmodelled_at(
-                out.rsplit("/$ref", 1)[0] if keep_place else out, "$ref",
-                f"recursive $ref {ref!r}: the schema refers to itself; not expanded", where,
-            )
+        if ref.target in stack:
+            self.unmodelled_at(holder, "$ref", f"recursive $ref {written!r}: the schema refers to itself; not expanded",
+                               where)
             return MISSING
-        self.refs[out] = ref
-        return self.expand(node, target_base, target, out, (*stack, target))
+        self.refs[out] = written
+        return self.expand(ref.target, out, (*stack, ref.target))
 
 
 def expand(
@@ -276,10 +205,9 @@ def expand(
     ``resources`` maps other URIs (the contract's other schema files, by file URI or ``$id``)
     to their contents. Nothing is ever fetched.
     """
-    items = list(resources.items()) if isinstance(resources, Mapping) else list(resources)
-    expander = _Expander(schema, base_uri, items)
-    root = Location(expander.root, "")
-    tree = expander.expand(schema, expander.root, root, "", (root,))
+    document = Document(schema, base_uri=base_uri or ROOT_URI, resources=resources, dialect=dialect_of(schema))
+    expander = _Expander(document, document.root.base)
+    tree = expander.expand(document.root, "", (document.root,))
     if isinstance(tree, dict):
         tree.pop("$schema", None)
     return Expanded(
@@ -292,76 +220,19 @@ def expand(
     )
 
 
-def _in_place(key: str) -> bool:
-    return key in kw.IN_PLACE
-
-
 def in_place_cycle(
     schema: Any,
     *,
     base_uri: str | None = None,
     resources: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
 ) -> tuple[Location, ...] | None:
-    """A cycle of references that never descends into the instance, or None.
-
-    ``{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}`` asks, to validate
-    a value, to validate the same value against the same schema again: no validator can
-    evaluate it (python-jsonschema recurses without end; jsonschema-rs gives up and accepts
-    anything). References through ``properties``, ``items`` and the like move to a part of
-    the instance, so a recursive tree schema is fine. The cycle is returned as the locations
-    of its schemas, the first repeated last."""
-    items = list(resources.items()) if isinstance(resources, Mapping) else list(resources)
-    expander = _Expander(schema, base_uri, items)
-    root = Location(expander.root, "")
-    # Every reachable schema, and its in-place successors (same instance location).
-    in_place: dict[Location, list[Location]] = {}
-    todo: list[tuple[Location, str, Any]] = [(root, expander.root, schema)]
-    while todo:
-        where, base, node = todo.pop()
-        if where in in_place:
-            continue
-        successors: list[Location] = []
-        in_place[where] = successors
-        if not isinstance(node, dict):
-            continue
-        if isinstance(node.get("$id"), str) and where.pointer != "":
-            base = urljoin(base, node["$id"]).split("#")[0]
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            found = expander.lookup(ref, base)
-            if found is not None:
-                target, target_base, target_node = found
-                successors.append(target)
-                todo.append((target, target_base, target_node))
-        for tokens, child in _raw_children(node):
-            if tokens[0] in kw.DEFS:
-                continue  # reached through references only
-            location = where.child(*tokens)
-            if _in_place(tokens[0]):
-                successors.append(location)
-            todo.append((location, base, child))
-    # Depth-first over the in-place edges; a grey node met again closes a cycle.
-    colour: dict[Location, int] = {}
-    for start in in_place:
-        if colour.get(start):
-            continue
-        path: list[Location] = [start]
-        iterators = [iter(in_place[start])]
-        colour[start] = 1
-        while iterators:
-            following = next(iterators[-1], None)
-            if following is None:
-                colour[path.pop()] = 2
-                iterators.pop()
-                continue
-            state = colour.get(following, 0)
-            if state == 1:
-                return (*path[path.index(following):], following)
-            if state == 0:
-                colour[following] = 1
-                path.append(following)
-                iterators.append(iter(in_place.get(following, ())))
-    return None
+    """:meth:`Document.in_place_cycle` of ``schema``, as the locations of its schemas."""
+    document = Document(schema, base_uri=base_uri or ROOT_URI, resources=resources)
+    cycle = document.in_place_cycle()
+    if cycle is None:
+        return None
+    expander = _Expander(document, document.root.base)
+    return tuple(expander.location(node) for node in cycle)
 
 
 def as_schema(tree: Any) -> Any:

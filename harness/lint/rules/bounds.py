@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from harness.lint.document import Node
 from harness.lint.names import is_count, is_identifier, words
 from harness.lint.registry import RULES, Severity
 from harness.lint.shapes import has_int, is_closed_set
+from harness.schemas.document import Node
 
 _NUMERIC = frozenset({"integer", "number"})
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from harness.lint.document import Document, Node
 from harness.lint.registry import RULES, Hit, Severity, Target
 from harness.lint.shapes import accepts_anything, declares_object, excludes_objects, has_int
+from harness.schemas.document import Document, Node
 
 _OLD_FIX = 'add "additionalProperties": false beside "properties" (this dialect has no ' \
            "unevaluatedProperties: list every member at the level that closes the object)"
@@ -23,7 +23,7 @@ def _closes_within(node: Node, visiting: frozenset[str]) -> bool:
     if node.schema is False:
         return True
     for keyword in ("additionalProperties", "unevaluatedProperties"):
-        if node.has(keyword) and not accepts_anything(node.raw[keyword]):
+        if node.has(keyword) and not accepts_anything(node.raw[keyword], node.document.dialect):
             return True
     if node.pointer in visiting:
         return False
@@ -114,7 +114,7 @@ def closed_with_additional_properties(doc: Document) -> Iterator[Hit]:
         for group in _together(doc, node):
             for closer in group:
                 if not closer.has("additionalProperties") or accepts_anything(
-                    closer.raw["additionalProperties"]
+                    closer.raw["additionalProperties"], closer.document.dialect
                 ):
                     continue
                 allowed = _declared(closer)
@@ -166,7 +166,8 @@ def free_form_map(node: Node) -> Iterator[Hit]:
     patterns allow: a place to smuggle text or to grow a result without limit.
     """
     maps = [k for k in ("additionalProperties", "unevaluatedProperties")
-            if node.has(k) and isinstance(node.raw[k], dict) and not accepts_anything(node.raw[k])]
+            if node.has(k) and isinstance(node.raw[k], dict)
+            and not accepts_anything(node.raw[k], node.document.dialect)]
     patterns = node.get("patternProperties")
     if isinstance(patterns, dict) and patterns:
         maps.append("patternProperties")
@@ -195,6 +196,6 @@ def untyped_value(node: Node) -> Iterator[str]:
     an object, a megabyte string, a deep array. Declaring it documents the name and nothing
     else.
     """
-    if node.keyword in _VALUE_POSITIONS and accepts_anything(node.schema):
+    if node.keyword in _VALUE_POSITIONS and accepts_anything(node.schema, node.document.dialect):
         what = f"member {node.key!r}" if node.keyword == "properties" else "value"
         yield f"{what} accepts any JSON value"

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from harness.contract import Envelope
-from harness.lint.document import Document, Node
 from harness.lint.names import is_error_code, is_free_text
 from harness.lint.registry import RULES, Hit, Severity, Target
 from harness.lint.scopes import ContractScope
 from harness.lint.shapes import declares_object, is_closed_set, pinned_value
 from harness.pointer import escape_token, split
+from harness.schemas.document import Document, Node
 
 
 def _object_branch(doc: Document, branch: Node) -> bool:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from harness.lint.dialects import ASSERTED_FORMATS
-from harness.lint.document import Node
 from harness.lint.registry import RULES, Hit, Severity
+from harness.schemas.dialects import ASSERTED_FORMATS
+from harness.schemas.document import Node
 
 
 @RULES.rule(

@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from harness.lint.dialects import ASSERTED_FORMATS
-from harness.lint.document import Node
 from harness.lint.names import is_identifier
 from harness.lint.registry import RULES, Hit, Severity
 from harness.lint.rules.bounds import field_name, first_typed
 from harness.lint.shapes import is_closed_set, patterns
+from harness.schemas.dialects import ASSERTED_FORMATS
+from harness.schemas.document import Node
 
 _STRING = frozenset({"string"})
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from harness.lint.document import Node
 from harness.lint.registry import RULES, Hit, Severity
+from harness.schemas.document import Node
 
 
 @RULES.rule(

@@ -10,14 +10,22 @@ from typing import Any
 
 import jsonschema_rs
 
-from harness.boundary.schema import DIALECTS
-from harness.lint import dialects
-from harness.lint.document import Document, Node
 from harness.lint.registry import RULES, Hit, Severity, Target
 from harness.lint.shapes import patterns
 from harness.pointer import join
+from harness.schemas import dialects
+from harness.schemas.dialects import DIALECTS
+from harness.schemas.document import Document, Node
 
 _SUPPORTED = ", ".join(sorted(DIALECTS))
+#: Keywords other specifications use that JSON Schema validators ignore, with what to do.
+FOREIGN_HINTS: dict[str, str] = {
+    "nullable": 'OpenAPI 3.0 keyword: add "null" to "type" instead',
+    "discriminator": "OpenAPI keyword: pin a const member in each oneOf branch instead",
+    "example": 'OpenAPI keyword: use "examples" (an array)',
+    "xml": "OpenAPI keyword",
+    "externalDocs": "OpenAPI keyword",
+}
 
 
 @RULES.rule(
@@ -38,8 +46,8 @@ def unknown_dialect(doc: Document) -> Iterator[Hit]:
 
 
 def _keyword_problem(doc: Document, keyword: str) -> str:
-    if keyword in dialects.FOREIGN_HINTS:
-        return f"{keyword!r} is not JSON Schema ({dialects.FOREIGN_HINTS[keyword]})"
+    if keyword in FOREIGN_HINTS:
+        return f"{keyword!r} is not JSON Schema ({FOREIGN_HINTS[keyword]})"
     elsewhere = dialects.dialects_with(keyword)
     if elsewhere:
         return (f"{keyword!r} is not a {doc.dialect} keyword (it belongs to "
@@ -81,8 +89,8 @@ def ignored_beside_ref(node: Node) -> Iterator[str]:
     doc = node.document
     if not doc.ref_overrides or not isinstance(node.raw.get("$ref"), str):
         return
-    ignored = [k for k in node.raw if k != "$ref" and k in doc.vocabulary
-               and k not in dialects.ANNOTATIONS and k not in dialects.CONTAINERS]
+    ignored = [k for k, v in node.raw.items() if k != "$ref" and k in doc.vocabulary
+               and not dialects.is_annotation(k, v, doc.dialect) and k not in dialects.CONTAINERS]
     if ignored:
         verb = "is" if len(ignored) == 1 else "are"
         yield f"{', '.join(ignored)} beside $ref {verb} ignored in {doc.dialect}"

@@ -25,8 +25,8 @@ from hypothesis_jsonschema._canonicalise import FALSEY, TRUTHY, canonicalish, ge
 from hypothesis_jsonschema._encode import encode_canonical_json
 
 from harness.boundary.schema import validator_for
+from harness.fuzz.generate.lower import DRAFT_07
 from harness.schemas import keywords as kw
-from harness.schemas.lower import DRAFT_07
 
 #: Keywords the compiler models itself; a node with any other assertion goes to hj whole.
 _OBJECT = frozenset({"type", "properties", "required", "additionalProperties", "minProperties",

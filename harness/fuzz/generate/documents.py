@@ -1,11 +1,11 @@
 """Hypothesis strategies of documents valid under a schema, as the production validator says.
 
-``from_schema(schema)`` lowers the schema (:mod:`harness.schemas.lower`), builds a
+``from_schema(schema)`` lowers the schema (:mod:`harness.fuzz.generate.lower`), builds a
 ``hypothesis_jsonschema`` strategy from the lowered form, and passes every value through the
 production validator (``jsonschema-rs``, formats asserted): values it rejects are discarded,
 never returned. :class:`GenerationStats` counts what was generated, discarded and unique, so
 a caller can report the discard rate. With ``boundary_values=True`` each document may also have
-a few values pushed to the edges of their constraints (:mod:`harness.schemas.boundary`).
+a few values pushed to the edges of their constraints (:mod:`harness.fuzz.generate.edges`).
 
 ``sample(strategy, n)`` draws up to ``n`` values deterministically (derandomized, no example
 database), for library code that wants values rather than a property test.
@@ -31,9 +31,10 @@ from hypothesis.errors import HypothesisException
 from hypothesis_jsonschema import from_schema as _hj_from_schema
 
 from harness.boundary.schema import SchemaValidator, validator_for
-from harness.schemas.boundary import with_boundary_values
-from harness.schemas.compile import compile_strategy
-from harness.schemas.lower import Lowered, lower
+from harness.fuzz.generate.compile import compile_strategy
+from harness.fuzz.generate.edges import with_boundary_values
+from harness.fuzz.generate.lower import Lowered, lower
+from harness.schemas import Document
 from harness.schemas.resolve import as_schema, expand
 
 
@@ -175,7 +176,7 @@ def from_lowered(
 ) -> st.SearchStrategy[Any]:
     """A strategy from an already lowered schema, filtered by ``validator``.
 
-    ``compiled`` builds the strategy once (:mod:`harness.schemas.compile`) instead of letting
+    ``compiled`` builds the strategy once (:mod:`harness.fuzz.generate.compile`) instead of letting
     hypothesis-jsonschema rebuild object strategies at every draw.
     """
     try:
@@ -210,18 +211,20 @@ def from_schema(
     counters = stats if stats is not None else GenerationStats()
     strategy = from_lowered(lower(expanded), validator, stats=counters, compiled=compiled)
     if boundary_values:
-        strategy = with_boundary_values(strategy, expanded.schema, validator, counters)
+        model = Document(schema, base_uri=base_uri, resources=items)
+        strategy = with_boundary_values(strategy, model, validator, counters)
     return strategy
 
 
 def from_expanded(tree: Any, *, stats: GenerationStats | None = None,
                   boundary_values: bool = False, compiled: bool = False) -> st.SearchStrategy[Any]:
     """Documents valid under an expanded tree (:func:`harness.schemas.resolve.expand`)."""
-    validator = validator_for(as_schema(tree))
+    schema = as_schema(tree)
+    validator = validator_for(schema)
     counters = stats if stats is not None else GenerationStats()
     strategy = from_lowered(lower(tree, expanded=True), validator, stats=counters, compiled=compiled)
     if boundary_values:
-        strategy = with_boundary_values(strategy, tree, validator, counters)
+        strategy = with_boundary_values(strategy, Document(schema), validator, counters)
     return strategy
 
 

@@ -3,7 +3,7 @@
 A random search draws short strings and small numbers; the bugs live at the edges. For a
 document valid under a schema, :func:`edges` lists, for each value, the boundary values its
 schema allows: a string of exactly ``maxLength`` (and of exactly ``minLength``) that still
-matches its ``pattern`` (:mod:`harness.schemas.regex`), the first and last ``enum`` members,
+matches its ``pattern`` (:mod:`harness.fuzz.generate.regex`), the first and last ``enum`` members,
 ``minimum``/``maximum`` (and the nearest values inside exclusive bounds), arrays of exactly
 ``maxItems``/``minItems`` items. :func:`with_boundary_values` wraps a document strategy: each
 draw may push a few values (chosen by hypothesis, so shrinking removes them) to an edge; the
@@ -14,24 +14,23 @@ result is re-validated with the production validator, and an edge the whole sche
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 
-from harness.pointer import MISSING, escape_token, resolve, split
-from harness.schemas.regex import MAX_LENGTH, exact_length
+from harness.fuzz.generate.regex import MAX_LENGTH, exact_length
+from harness.pointer import MISSING, resolve, split
+from harness.schemas import Document, Node
 
 if TYPE_CHECKING:
     from harness.boundary.schema import SchemaValidator
-    from harness.schemas.generate import GenerationStats
+    from harness.fuzz.generate.documents import GenerationStats
 
 #: At most this many values are pushed to an edge in one document.
 MAX_EDGES_PER_DOCUMENT = 3
 _MAX_ITEMS_EDGE = 256
-_IN_PLACE = ("allOf", "anyOf", "oneOf", "then", "else")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,54 +42,7 @@ class Site:
     kinds: tuple[str, ...]
 
 
-def _in_place(node: Any) -> Iterator[dict[str, Any]]:
-    """The node and every subschema applying to the same instance (branches included)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if not isinstance(current, dict):
-            continue
-        yield current
-        for key in _IN_PLACE:
-            value = current.get(key)
-            stack.extend(value if isinstance(value, list) else [value])
-        if isinstance(current.get("$ref"), dict):
-            stack.append(current["$ref"])
-
-
-def _children(nodes: list[dict[str, Any]], instance: Any) -> Iterator[tuple[str, Any, list[Any]]]:
-    if isinstance(instance, dict):
-        for name, value in instance.items():
-            found: list[Any] = []
-            for node in nodes:
-                properties = node.get("properties")
-                if isinstance(properties, dict) and name in properties:
-                    found.append(properties[name])
-                    continue
-                matched = False
-                for pattern, sub in (node.get("patternProperties") or {}).items():
-                    try:
-                        if re.search(pattern, name):
-                            found.append(sub)
-                            matched = True
-                    except re.error:
-                        continue
-                if not matched and isinstance(node.get("additionalProperties"), dict):
-                    found.append(node["additionalProperties"])
-            yield escape_token(name), value, found
-    elif isinstance(instance, list):
-        for index, value in enumerate(instance):
-            found = []
-            for node in nodes:
-                prefix = node.get("prefixItems")
-                if isinstance(prefix, list) and index < len(prefix):
-                    found.append(prefix[index])
-                elif isinstance(node.get("items"), dict):
-                    found.append(node["items"])
-            yield str(index), value, found
-
-
-def _number_edges(nodes: list[dict[str, Any]], value: int | float) -> list[Any]:
+def _number_edges(nodes: list[Node], value: int | float) -> list[Any]:
     integer = isinstance(value, int)
     found: list[Any] = []
     for node in nodes:
@@ -110,9 +62,9 @@ def _number_edges(nodes: list[dict[str, Any]], value: int | float) -> list[Any]:
     return found
 
 
-def _string_edges(nodes: list[dict[str, Any]]) -> list[st.SearchStrategy[Any]]:
-    patterns = sorted({n["pattern"] for n in nodes if isinstance(n.get("pattern"), str)})
-    if len(patterns) > 1 or any("format" in n for n in nodes):
+def _string_edges(nodes: list[Node]) -> list[st.SearchStrategy[Any]]:
+    patterns = sorted({n.get("pattern") for n in nodes if isinstance(n.get("pattern"), str)})
+    if len(patterns) > 1 or any(n.has("format") for n in nodes):
         return []  # several patterns or a format: leave it to the generator
     pattern = patterns[0] if patterns else None
     found = []
@@ -148,7 +100,7 @@ def formatted(format_name: str, length: int) -> str | None:
     return None
 
 
-def _array_edges(nodes: list[dict[str, Any]], value: list[Any]) -> list[Any]:
+def _array_edges(nodes: list[Node], value: list[Any]) -> list[Any]:
     found: list[Any] = []
     for node in nodes:
         longest, shortest = node.get("maxItems"), node.get("minItems")
@@ -159,21 +111,14 @@ def _array_edges(nodes: list[dict[str, Any]], value: list[Any]) -> list[Any]:
     return found
 
 
-def edges(schema: Any, document: Any) -> list[Site]:
-    """Every value of ``document`` with at least one boundary value, in document order.
-
-    ``schema`` is an expanded tree (:func:`harness.schemas.expand`): references inlined.
-    """
+def edges(model: Document, document: Any) -> list[Site]:
+    """Every value of ``document`` with at least one boundary value, in document order; the
+    constraints on each are read from the schema model (:meth:`Document.walk_instance`)."""
     sites: list[Site] = []
-    stack: list[tuple[str, Any, list[Any]]] = [("", document, [schema])]
-    while stack:
-        pointer, value, schemas = stack.pop()
-        nodes = [n for s in schemas for n in _in_place(s)]
-        if not nodes:
-            continue
+    for pointer, value, nodes in model.walk_instance(document):
         strategies: list[st.SearchStrategy[Any]] = []
         kinds: list[str] = []
-        enums = [n["enum"] for n in nodes if isinstance(n.get("enum"), list) and n["enum"]]
+        enums = [n.get("enum") for n in nodes if isinstance(n.get("enum"), list) and n.get("enum")]
         for members in enums:
             ends = [members[0]] if len(members) == 1 or members[0] == members[-1] else [members[0], members[-1]]
             for member in ends:
@@ -195,8 +140,6 @@ def edges(schema: Any, document: Any) -> list[Site]:
                 kinds += ["items"] * len(arrays)
         if strategies:
             sites.append(Site(pointer, tuple(strategies), tuple(kinds)))
-        children = list(_children(nodes, value))
-        stack.extend((f"{pointer}/{token}", child, found) for token, child, found in reversed(children))
     return sites
 
 
@@ -213,13 +156,13 @@ def _set(document: Any, tokens: list[str], value: Any) -> Any:
 
 def with_boundary_values(
     documents: st.SearchStrategy[Any],
-    schema: Any,
+    model: Document,
     validator: SchemaValidator,
     stats: GenerationStats | None = None,
 ) -> st.SearchStrategy[Any]:
     """``documents``, with up to :data:`MAX_EDGES_PER_DOCUMENT` values pushed to an edge.
 
-    ``schema`` is the expanded tree of the schema ``validator`` compiles; ``stats`` counts the
+    ``model`` is the schema model of the schema ``validator`` compiles; ``stats`` counts the
     documents that kept a boundary value (``boundary``) and those the validator refused
     (``boundary_invalid``, which fall back to the document as generated).
     """
@@ -227,7 +170,7 @@ def with_boundary_values(
     @st.composite
     def pushed(draw: Callable[[st.SearchStrategy[Any]], Any]) -> Any:
         document = draw(documents)
-        sites = edges(schema, document)
+        sites = edges(model, document)
         if not sites:
             return document
         chosen = draw(st.lists(st.sampled_from(range(len(sites))), unique=True,

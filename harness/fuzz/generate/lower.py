@@ -18,7 +18,7 @@ with ``unevaluatedProperties: false`` comes out open). :func:`lower` rewrites wh
 
 Everything else is left in place and reported in ``Lowered.inexact``: the generator then
 produces a superset, and callers re-validate each value with the production validator (see
-:mod:`harness.schemas.generate`), so an inexact lowering costs discards, never wrong output.
+:mod:`harness.fuzz.generate.documents`), so an inexact lowering costs discards, never wrong output.
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ from harness.schemas.resolve import Expanded, expand
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 #: Keywords that mean nothing to the generator and may confuse its reference resolver.
 _DROP = frozenset({"$id", "$anchor", "$dynamicAnchor", "$schema", "$vocabulary", "$comment"})
-#: Branches that apply only when they hold: their names are not always evaluated.
-_CONDITIONAL = ("anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "not")
+#: Branches that apply only when they hold: their names are not always evaluated (every
+#: in-place applicator but ``allOf`` and the references).
+_CONDITIONAL = tuple(sorted(kw.IN_PLACE - {"allOf"} - kw.REFERENCES))
 
 _ITEM_KEYWORDS = ("prefixItems", "items", "unevaluatedItems", "contains")
 

@@ -1,0 +1,242 @@
+"""The dialects of JSON Schema the harness reads, and one vocabulary table for each.
+
+Every question "what does this keyword mean here?" is answered from this module: which dialect a
+schema declares (:func:`dialect_of`, strict; :func:`detect`, lenient), which keywords a dialect
+defines (:data:`VOCABULARIES`), how a keyword holds subschemas (:func:`slot`), whether those
+describe the same instance as the schema holding them (:data:`IN_PLACE`) or only select or negate
+(:data:`NON_ASSERTING`), which keywords only annotate (:data:`ANNOTATIONS`) and which assert
+(:data:`ASSERTIONS`), where ``$ref`` overrides its siblings (:data:`REF_OVERRIDES`), which
+formats the production validator asserts (:data:`ASSERTED_FORMATS`), and the ``referencing``
+specification that resolves references in each dialect (:func:`specification`).
+
+A keyword a dialect does not define is ignored by that dialect's validators: walkers skip it
+and lint reports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from enum import Enum
+from typing import Any
+
+import referencing
+import referencing.exceptions
+import referencing.jsonschema
+
+from harness.errors import ContractError
+
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+#: Meta-schema URI (without the empty fragment) -> dialect name.
+DIALECTS: dict[str, str] = {
+    "https://json-schema.org/draft/2020-12/schema": "2020-12",
+    "https://json-schema.org/draft/2019-09/schema": "2019-09",
+    "http://json-schema.org/draft-07/schema": "draft-07",
+    "http://json-schema.org/draft-06/schema": "draft-06",
+    "http://json-schema.org/draft-04/schema": "draft-04",
+}
+DEFAULT = "2020-12"
+#: Oldest first.
+ORDER = ("draft-04", "draft-06", "draft-07", "2019-09", "2020-12")
+
+_SPECIFICATIONS: dict[str, referencing.Specification[Any]] = {
+    "draft-04": referencing.jsonschema.DRAFT4,
+    "draft-06": referencing.jsonschema.DRAFT6,
+    "draft-07": referencing.jsonschema.DRAFT7,
+    "2019-09": referencing.jsonschema.DRAFT201909,
+    "2020-12": referencing.jsonschema.DRAFT202012,
+}
+
+#: Dialects in which ``$ref`` replaces its schema object: sibling keywords are ignored.
+REF_OVERRIDES = frozenset({"draft-04", "draft-06", "draft-07"})
+#: Dialects in which ``items`` may be an array of schemas (positional items).
+ITEMS_ARRAYS = frozenset({"draft-04", "draft-06", "draft-07", "2019-09"})
+#: Containers of reusable subschemas. ``definitions`` is kept by 2019-09/2020-12 for
+#: compatibility and ``$defs`` works in older drafts through JSON-pointer references, so both
+#: are accepted (and walked) in every dialect.
+CONTAINERS = frozenset({"$defs", "definitions"})
+#: The keywords that refer to another schema.
+REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+#: Keywords that only annotate: a schema made of nothing else accepts any value. (``format``
+#: is not one: the harness asserts formats; see :func:`accepts_anything` for unknown names.)
+ANNOTATIONS = frozenset({
+    "$comment", "$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$schema", "$vocabulary",
+    "id", "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
+    "contentMediaType", "contentEncoding", "contentSchema",
+})
+#: Keywords that constrain a value directly (no subschema), in any dialect.
+ASSERTIONS = frozenset({
+    "type", "enum", "const",
+    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+    "maxLength", "minLength", "pattern", "format",
+    "maxItems", "minItems", "uniqueItems", "maxContains", "minContains",
+    "maxProperties", "minProperties", "required", "dependentRequired",
+})
+
+_DRAFT_04 = frozenset({
+    "$schema", "id", "$ref", "definitions",
+    "type", "enum", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+    "maxLength", "minLength", "pattern", "items", "additionalItems", "maxItems", "minItems",
+    "uniqueItems", "maxProperties", "minProperties", "required", "properties",
+    "patternProperties", "additionalProperties", "dependencies", "allOf", "anyOf", "oneOf", "not",
+    "title", "description", "default", "format",
+})
+_DRAFT_06 = (_DRAFT_04 - {"id"}) | {"$id", "const", "contains", "propertyNames", "examples"}
+_DRAFT_07 = _DRAFT_06 | {
+    "$comment", "if", "then", "else", "readOnly", "writeOnly", "contentMediaType",
+    "contentEncoding",
+}
+_DRAFT_2019_09 = (_DRAFT_07 - {"definitions", "dependencies"}) | {
+    "$anchor", "$recursiveRef", "$recursiveAnchor", "$vocabulary", "$defs", "dependentSchemas",
+    "dependentRequired", "unevaluatedItems", "unevaluatedProperties", "maxContains",
+    "minContains", "deprecated", "contentSchema",
+}
+_DRAFT_2020_12 = (_DRAFT_2019_09 - {"$recursiveRef", "$recursiveAnchor", "additionalItems"}) | {
+    "$dynamicRef", "$dynamicAnchor", "prefixItems",
+}
+
+#: Keywords of each dialect (containers included).
+VOCABULARIES: dict[str, frozenset[str]] = {
+    "draft-04": _DRAFT_04 | CONTAINERS,
+    "draft-06": _DRAFT_06 | CONTAINERS,
+    "draft-07": _DRAFT_07 | CONTAINERS,
+    "2019-09": _DRAFT_2019_09 | CONTAINERS,
+    "2020-12": _DRAFT_2020_12 | CONTAINERS,
+}
+
+#: Formats the production validator (jsonschema-rs, as pinned) asserts in each dialect. Any
+#: other format name is an annotation that lets every string through. Measured, and pinned by
+#: ``tests/test_lint_rules.py``.
+_FORMATS_04 = frozenset({"date", "date-time", "time", "email", "idn-email", "hostname", "ipv4",
+                         "ipv6", "uri", "regex"})
+_FORMATS_06 = _FORMATS_04 | {"uri-reference", "uri-template", "json-pointer"}
+_FORMATS_07 = _FORMATS_06 | {"idn-hostname", "iri", "iri-reference", "relative-json-pointer"}
+_FORMATS_2019 = _FORMATS_07 | {"duration", "uuid"}
+ASSERTED_FORMATS: dict[str, frozenset[str]] = {
+    "draft-04": _FORMATS_04,
+    "draft-06": _FORMATS_06,
+    "draft-07": _FORMATS_07,
+    "2019-09": _FORMATS_2019,
+    "2020-12": _FORMATS_2019,
+}
+
+
+class Slot(Enum):
+    """How a keyword holds subschemas."""
+
+    ONE = "one"  # a schema
+    LIST = "list"  # an array of schemas
+    MAP = "map"  # an object whose values are schemas
+    ITEMS = "items"  # a schema, or (before 2020-12) an array of schemas
+
+
+SLOTS: dict[str, Slot] = {
+    "allOf": Slot.LIST, "anyOf": Slot.LIST, "oneOf": Slot.LIST, "prefixItems": Slot.LIST,
+    "not": Slot.ONE, "if": Slot.ONE, "then": Slot.ONE, "else": Slot.ONE,
+    "additionalProperties": Slot.ONE, "unevaluatedProperties": Slot.ONE,
+    "propertyNames": Slot.ONE, "contains": Slot.ONE, "additionalItems": Slot.ONE,
+    "unevaluatedItems": Slot.ONE,
+    "properties": Slot.MAP, "patternProperties": Slot.MAP, "dependentSchemas": Slot.MAP,
+    "dependencies": Slot.MAP, "$defs": Slot.MAP, "definitions": Slot.MAP,
+    "items": Slot.ITEMS,
+}
+#: Keywords whose subschemas (or, for the references, whose target) describe the same instance
+#: as the schema holding them: the in-place applicators. The rest of :data:`SLOTS` describe a
+#: member or an item (or, for the containers, nothing until referenced).
+IN_PLACE = frozenset({"allOf", "anyOf", "oneOf", "not", "if", "then", "else",
+                      "dependentSchemas", "dependencies", *REF_KEYWORDS})
+#: In-place keywords whose subschemas are branches of one instance.
+BRANCHES = frozenset({"allOf", "anyOf", "oneOf"})
+#: In-place keywords whose subschemas may apply to the instance and constrain it (not the
+#: condition ``if`` nor the negated ``not``).
+ALTERNATIVES = BRANCHES | {"then", "else"}
+#: Keywords under which a subschema does not assert on its own (it selects or is negated).
+NON_ASSERTING = frozenset({"not", "if"})
+
+
+def slot(dialect: str, keyword: str) -> Slot | None:
+    """How ``keyword`` holds subschemas in ``dialect``; None if it holds none there."""
+    if keyword not in VOCABULARIES[dialect]:
+        return None
+    return SLOTS.get(keyword)
+
+
+def detect(schema: Any) -> tuple[str, bool]:
+    """``(dialect, known)``: the dialect ``$schema`` names, or 2020-12 (known=False if unknown)."""
+    if not isinstance(schema, Mapping) or "$schema" not in schema:
+        return DEFAULT, True
+    uri = schema["$schema"]
+    if isinstance(uri, str) and uri.rstrip("#") in DIALECTS:
+        return DIALECTS[uri.rstrip("#")], True
+    return DEFAULT, False
+
+
+def dialect_of(schema: Any, known: Iterable[str] = ()) -> str:
+    """The dialect a schema declares (``2020-12`` when it declares none); an unknown one is a
+    :class:`~harness.errors.ContractError`.
+
+    ``known`` are extra meta-schema URIs the caller can supply (custom meta-schemas).
+    """
+    if not isinstance(schema, Mapping) or "$schema" not in schema:
+        return DEFAULT
+    uri = schema["$schema"]
+    if not isinstance(uri, str):
+        raise ContractError("$schema must be a string", pointer="/$schema")
+    normalised = uri.rstrip("#")
+    if normalised in known or uri in known:
+        return f"custom ({uri})"
+    if normalised not in DIALECTS:
+        raise ContractError(
+            f"unknown $schema {uri!r}",
+            pointer="/$schema",
+            allowed=sorted(DIALECTS),
+            code="contract.unknown_dialect",
+        )
+    return DIALECTS[normalised]
+
+
+def dialects_with(keyword: str) -> tuple[str, ...]:
+    """The dialects that define ``keyword``, oldest first."""
+    return tuple(d for d in ORDER if keyword in VOCABULARIES[d])
+
+
+def specification(dialect: str) -> referencing.Specification[Any]:
+    """The ``referencing`` specification that reads ``$id``, anchors and subresources as
+    ``dialect`` does (2020-12 for a dialect the harness does not know)."""
+    return _SPECIFICATIONS.get(dialect, referencing.jsonschema.DRAFT202012)
+
+
+def resource(schema: Any, default: str = DEFAULT) -> referencing.Resource[Any]:
+    """A ``referencing`` resource of a schema, in the dialect its ``$schema`` names (else
+    ``default``)."""
+    if not isinstance(schema, Mapping | bool):
+        return referencing.Resource.opaque(schema)  # not a schema: nothing in it to index
+    dialect, known = detect(schema)
+    if not known or not isinstance(schema, Mapping) or "$schema" not in schema:
+        dialect = default
+    return specification(dialect).create_resource(schema)
+
+
+def _refuse(uri: str) -> referencing.Resource[Any]:
+    raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+
+def registry(resources: Iterable[tuple[str, Any]], default: str = DEFAULT) -> referencing.Registry[Any]:
+    """A ``referencing`` registry of these schemas (by URI) that never retrieves anything else:
+    a reference to any other URI is unresolvable, never a network fetch."""
+    empty: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
+    return empty.with_resources((uri, resource(schema, default)) for uri, schema in resources)
+
+
+def is_annotation(keyword: str, value: Any = None, dialect: str = DEFAULT) -> bool:
+    """Whether ``keyword`` (with ``value``) never changes which documents are valid: an
+    annotation, an ``x-`` extension, or a ``format`` the production validator does not assert."""
+    if keyword in ANNOTATIONS or keyword.startswith("x-"):
+        return True
+    return keyword == "format" and isinstance(value, str) and value not in ASSERTED_FORMATS[dialect]
+
+
+def accepts_anything(schema: Any, dialect: str = DEFAULT) -> bool:
+    """``true``, ``{}``, or an object holding nothing but annotations (and ``x-`` extensions)."""
+    if schema is True:
+        return True
+    return isinstance(schema, Mapping) and all(is_annotation(k, v, dialect) for k, v in schema.items())
