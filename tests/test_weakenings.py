@@ -82,13 +82,12 @@ def test_each_weakening_changes_its_copy(weakening: Weakening, tmp_path: Path,
     assert [name for name in before if before[name] != after[name]]
 
 
-@pytest.mark.parametrize("weakening_id", ["review_status/open_data", "review_status/decision_nullable"])
-def test_the_forked_runner_answers_as_python_dash_m_harness_does(weakening_id: str, tmp_path: Path) -> None:
+def test_the_forked_runner_answers_as_python_dash_m_harness_does(tmp_path: Path) -> None:
     """The suite forks its runs from a server that imported the harness once; a new interpreter
     running ``python -m harness`` gives the same answer, case for case."""
-    scratch = weakened_copy(BY_ID[weakening_id], tmp_path / "copy")
+    scratch = weakened_copy(BY_ID["review_status/open_data"], tmp_path / "copy")
     forked, executed = run("check", scratch), run("check", scratch, mode="exec")
-    assert (forked.status, forked.evidence) == (executed.status, executed.evidence)
+    assert forked.flagged and (forked.status, forked.evidence) == (executed.status, executed.evidence)
 
 
 @pytest.mark.parametrize("weakening", VISIBLE)
