@@ -7,6 +7,7 @@ file, a bad option or request. The CLI turns every ``HarnessError`` into one lin
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -152,3 +153,9 @@ def one_line(exc: BaseException) -> str:
         text = f"{type(exc).__name__}: {first} (an internal error; --debug shows the traceback)"
         code = "harness.internal"
     return f"{code}: {' '.join(text.split())}" if "\n" in text or "\r" in text else f"{code}: {text}"
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for a near miss among ``choices``, else the empty string."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

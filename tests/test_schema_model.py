@@ -85,6 +85,17 @@ def test_an_agent_view_pointer_misspelled_behind_an_anchor_is_named_at_load(tmp_
     assert raised.value.code == "contract.pointer" and "did you mean /payload/name?" in str(raised.value)
 
 
+@pytest.mark.parametrize(("ref", "meant"), [("#paylaod", "payload"), ("#/$defs/pp", "p")])
+def test_a_misspelt_reference_is_named_where_it_is_written_with_the_name_meant(
+        tmp_path: Path, ref: str, meant: str) -> None:
+    _project(tmp_path, {**ANCHORED, "properties": {"payload": {"$ref": ref}}})
+    result = _cli(tmp_path, "check", "--no-progress")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("contract-harness: error: contract.invalid_schema: contracts/thing/schemas/v1.json:1:")
+    assert f"/properties/payload/$ref: $ref '{ref}' names nothing in this schema (did you mean '{meant}'?)" in line
+
+
 # --------------------------------------------------------------------------- references
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin
+from urllib.parse import unquote, urljoin
 
-from harness.errors import ContractError
+from harness.errors import ContractError, did_you_mean
+from harness.pointer import resolve, split
 
 if TYPE_CHECKING:
     from harness.boundary.schema import SchemaValidator
@@ -65,6 +66,7 @@ def _compile(contract: Contract, version: int) -> SchemaValidator:
     try:
         validator = _validator_for(schema, resources=contract.schema_resources(), base_uri=base)
     except ContractError as exc:
+        _refuse_dangling(contract.document(version), file, exc.code)
         raise ContractError(exc.detail, file=str(file), pointer=exc.pointer,
                             allowed=exc.allowed, code=exc.code) from None
     _refuse_ref_cycles(contract.document(version), file)
@@ -97,6 +99,10 @@ def _compile_vendor(contract: Contract) -> SchemaValidator:
     try:
         validator = _validator_for(contract.vendor_schema, resources=contract.schema_resources(), base_uri=base)
     except ContractError as exc:
+        document = contract.vendor_document()
+        if document is not None:
+            in_file = contract.directory / named if isinstance(named, str) else contract.path
+            _refuse_dangling(document, in_file, exc.code, "" if isinstance(named, str) else "/vendor_schema")
         if isinstance(named, str):  # a file beside the contract: the pointer is in that file
             raise ContractError(exc.detail, file=str(contract.directory / named), pointer=exc.pointer,
                                 code=exc.code) from None
@@ -116,6 +122,27 @@ def _compile_request(contract: Contract) -> SchemaValidator:
     except ContractError as exc:
         raise ContractError(exc.detail, file=str(contract.path), pointer="/request/schema" + (exc.pointer or ""),
                             code=exc.code) from None
+
+
+def _refuse_dangling(document: Document, file: Path, code: str, prefix: str = "") -> None:
+    """A schema the validator refused because a reference names nothing: say which one, where,
+    and the anchor or definition meant (the validator's own message names neither)."""
+    for node in document.nodes:
+        for ref in document.references(node):
+            if ref.status != "dangling":
+                continue
+            name = ref.value.partition("#")[2]
+            if name.startswith("/"):
+                *parent, last = split(unquote(name))
+                known = resolve(document.root.schema, parent, None)
+                hint = did_you_mean(last, known if isinstance(known, dict) else ())
+            else:
+                anchors = (n.schema.get("$anchor") for n in document.nodes if isinstance(n.schema, dict))
+                hint = did_you_mean(name, (a for a in anchors if isinstance(a, str)))
+            raise ContractError(
+                f"{ref.keyword} {ref.value!r} names nothing in this schema{hint}",
+                file=str(file), pointer=f"{prefix}{node.pointer}/{ref.keyword}", code=code,
+            )
 
 
 def _refuse_ref_cycles(document: Document, file: Path, prefix: str = "") -> None:

@@ -11,10 +11,8 @@ the vendor and request schemas are compiled here, so a broken schema is a load-t
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from collections.abc import Iterable
 from datetime import timedelta
 from importlib import resources
 from pathlib import Path
@@ -41,6 +39,7 @@ from harness.contract.records import (
 )
 from harness.documents import load_json_file, load_yaml
 from harness.errors import ContractError
+from harness.errors import did_you_mean as did_you_mean  # re-exported: harness.contract.did_you_mean
 from harness.pointer import escape_token, resolve, split
 from harness.timeutil import parse_duration, parse_rfc3339
 
@@ -73,12 +72,6 @@ def _meta_validator() -> SchemaValidator:
     if _META is None:
         _META = validator_for(meta_schema())
     return _META
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """`` (did you mean X?)`` for a near miss among ``choices``, else the empty string."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _meta_error(file: Path, data: Any) -> ContractError:
