@@ -16,8 +16,8 @@ from harness.drift.runner import DriftRunner, Plan, plan
 from harness.engine import Summary
 
 #: Short enough to keep the suite fast, long enough for a loaded CI machine to answer.
-HTTP_TIMEOUT_S = 1.0
-MCP_TIMEOUT_S = 1.5
+HTTP_TIMEOUT_S = 3.0
+MCP_TIMEOUT_S = 3.0
 MCP_STARTUP_S = 30.0
 
 

@@ -151,7 +151,7 @@ def test_flaky_upstreams_are_classified_and_a_slow_answer_is_cut_by_its_timeout(
         assert check.verdict.agent_result["error"]["code"] == agent_code
     assert "HTTP 500" in checks["job_status::drift::sandbox[bluebird/run_8f3K2j5H1g9d]"].verdict.message
     assert "127.0.0.2" in checks["deployment_status::drift::sandbox[production]"].verdict.message
-    # The slow answer comes after 30 s: its own timeout (1 s here) ends it, not the run's budget.
+    # The slow answer comes after 30 s: its own timeout (3 s here) ends it, not the run's budget.
     assert drift_plan.budget_s < 30
     assert all(check.reason != "run_budget" for check in checks.values())
 
@@ -256,7 +256,7 @@ def test_redirects_and_encodings(
 ) -> None:
     root = http_contract(
         make_contract,
-        f'{{url: "${{API}}{path}", headers: {{X-Request-Id: "{{request_id}}"}}, timeout_s: 2}}',
+        f'{{url: "${{API}}{path}", headers: {{X-Request-Id: "{{request_id}}"}}, timeout_s: 10}}',
     )
     checks, _, _ = drift(root, {"API": upstream})
     check = checks["item_status::drift::api[it-7]"]
@@ -271,7 +271,7 @@ def test_secrets_reach_the_upstream_and_never_a_report_or_a_log(
     secret = "tok-5ecr3t-0f-the-n1ght"
     root = http_contract(
         make_contract,
-        '{url: "${API}/brotli/{item_id}?access_token=${TOKEN}", headers: {Authorization: "Bearer ${TOKEN}"}, timeout_s: 2}',
+        '{url: "${API}/brotli/{item_id}?access_token=${TOKEN}", headers: {Authorization: "Bearer ${TOKEN}"}, timeout_s: 10}',
     )
     with caplog.at_level(logging.DEBUG):
         checks, _, _ = drift(root, {"API": upstream, "TOKEN": secret})
@@ -349,11 +349,11 @@ def test_a_run_budget_stops_what_is_still_unanswered(project: Path, sandbox: Any
     drift_plan = plan(
         [load_contract(project / "contracts/review_status")], upstreams=HTTP, environ=sandbox_env(sandbox, "flaky")
     )
-    runner = DriftRunner(drift_plan, budget_s=0.3)  # the slow answer has a 1 s timeout here
+    runner = DriftRunner(drift_plan, budget_s=0.3)  # the slow answer has a 3 s timeout here
     checks, summary = runner.run()
     assert runner.budget_s == 0.3 < drift_plan.budget_s
     assert [(c.status, c.reason) for c in checks] == [("failed", "run_budget")] * 2
     assert "the run reached its budget of 0.3 s first" in checks[0].verdict.message
-    # The budget, not the 1 s timeout of the slow answer, ended them (checked by reason, not by
+    # The budget, not the 3 s timeout of the slow answer, ended them (checked by reason, not by
     # the wall clock: a loaded machine may take longer than the budget to report it).
     assert summary.count("failed") == 2
