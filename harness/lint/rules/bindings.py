@@ -1,0 +1,166 @@
+"""Rules about what ties a result to its request and to its time: bindings and freshness
+windows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from types import MappingProxyType
+from typing import Any
+
+from harness.contract import Contract
+from harness.lint.registry import RULES, Hit, Severity, Target
+from harness.lint.scopes import ContractScope
+from harness.pointer import escape_token, join
+from harness.schemas.document import Document
+
+#: The shortest argument value an echo by value is looked for: shorter strings ("eu", "1")
+#: turn up in results by coincidence.
+MIN_ECHO_LENGTH = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Echo:
+    """A request argument that comes back in the result, and how that was seen."""
+
+    argument: str
+    result: str  # pointer into the contract object
+    seen: str  # "same name in v2", "same value in fixture accepted/x"
+
+
+def arguments(contract: Contract) -> list[str]:
+    """The request's top-level argument names: declared by ``request.schema`` or given in
+    ``request.example``."""
+    document = Document(contract.request_schema)
+    names = [kid.key for part in document.conjuncts(document.root)
+             for kid in document.kids(part, "properties") if kid.key is not None]
+    names += [name for name in contract.request_example if name not in names]
+    return names
+
+
+def _echoes_by_name(contract: Contract, names: list[str]) -> Iterator[Echo]:
+    for version in reversed(contract.versions):
+        document = contract.document(version)
+        for tokens, _node in document.inner_positions(document.root):
+            if tokens and tokens[-1] in names:
+                yield Echo(tokens[-1], join(tokens), f"same name in v{version}")
+
+
+def _values(document: Document, result: Any) -> Iterator[tuple[str, Any]]:
+    """Every value of ``result`` with its pointer, except those in arrays (no binding names
+    "each item")."""
+    in_arrays: set[str] = set()
+    for pointer, value, _nodes in document.walk_instance(result):
+        if pointer and pointer.rsplit("/", 1)[0] in in_arrays:
+            in_arrays.add(pointer)
+            continue
+        if isinstance(value, list):
+            in_arrays.add(pointer)
+        yield pointer, value
+
+
+def _echoes_by_value(contract: Contract, names: list[str]) -> Iterator[Echo]:
+    """Arguments whose value an accepted fixture's contract object holds (success results)."""
+    from harness.boundary.pipeline import Boundary
+    from harness.boundary.request import normalise_request
+    from harness.corpus import fixtures_for
+
+    fixtures = [f for f in fixtures_for(contract, ("accepted",)) if f.shape == "upstream"]
+    if not fixtures:
+        return
+    boundary = Boundary(contract)
+    document = contract.document()
+    for fixture in fixtures:
+        verdict, parsed = boundary.check_document(fixture.read(), fixture.request,
+                                                  now=fixture.now or contract.default_now)
+        if not verdict.accepted or verdict.outcome != "success":
+            continue
+        request = normalise_request(contract, fixture.request)
+        args: Mapping[str, Any] = request["args"]
+        result = parsed
+        function = contract.adapter_function()
+        if function is not None:  # the adapter accepted it just now; the bindings read its output
+            result = function(parsed, MappingProxyType(dict(request)))
+        wanted = {value: name for name, value in args.items()
+                  if name in names and isinstance(value, str) and len(value) >= MIN_ECHO_LENGTH}
+        for pointer, value in _values(document, result):
+            if isinstance(value, str) and value in wanted and pointer:
+                yield Echo(wanted[value], pointer, f"same value in fixture accepted/{fixture.name}")
+
+
+def echoes(contract: Contract) -> list[Echo]:
+    """Every place a request argument comes back in the result, by name (in any supported
+    schema version) or by value (in the accepted fixtures), one per argument and pointer."""
+    names = arguments(contract)
+    found: dict[tuple[str, str], Echo] = {}
+    for echo in (*_echoes_by_name(contract, names), *_echoes_by_value(contract, names)):
+        found.setdefault((echo.argument, echo.result), echo)
+    return list(found.values())
+
+
+@RULES.rule(
+    severity=Severity.ERROR,
+    target=Target.CONTRACT,
+    summary="request argument the result echoes (same name, or same value in a fixture) with no "
+            "binding comparing them",
+    fix="add the binding the message names to bindings:",
+)
+def unbound_echo(scope: ContractScope) -> Iterator[Hit]:
+    """A result that names the thing it is about (``run_id``, ``environment``) must be about the
+    thing asked for: a binding compares the echo with the request argument, so an answer about
+    another run, project or environment — a cache mix-up, a wrong join, an upstream bug — is
+    rejected instead of acted on. An argument is echoed where a member of a supported schema
+    version has its name, or where an accepted fixture's result holds its value (strings of
+    at least four characters); an echo counts as bound only by a binding of that argument to
+    that pointer.
+    """
+    contract = scope.contract
+    bound = {(b.request, b.result) for b in contract.bindings}
+    declared = set(arguments(contract)) - set(contract.request_example)
+    for echo in echoes(contract):
+        request = f"/args/{escape_token(echo.argument)}"
+        if (request, echo.result) in bound:
+            continue
+        others = [b.result for b in contract.bindings if b.request == request]
+        instead = f" (its binding compares {', '.join(others)} instead)" if others else ""
+        where = ("/request/schema/properties/" if echo.argument in declared or not contract.request_example
+                 else "/request/example/") + escape_token(echo.argument)
+        yield Hit(f"request argument {echo.argument!r} ({request}) comes back at {echo.result} "
+                  f"({echo.seen}) and no binding compares them{instead}",
+                  pointer=where,
+                  fix=f"add to bindings: - {{name: {echo.argument}, result: {echo.result}, request: {request}}}")
+
+
+#: Ceilings of a freshness window, past which a window is more likely a mistake than a choice.
+#: A result older than a week is history, not status (weekly is the slowest cadence of the
+#: builds, reviews and deployments an agent acts on); hosts synchronised with NTP disagree by
+#: well under a second, and five minutes is the skew Kerberos tolerates by default.
+MAX_AGE_CEILING = timedelta(days=7)
+MAX_FUTURE_SKEW_CEILING = timedelta(minutes=5)
+
+
+@RULES.rule(
+    severity=Severity.WARNING,
+    target=Target.CONTRACT,
+    summary="freshness window past its ceiling: max_age over P7D, or max_future_skew over PT5M",
+    fix="narrow the window to what the tool can honestly promise, or waive the finding with the "
+        "reason the window is that wide",
+)
+def wide_freshness_window(scope: ContractScope) -> Iterator[Hit]:
+    """A freshness rule stops an agent from acting on a stale or a future-dated answer only if
+    its window is narrow. ``max_age: P365D`` accepts last year's state as current, and
+    ``max_future_skew: P30D`` accepts timestamps a month ahead (a wrong clock, a forged
+    result), and no fixture tells a deliberate window from a slip of the keyboard. The ceilings
+    are ``max_age`` 7 days and ``max_future_skew`` 5 minutes; a tool whose data truly is older
+    (a weekly report) keeps its window with a waiver that says so.
+    """
+    for index, rule in enumerate(scope.contract.freshness):
+        at = f"/freshness/{index}"
+        if rule.max_age > MAX_AGE_CEILING:
+            yield Hit(f"freshness of {rule.field}: max_age {rule.max_age_text} is over the ceiling "
+                      "P7D: a result a week old passes as current", pointer=f"{at}/max_age")
+        if rule.max_future_skew > MAX_FUTURE_SKEW_CEILING:
+            yield Hit(f"freshness of {rule.field}: max_future_skew {rule.max_future_skew_text} is over "
+                      "the ceiling PT5M: a timestamp that far ahead is a wrong clock or a forged result",
+                      pointer=f"{at}/max_future_skew")
