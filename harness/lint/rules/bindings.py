@@ -29,14 +29,18 @@ class Echo:
     seen: str  # "same name in v2", "same value in fixture accepted/x"
 
 
+def declared_arguments(contract: Contract) -> list[str]:
+    """The top-level argument names ``request.schema`` declares."""
+    document = Document(contract.request_schema)
+    return [kid.key for part in document.conjuncts(document.root)
+            for kid in document.kids(part, "properties") if kid.key is not None]
+
+
 def arguments(contract: Contract) -> list[str]:
     """The request's top-level argument names: declared by ``request.schema`` or given in
     ``request.example``."""
-    document = Document(contract.request_schema)
-    names = [kid.key for part in document.conjuncts(document.root)
-             for kid in document.kids(part, "properties") if kid.key is not None]
-    names += [name for name in contract.request_example if name not in names]
-    return names
+    names = declared_arguments(contract)
+    return names + [name for name in contract.request_example if name not in names]
 
 
 def _echoes_by_name(contract: Contract, names: list[str]) -> Iterator[Echo]:
@@ -117,14 +121,14 @@ def unbound_echo(scope: ContractScope) -> Iterator[Hit]:
     """
     contract = scope.contract
     bound = {(b.request, b.result) for b in contract.bindings}
-    declared = set(arguments(contract)) - set(contract.request_example)
+    declared = set(declared_arguments(contract))
     for echo in echoes(contract):
         request = f"/args/{escape_token(echo.argument)}"
         if (request, echo.result) in bound:
             continue
         others = [b.result for b in contract.bindings if b.request == request]
         instead = f" (its binding compares {', '.join(others)} instead)" if others else ""
-        where = ("/request/schema/properties/" if echo.argument in declared or not contract.request_example
+        where = ("/request/schema/properties/" if echo.argument in declared
                  else "/request/example/") + escape_token(echo.argument)
         yield Hit(f"request argument {echo.argument!r} ({request}) comes back at {echo.result} "
                   f"({echo.seen}) and no binding compares them{instead}",
