@@ -317,6 +317,12 @@ def _with_field(name: str, field_schema: Any) -> dict[str, Any]:
 
 
 ITEM_YAML = DEFAULT_YAML.format(tool="item_status")
+def _with_status_argument(status: str) -> str:
+    """The item contract whose request also takes a status (unbound), given as ``status``."""
+    return ITEM_YAML.replace("item_id: {type: string}}", "item_id: {type: string}, status: {type: string}}"
+                             ).replace("example: {item_id: it-7}", f"example: {{item_id: it-7, status: {status}}}")
+
+
 # The caller asks by key; the result names it item_id: only the fixtures show the echo.
 ECHO_BY_VALUE = """\
 tool: item_status
@@ -388,6 +394,14 @@ CONTRACT_CASES = [
                  "a differently named argument whose value an accepted fixture's result holds",
                  yaml=ECHO_BY_VALUE, files=_fixture_holding("it-4242")),
     ContractCase("unbound_echo", [], "the echo is bound"),
+    ContractCase("unbound_echo", [], "a member of the argument's name that is an array: content, not identity",
+                 {1: _with_field("tags", {"type": "array", "maxItems": 3, "items": {"enum": ["a"]}})},
+                 yaml=ITEM_YAML.replace("item_id: {type: string}}", "item_id: {type: string}, tags: {type: array}}")),
+    ContractCase("unbound_echo", [], "an accepted fixture holds another value under the argument's name",
+                 yaml=_with_status_argument("closed"), files=_fixture_holding("it-7")),
+    ContractCase("unbound_echo", [("contract", "/request/schema/properties/status")],
+                 "the accepted fixture agrees with the name",
+                 yaml=_with_status_argument("open"), files=_fixture_holding("it-7")),
     ContractCase("unbound_echo", [], "an argument whose value no accepted result holds",
                  yaml=ECHO_BY_VALUE.replace("it-4242", "it-9999"), files=_fixture_holding("it-4242")),
     ContractCase("wide_freshness_window", [("contract", "/freshness/0/max_age"),

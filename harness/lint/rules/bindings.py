@@ -13,11 +13,12 @@ from harness.contract import Contract
 from harness.lint.registry import RULES, Hit, Severity, Target
 from harness.lint.scopes import ContractScope
 from harness.pointer import escape_token, join
-from harness.schemas.document import Document
+from harness.schemas.document import Document, Node
 
 #: The shortest argument value an echo by value is looked for: shorter strings ("eu", "1")
 #: turn up in results by coincidence.
 MIN_ECHO_LENGTH = 4
+_CONTAINERS = frozenset({"object", "array"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +47,16 @@ def arguments(contract: Contract) -> list[str]:
 def _echoes_by_name(contract: Contract, names: list[str]) -> Iterator[Echo]:
     for version in reversed(contract.versions):
         document = contract.document(version)
-        for tokens, _node in document.inner_positions(document.root):
-            if tokens and tokens[-1] in names:
+        for tokens, node in document.inner_positions(document.root):
+            if tokens and tokens[-1] in names and not _container(document, node):
                 yield Echo(tokens[-1], join(tokens), f"same name in v{version}")
+
+
+def _container(document: Document, node: Node) -> bool:
+    """The member is certainly an object or an array: content (the entities created, the
+    items listed), not the name of what the result is about."""
+    types = document.effective_types(node)
+    return types is not None and bool(types) and types <= _CONTAINERS
 
 
 def _values(document: Document, result: Any) -> Iterator[tuple[str, Any]]:
@@ -64,8 +72,19 @@ def _values(document: Document, result: Any) -> Iterator[tuple[str, Any]]:
         yield pointer, value
 
 
-def _echoes_by_value(contract: Contract, names: list[str]) -> Iterator[Echo]:
-    """Arguments whose value an accepted fixture's contract object holds (success results)."""
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """One accepted fixture's success result: the request's arguments and the result's values
+    by pointer (those outside arrays)."""
+
+    fixture: str
+    args: Mapping[str, Any]
+    values: Mapping[str, Any]
+
+
+def observed(contract: Contract) -> Iterator[Observed]:
+    """The accepted fixtures' success results, as the bindings read them (the adapter's output
+    for a tool with an adapter)."""
     from harness.boundary.pipeline import Boundary
     from harness.boundary.request import normalise_request
     from harness.corpus import fixtures_for
@@ -81,24 +100,38 @@ def _echoes_by_value(contract: Contract, names: list[str]) -> Iterator[Echo]:
         if not verdict.accepted or verdict.outcome != "success":
             continue
         request = normalise_request(contract, fixture.request)
-        args: Mapping[str, Any] = request["args"]
         result = parsed
         function = contract.adapter_function()
         if function is not None:  # the adapter accepted it just now; the bindings read its output
             result = function(parsed, MappingProxyType(dict(request)))
-        wanted = {value: name for name, value in args.items()
+        yield Observed(f"accepted/{fixture.name}", request["args"], dict(_values(document, result)))
+
+
+def _echoes_by_value(seen: list[Observed], names: list[str]) -> Iterator[Echo]:
+    for one in seen:
+        wanted = {value: name for name, value in one.args.items()
                   if name in names and isinstance(value, str) and len(value) >= MIN_ECHO_LENGTH}
-        for pointer, value in _values(document, result):
-            if isinstance(value, str) and value in wanted and pointer:
-                yield Echo(wanted[value], pointer, f"same value in fixture accepted/{fixture.name}")
+        for pointer, value in one.values.items():
+            if pointer and isinstance(value, str) and value in wanted:
+                yield Echo(wanted[value], pointer, f"same value in fixture {one.fixture}")
+
+
+def _contradicted(echo: Echo, seen: list[Observed]) -> bool:
+    """A fixture holds another value there than the argument it was asked with: the names
+    coincide (a ``content`` that is the server's status text, not the content written)."""
+    return any(echo.argument in one.args and echo.result in one.values
+               and one.values[echo.result] != one.args[echo.argument] for one in seen)
 
 
 def echoes(contract: Contract) -> list[Echo]:
-    """Every place a request argument comes back in the result, by name (in any supported
-    schema version) or by value (in the accepted fixtures), one per argument and pointer."""
+    """Every place a request argument comes back in the result: by name (in any supported
+    schema version, unless an accepted fixture holds another value there) or by value (in the
+    accepted fixtures), one per argument and pointer."""
     names = arguments(contract)
+    seen = list(observed(contract))
     found: dict[tuple[str, str], Echo] = {}
-    for echo in (*_echoes_by_name(contract, names), *_echoes_by_value(contract, names)):
+    by_name = [e for e in _echoes_by_name(contract, names) if not _contradicted(e, seen)]
+    for echo in (*by_name, *_echoes_by_value(seen, names)):
         found.setdefault((echo.argument, echo.result), echo)
     return list(found.values())
 
@@ -108,16 +141,17 @@ def echoes(contract: Contract) -> list[Echo]:
     target=Target.CONTRACT,
     summary="request argument the result echoes (same name, or same value in a fixture) with no "
             "binding comparing them",
-    fix="add the binding the message names to bindings:",
+    fix="add a binding: - {name: <argument>, result: <where it comes back>, request: /args/<argument>}",
 )
 def unbound_echo(scope: ContractScope) -> Iterator[Hit]:
     """A result that names the thing it is about (``run_id``, ``environment``) must be about the
     thing asked for: a binding compares the echo with the request argument, so an answer about
     another run, project or environment — a cache mix-up, a wrong join, an upstream bug — is
     rejected instead of acted on. An argument is echoed where a member of a supported schema
-    version has its name, or where an accepted fixture's result holds its value (strings of
-    at least four characters); an echo counts as bound only by a binding of that argument to
-    that pointer.
+    version has its name (unless an accepted fixture holds another value there, or the member
+    is certainly an object or an array: content, such as the entities a call created), or
+    where an accepted fixture's result holds its value (a string of at least four
+    characters); an echo counts as bound only by a binding of that argument to that pointer.
     """
     contract = scope.contract
     bound = {(b.request, b.result) for b in contract.bindings}
