@@ -336,10 +336,15 @@ agent_view:
 """
 
 
-def _fixture_holding(item_id: str) -> dict[str, str]:
+def _fixture_holding(item_id: str, name: str = "open", args: dict[str, str] | None = None) -> dict[str, str]:
+    """An accepted fixture whose result names ``item_id``, asked with ``args`` (default: the
+    contract's request example)."""
     result = {"tool": "item_status", "request_id": "req.J7q94MkP", "outcome": "success",
               "data": {"item_id": item_id, "status": "open"}}
-    return {"fixtures/accepted/item_status/open.json": json.dumps(result)}
+    files = {f"fixtures/accepted/item_status/{name}.json": json.dumps(result)}
+    if args is not None:
+        files[f"fixtures/accepted/item_status/{name}.case.yaml"] = json.dumps({"request": {"args": args}})
+    return files
 
 
 @dataclass(frozen=True)
@@ -391,8 +396,9 @@ CONTRACT_CASES = [
                  "the argument's binding compares another member",
                  yaml=ITEM_YAML.replace("result: /data/item_id", "result: /data/status")),
     ContractCase("unbound_echo", [("contract", "/request/schema/properties/key")],
-                 "a differently named argument whose value an accepted fixture's result holds",
-                 yaml=ECHO_BY_VALUE, files=_fixture_holding("it-4242")),
+                 "a differently named argument whose values two accepted results hold",
+                 yaml=ECHO_BY_VALUE, files=_fixture_holding("it-4242") | _fixture_holding(
+                     "it-5151", "other", {"key": "it-5151"})),
     ContractCase("unbound_echo", [], "the echo is bound"),
     ContractCase("unbound_echo", [], "a member of the argument's name that is an array: content, not identity",
                  {1: _with_field("tags", {"type": "array", "maxItems": 3, "items": {"enum": ["a"]}})},
@@ -402,8 +408,8 @@ CONTRACT_CASES = [
     ContractCase("unbound_echo", [("contract", "/request/schema/properties/status")],
                  "the accepted fixture agrees with the name",
                  yaml=_with_status_argument("open"), files=_fixture_holding("it-7")),
-    ContractCase("unbound_echo", [], "an argument whose value no accepted result holds",
-                 yaml=ECHO_BY_VALUE.replace("it-4242", "it-9999"), files=_fixture_holding("it-4242")),
+    ContractCase("unbound_echo", [], "one example cannot tell an echo by value from a coincidence",
+                 yaml=ECHO_BY_VALUE, files=_fixture_holding("it-4242")),
     ContractCase("wide_freshness_window", [("contract", "/freshness/0/max_age"),
                                            ("contract", "/freshness/0/max_future_skew")],
                  "a year of age and a month of skew",

@@ -56,7 +56,7 @@ def _container(document: Document, node: Node) -> bool:
     """The member is certainly an object or an array: content (the entities created, the
     items listed), not the name of what the result is about."""
     types = document.effective_types(node)
-    return types is not None and bool(types) and types <= _CONTAINERS
+    return types is not None and bool(types - {"null"}) and types - {"null"} <= _CONTAINERS
 
 
 def _values(document: Document, result: Any) -> Iterator[tuple[str, Any]]:
@@ -108,12 +108,21 @@ def observed(contract: Contract) -> Iterator[Observed]:
 
 
 def _echoes_by_value(seen: list[Observed], names: list[str]) -> Iterator[Echo]:
+    """Arguments whose value the results hold at one pointer, in at least two fixtures asked
+    with different values: one example cannot tell an echo from a coincidence (GitHub's
+    examples ask about octocat's repositories, and octocat also opened every issue in them)."""
+    agreeing: dict[tuple[str, str], list[str]] = {}
     for one in seen:
         wanted = {value: name for name, value in one.args.items()
                   if name in names and isinstance(value, str) and len(value) >= MIN_ECHO_LENGTH}
         for pointer, value in one.values.items():
             if pointer and isinstance(value, str) and value in wanted:
-                yield Echo(wanted[value], pointer, f"same value in fixture {one.fixture}")
+                values = agreeing.setdefault((wanted[value], pointer), [])
+                if value not in values:
+                    values.append(value)
+    for (argument, pointer), values in agreeing.items():
+        if len(values) >= 2:
+            yield Echo(argument, pointer, f"same value in {len(values)} accepted fixtures asked with different values")
 
 
 def _contradicted(echo: Echo, seen: list[Observed]) -> bool:
@@ -130,17 +139,17 @@ def echoes(contract: Contract) -> list[Echo]:
     names = arguments(contract)
     seen = list(observed(contract))
     found: dict[tuple[str, str], Echo] = {}
-    by_name = [e for e in _echoes_by_name(contract, names) if not _contradicted(e, seen)]
-    for echo in (*by_name, *_echoes_by_value(seen, names)):
-        found.setdefault((echo.argument, echo.result), echo)
+    for echo in (*_echoes_by_name(contract, names), *_echoes_by_value(seen, names)):
+        if not _contradicted(echo, seen):
+            found.setdefault((echo.argument, echo.result), echo)
     return list(found.values())
 
 
 @RULES.rule(
     severity=Severity.ERROR,
     target=Target.CONTRACT,
-    summary="request argument the result echoes (same name, or same value in a fixture) with no "
-            "binding comparing them",
+    summary="request argument the result echoes (same name, or same value in the fixtures) with "
+            "no binding comparing them",
     fix="add a binding: - {name: <argument>, result: <where it comes back>, request: /args/<argument>}",
 )
 def unbound_echo(scope: ContractScope) -> Iterator[Hit]:
@@ -150,8 +159,9 @@ def unbound_echo(scope: ContractScope) -> Iterator[Hit]:
     rejected instead of acted on. An argument is echoed where a member of a supported schema
     version has its name (unless an accepted fixture holds another value there, or the member
     is certainly an object or an array: content, such as the entities a call created), or
-    where an accepted fixture's result holds its value (a string of at least four
-    characters); an echo counts as bound only by a binding of that argument to that pointer.
+    where the results of accepted fixtures asked with at least two different values hold the
+    value asked for (a string of at least four characters) at the same pointer; an echo counts
+    as bound only by a binding of that argument to that pointer.
     """
     contract = scope.contract
     bound = {(b.request, b.result) for b in contract.bindings}
