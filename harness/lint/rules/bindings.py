@@ -27,7 +27,7 @@ class Echo:
 
     argument: str
     result: str  # pointer into the contract object
-    seen: str  # "same name in v2", "same value in fixture accepted/x"
+    seen: str  # "same name in v2", "same value in 2 accepted fixtures asked with different values"
 
 
 def declared_arguments(contract: Contract) -> list[str]:
