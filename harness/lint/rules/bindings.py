@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from types import MappingProxyType
 from typing import Any
 
+from harness.boundary.request import normalise_request
 from harness.contract import Contract
 from harness.lint.registry import RULES, Hit, Severity, Target
 from harness.lint.scopes import ContractScope
@@ -83,28 +83,26 @@ class Observed:
 
 
 def observed(contract: Contract) -> Iterator[Observed]:
-    """The accepted fixtures' success results, as the bindings read them (the adapter's output
-    for a tool with an adapter)."""
+    """The accepted fixtures' success results, as the bindings read them.
+
+    Of a tool with an adapter, only the fixtures that are contract objects (``shape:
+    contract``): the others would need the adapter run, and lint runs no project code (a
+    pre-commit hook's environment may not even import it)."""
     from harness.boundary.pipeline import Boundary
-    from harness.boundary.request import normalise_request
     from harness.corpus import fixtures_for
 
-    fixtures = [f for f in fixtures_for(contract, ("accepted",)) if f.shape == "upstream"]
-    if not fixtures:
-        return
-    boundary = Boundary(contract)
-    document = contract.document()
-    for fixture in fixtures:
-        verdict, parsed = boundary.check_document(fixture.read(), fixture.request,
-                                                  now=fixture.now or contract.default_now)
-        if not verdict.accepted or verdict.outcome != "success":
+    boundaries: dict[bool, Boundary] = {}
+    for fixture in fixtures_for(contract, ("accepted",)):
+        as_object = fixture.shape == "contract"
+        if contract.adapter is not None and not as_object:
             continue
-        request = normalise_request(contract, fixture.request)
-        result = parsed
-        function = contract.adapter_function()
-        if function is not None:  # the adapter accepted it just now; the bindings read its output
-            result = function(parsed, MappingProxyType(dict(request)))
-        yield Observed(f"accepted/{fixture.name}", request["args"], dict(_values(document, result)))
+        if as_object not in boundaries:
+            boundaries[as_object] = Boundary(contract.without_adapter() if as_object else contract)
+        verdict, parsed = boundaries[as_object].check_document(
+            fixture.read(), fixture.request, now=fixture.now or contract.default_now)
+        if verdict.accepted and verdict.outcome == "success":
+            args = normalise_request(contract, fixture.request)["args"]
+            yield Observed(f"accepted/{fixture.name}", args, dict(_values(contract.document(), parsed)))
 
 
 def _echoes_by_value(seen: list[Observed], names: list[str]) -> Iterator[Echo]:
@@ -160,8 +158,9 @@ def unbound_echo(scope: ContractScope) -> Iterator[Hit]:
     version has its name (unless an accepted fixture holds another value there, or the member
     is certainly an object or an array: content, such as the entities a call created), or
     where the results of accepted fixtures asked with at least two different values hold the
-    value asked for (a string of at least four characters) at the same pointer; an echo counts
-    as bound only by a binding of that argument to that pointer.
+    value asked for (a string of at least four characters) at the same pointer (contract
+    objects only: lint runs no adapter). An echo counts as bound only by a binding of that
+    argument to that pointer.
     """
     contract = scope.contract
     bound = {(b.request, b.result) for b in contract.bindings}
