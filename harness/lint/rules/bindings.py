@@ -52,11 +52,17 @@ def _echoes_by_name(contract: Contract, names: list[str]) -> Iterator[Echo]:
                 yield Echo(tokens[-1], join(tokens), f"same name in v{version}")
 
 
-def _container(document: Document, node: Node) -> bool:
-    """The member is certainly an object or an array: content (the entities created, the
-    items listed), not the name of what the result is about."""
+def _container(document: Document, node: Node, seen: frozenset[Node] = frozenset()) -> bool:
+    """The member is certainly an object or an array (or null): content (the entities created,
+    the items listed), not the name of what the result is about."""
     types = document.effective_types(node)
-    return types is not None and bool(types - {"null"}) and types - {"null"} <= _CONTAINERS
+    if types is not None:
+        return types <= _CONTAINERS | {"null"}
+    # Typed by its branches, if at all (GitHub: an app's owner is anyOf two kinds of user).
+    branches = [b for part in document.conjuncts(node) for keyword in ("oneOf", "anyOf")
+                for b in document.kids(part, keyword)]
+    inner = seen | {node}
+    return bool(branches) and node not in seen and all(_container(document, b, inner) for b in branches)
 
 
 def _values(document: Document, result: Any) -> Iterator[tuple[str, Any]]:
