@@ -243,3 +243,31 @@ def test_drift_shapes_follow_anchor_references_like_the_boundary() -> None:
     shape = schema_shape(ANCHORED)
     assert shape.types["/payload/name"] == {"string"}
     assert "/payload/name" in shape.required
+
+
+def test_inner_positions_follow_members_items_references_and_branches_each_once() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "run": {"$ref": "#/$defs/run"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "extra": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "never": False,
+        },
+        "oneOf": [{"properties": {"kind": {"const": "a"}}}, {"properties": {"kind": {"const": "b"}}}],
+        "$defs": {"run": {"type": "object", "properties": {"id": {"type": "string"},
+                                                           "parent": {"$ref": "#/$defs/run"}}}},
+    }
+    document = Document(schema)
+    found = [(tokens, node.pointer) for tokens, node in document.inner_positions(document.root)]
+    assert found == [
+        (("run",), "/properties/run"),
+        (("tags",), "/properties/tags"),
+        (("extra",), "/properties/extra"),
+        (("kind",), "/oneOf/0/properties/kind"),
+        (("kind",), "/oneOf/1/properties/kind"),
+        (("run", "id"), "/$defs/run/properties/id"),
+        (("run", "parent"), "/$defs/run/properties/parent"),
+        (None, "/properties/tags/items"),
+        (None, "/properties/extra/additionalProperties"),
+    ]
