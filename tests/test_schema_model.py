@@ -35,7 +35,9 @@ ANCHORED = {
             "$anchor": "payload",
             "type": "object",
             "required": ["name"],
-            "properties": {"name": {"type": "string", "maxLength": 10}},
+            # Pinned (lint's free_text_in_agent_view); the pattern takes "far too long a name",
+            # so only maxLength rejects it below.
+            "properties": {"name": {"type": "string", "pattern": "^[a-z ]+$", "maxLength": 10}},
             "additionalProperties": False,
         }
     },
@@ -73,7 +75,7 @@ def test_an_anchor_reference_loads_checks_and_lints_from_a_users_project_without
     lint = _cli(subfolder, "lint")
     assert lint.returncode == 0 and "Traceback" not in lint.stderr, lint.stdout + lint.stderr
     contract = load_contract(tmp_path / "contracts" / "thing")
-    assert contract.view_schema()["properties"]["name"] == {"type": "string", "maxLength": 10}
+    assert contract.view_schema()["properties"]["name"] == {"type": "string", "pattern": "^[a-z ]+$", "maxLength": 10}
     verdict = Boundary(contract).check(b'{"payload": {"name": "far too long a name"}}')
     assert verdict.code == "schema.maxLength" and verdict.layer == "schema"
 
