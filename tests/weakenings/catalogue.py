@@ -303,7 +303,7 @@ CATALOGUE: tuple[Weakening, ...] = (
     Weakening(f"{R}/reviewed_by_max_length_past_max_bytes",
               "reviewed_by's maxLength raised to 1,000,000, past max_bytes (8 KiB): a bound in name only",
               put("v1", f"{REVIEW}/properties/reviewed_by", "maxLength", 1_000_000), "unbounded",
-              check="held", lint="held", fuzz="held", needs=NEEDS_OVERSIZED),
+              check="held", lint="flagged", fuzz="held", needs=NEEDS_OVERSIZED),
     Weakening(f"{R}/change_id_pattern_dropped", "change_id loses its pattern: any 13 characters",
               drop("v1", f"{REVIEW}/properties/change_id", "pattern"), "free_text",
               check="flagged", lint="flagged", fuzz="flagged", fragile=f"{FRAGILE_EMPTY}; {NEEDS_PIN}"),
