@@ -99,6 +99,8 @@ def test_the_demo_contracts_lint_clean_with_every_waiver_justified_and_used(
     assert waived == {
         ("deployment_status", "v1", "open_object", ""),
         ("deployment_status", "v1", "unbounded_string", "/properties/state"),
+        ("deployment_status", "v1", "free_text_in_agent_view", "/properties/state"),
+        ("review_status", "v1", "free_text_in_agent_view", "/$defs/reviewStatus/properties/reviewed_by"),
         ("job_status", "vendor", "open_object", ""),
         ("job_status", "vendor", "open_object", "/properties/run"),
         ("job_status", "vendor", "open_object", "/properties/run/properties/project"),

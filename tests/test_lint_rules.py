@@ -306,6 +306,45 @@ def _with_seen(seen: dict[str, Any]) -> dict[str, Any]:
 WITH_NOTE_UNBOUNDED = envelope_schema("item_status", {
     **ENVELOPE_DATA, "properties": {**ENVELOPE_DATA["properties"], "note": {"type": "string"}}})
 NOTE = "/oneOf/0/properties/data/properties/note"
+MESSAGE = "/oneOf/0/properties/data/properties/message"
+STATUS = "/oneOf/0/properties/data/properties/status"
+ITEM_ID = "/oneOf/0/properties/data/properties/item_id"
+
+
+def _with_field(name: str, field_schema: Any) -> dict[str, Any]:
+    return envelope_schema("item_status", {
+        **ENVELOPE_DATA, "properties": {**ENVELOPE_DATA["properties"], name: field_schema}})
+
+
+ITEM_YAML = DEFAULT_YAML.format(tool="item_status")
+def _with_status_argument(status: str) -> str:
+    """The item contract whose request also takes a status (unbound), given as ``status``."""
+    return ITEM_YAML.replace("item_id: {type: string}}", "item_id: {type: string}, status: {type: string}}"
+                             ).replace("example: {item_id: it-7}", f"example: {{item_id: it-7, status: {status}}}")
+
+
+# The caller asks by key; the result names it item_id: only the fixtures show the echo.
+ECHO_BY_VALUE = """\
+tool: item_status
+version: 1
+request:
+  schema: {type: object, properties: {key: {type: string, maxLength: 9}}}
+  example: {key: it-4242}
+agent_view:
+  item_id: /data/item_id
+  status: /data/status
+"""
+
+
+def _fixture_holding(item_id: str, name: str = "open", args: dict[str, str] | None = None) -> dict[str, str]:
+    """An accepted fixture whose result names ``item_id``, asked with ``args`` (default: the
+    contract's request example)."""
+    result = {"tool": "item_status", "request_id": "req.J7q94MkP", "outcome": "success",
+              "data": {"item_id": item_id, "status": "open"}}
+    files = {f"fixtures/accepted/item_status/{name}.json": json.dumps(result)}
+    if args is not None:
+        files[f"fixtures/accepted/item_status/{name}.case.yaml"] = json.dumps({"request": {"args": args}})
+    return files
 
 
 @dataclass(frozen=True)
@@ -317,18 +356,75 @@ class ContractCase:
     yaml_extra: str = ""
     files: dict[str, str] = field(default_factory=dict)
     also_run: tuple[str, ...] = ()  # rules a waiver case needs to run as well
+    yaml: str | None = None  # the whole contract.yaml, instead of the default plus yaml_extra
     current: int = 1  # the contract's version: (older) versions beside it are linted too
 
 
 CONTRACT_CASES = [
-    ContractCase("free_text_in_agent_view", [("contract", "/agent_view/message")],
-                 "upstream message in the agent view",
-                 {1: _with_message({"type": "string", "maxLength": 200})},
-                 "  message: /data/message\n"),
+    ContractCase("free_text_in_agent_view", [("v1", MESSAGE)], "upstream message in the agent view",
+                 {1: _with_message({"type": "string", "maxLength": 200})}, "  message: /data/message\n"),
+    ContractCase("free_text_in_agent_view", [("v1", STATUS)],
+                 "an enum replaced by a bounded string, whatever the field's name",
+                 {1: _with_field("status", {"type": "string", "maxLength": 32})}),
+    ContractCase("free_text_in_agent_view", [("v1", ITEM_ID)],
+                 "an identifier whose pattern is not anchored (it matches any string containing it-7)",
+                 {1: _with_field("item_id", {"type": "string", "pattern": "it-[0-9]", "maxLength": 9})}),
+    ContractCase("free_text_in_agent_view", [("v1", ITEM_ID)], "format regex takes a sentence",
+                 {1: _with_field("item_id", {"type": "string", "format": "regex", "maxLength": 9})}),
+    ContractCase("free_text_in_agent_view", [("v1", "/oneOf/0/properties/data/properties/note")],
+                 "a view field that is an object: the strings inside it count",
+                 yaml_extra="  data: /data\n"),
+    ContractCase("free_text_in_agent_view", [("v1", STATUS + "/oneOf/1")],
+                 "a oneOf with one unpinned string branch",
+                 {1: _with_field("status", {"oneOf": [{"enum": ["open"]}, {"type": "string", "maxLength": 9}]})}),
+    ContractCase("free_text_in_agent_view", [("v1", STATUS)], "no type at all: a string passes",
+                 {1: _with_field("status", {"maxLength": 9})}),
     ContractCase("free_text_in_agent_view", [], "message constrained to an enum",
                  {1: _with_message({"enum": ["done", "queued"]})}, "  message: /data/message\n"),
     ContractCase("free_text_in_agent_view", [], "message present but not in the agent view",
                  {1: _with_message({"type": "string", "maxLength": 200})}),
+    ContractCase("free_text_in_agent_view", [], "pinned by an asserted format, or a string-or-integer union",
+                 {1: _with_field("status", {"oneOf": [{"type": "string", "format": "date-time"},
+                                                      {"type": "integer", "minimum": 0, "maximum": 9}]})}),
+    ContractCase("free_text_in_agent_view", [], "pinned through $ref and allOf",
+                 {1: {**_with_field("status", {"allOf": [{"$ref": "#/$defs/state"}], "maxLength": 9}),
+                      "$defs": {"state": {"type": "string", "pattern": "^(?:open|closed)$"}}}}),
+    ContractCase("unbounded_string", [("v1", NOTE)], "a maxLength past the contract's max_bytes bounds nothing",
+                 {1: _with_field("note", {"type": "string", "maxLength": 1_000_000})}, "limits: {max_bytes: 4096}\n"),
+    ContractCase("unbounded_string", [], "a maxLength under the contract's max_bytes",
+                 {1: _with_field("note", {"type": "string", "maxLength": 4000})}, "limits: {max_bytes: 4096}\n"),
+    ContractCase("unbound_echo", [("contract", "/request/schema/properties/item_id")],
+                 "the result names the argument and no binding compares them",
+                 yaml=ITEM_YAML.split("bindings:")[0] + "agent_view:\n  item_id: /data/item_id\n"),
+    ContractCase("unbound_echo", [("contract", "/request/schema/properties/item_id")],
+                 "the argument's binding compares another member",
+                 yaml=ITEM_YAML.replace("result: /data/item_id", "result: /data/status")),
+    ContractCase("unbound_echo", [("contract", "/request/schema/properties/key")],
+                 "a differently named argument whose values two accepted results hold",
+                 yaml=ECHO_BY_VALUE, files=_fixture_holding("it-4242") | _fixture_holding(
+                     "it-5151", "other", {"key": "it-5151"})),
+    ContractCase("unbound_echo", [], "the echo is bound"),
+    ContractCase("unbound_echo", [], "a member of the argument's name that is an array: content, not identity",
+                 {1: _with_field("tags", {"type": "array", "maxItems": 3, "items": {"enum": ["a"]}})},
+                 yaml=ITEM_YAML.replace("item_id: {type: string}}", "item_id: {type: string}, tags: {type: array}}")),
+    ContractCase("unbound_echo", [], "a member of the argument's name typed by branches: an object or null",
+                 {1: _with_field("tags", {"anyOf": [closed(a=STR), {"type": "null"}]})},
+                 yaml=ITEM_YAML.replace("item_id: {type: string}}", "item_id: {type: string}, tags: {type: string}}")),
+    ContractCase("unbound_echo", [], "an accepted fixture holds another value under the argument's name",
+                 yaml=_with_status_argument("closed"), files=_fixture_holding("it-7")),
+    ContractCase("unbound_echo", [("contract", "/request/schema/properties/status")],
+                 "the accepted fixture agrees with the name",
+                 yaml=_with_status_argument("open"), files=_fixture_holding("it-7")),
+    ContractCase("unbound_echo", [], "one example cannot tell an echo by value from a coincidence",
+                 yaml=ECHO_BY_VALUE, files=_fixture_holding("it-4242")),
+    ContractCase("wide_freshness_window", [("contract", "/freshness/0/max_age"),
+                                           ("contract", "/freshness/0/max_future_skew")],
+                 "a year of age and a month of skew",
+                 {1: _with_seen({"type": "string", "format": "date-time", "maxLength": 35})},
+                 "freshness: [{field: /data/seen, max_age: P365D, max_future_skew: P30D}]\n"),
+    ContractCase("wide_freshness_window", [], "windows at their ceilings",
+                 {1: _with_seen({"type": "string", "format": "date-time", "maxLength": 35})},
+                 "freshness: [{field: /data/seen, max_age: P7D, max_future_skew: PT5M}]\n"),
     ContractCase("envelope_without_discriminator", [("v1", "")],
                  "one object for success and failure", {1: _one_object_envelope()}),
     ContractCase("envelope_without_discriminator", [], "the oneOf envelope"),
@@ -380,7 +476,7 @@ def test_contract_rule_reports_exactly_the_expected_places(
 ) -> None:
     view = case.yaml_extra if case.yaml_extra.startswith("  ") else ""
     rest = "" if view else case.yaml_extra
-    yaml_text = _agent_view_yaml(view, rest).replace("version: 1", f"version: {case.current}")
+    yaml_text = case.yaml or _agent_view_yaml(view, rest).replace("version: 1", f"version: {case.current}")
     directory = make_contract(yaml_text=yaml_text, schemas=case.schemas, files=case.files)
     report = lint_contract(directory, select=[case.rule, *case.also_run])
     found = [(f.schema, f.pointer) for f in report.findings if f.rule == case.rule]
@@ -509,3 +605,34 @@ def test_the_generated_catalogue_documents_every_rule_with_its_fix() -> None:
     for rule in RULES:
         assert f"## `{rule.id}`" in page and f"**Fix:** {rule.fix}" in page, rule.id
         assert f"| [`{rule.id}`](#{rule.id}) | {rule.severity.value} |" in page, rule.id
+
+
+@pytest.mark.parametrize("rule", ["free_text_in_agent_view", "unbound_echo", "wide_freshness_window"])
+def test_a_waiver_with_a_reason_accepts_each_finding_of_the_detection_rules(
+    rule: str, make_contract: Callable[..., Path]
+) -> None:
+    case = next(c for c in CONTRACT_CASES if c.rule == rule and c.expected)
+    view = case.yaml_extra if case.yaml_extra.startswith("  ") else ""
+    yaml_text = case.yaml or _agent_view_yaml(view, "" if view else case.yaml_extra)
+    waivers = "".join(f"  - {{rule: {rule}, schema: {label}, pointer: '{pointer}', reason: on purpose}}\n"
+                      for label, pointer in case.expected)
+    directory = make_contract(yaml_text=yaml_text + "waivers:\n" + waivers, schemas=case.schemas,
+                              files=case.files)
+    report = lint_contract(directory, select=[rule, "unused_waiver"])
+    assert report.findings == ()
+    assert sorted((w.finding.schema, w.finding.pointer) for w in report.waived) == sorted(case.expected)
+
+
+_SENTENCES = ("approve all; skip CI", "/approve all; skip CI")
+
+
+@pytest.mark.parametrize("dialect", ORDER)
+def test_the_formats_that_pin_nothing_are_the_asserted_ones_that_take_a_sentence(dialect: str) -> None:
+    from harness.lint.rules.view import TEXT_FORMATS
+
+    takes_a_sentence = {
+        name for name in ASSERTED_FORMATS[dialect]
+        if any(jsonschema_rs.validator_for({"$schema": _URIS[dialect], "format": name},
+                                           validate_formats=True).is_valid(text) for text in _SENTENCES)
+    }
+    assert takes_a_sentence == TEXT_FORMATS & ASSERTED_FORMATS[dialect]

@@ -229,7 +229,7 @@ def test_a_strict_version_that_rejects_an_observed_shape_is_written_but_not_made
 def test_the_cli_prints_lint_and_compat_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["import", "openapi", str(SPEC_30), "--operation", "tickets/get", "--strict", "--into", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "lint tickets.get: 8 findings (" in out and "open_object 2" in out
+    assert "lint tickets.get: 16 findings (free_text_in_agent_view 8," in out and "open_object 2" in out
     assert "compat tickets.get v1 -> v2: OK under policy writer" in out
     assert "ok   tickets.get::historical::imported/drifted: v1 schema.enum at /state | v2 schema.enum at /state" in out
 

@@ -35,7 +35,9 @@ ANCHORED = {
             "$anchor": "payload",
             "type": "object",
             "required": ["name"],
-            "properties": {"name": {"type": "string", "maxLength": 10}},
+            # Pinned (lint's free_text_in_agent_view); the pattern takes "far too long a name",
+            # so only maxLength rejects it below.
+            "properties": {"name": {"type": "string", "pattern": "^[a-z ]+$", "maxLength": 10}},
             "additionalProperties": False,
         }
     },
@@ -73,7 +75,7 @@ def test_an_anchor_reference_loads_checks_and_lints_from_a_users_project_without
     lint = _cli(subfolder, "lint")
     assert lint.returncode == 0 and "Traceback" not in lint.stderr, lint.stdout + lint.stderr
     contract = load_contract(tmp_path / "contracts" / "thing")
-    assert contract.view_schema()["properties"]["name"] == {"type": "string", "maxLength": 10}
+    assert contract.view_schema()["properties"]["name"] == {"type": "string", "pattern": "^[a-z ]+$", "maxLength": 10}
     verdict = Boundary(contract).check(b'{"payload": {"name": "far too long a name"}}')
     assert verdict.code == "schema.maxLength" and verdict.layer == "schema"
 
@@ -254,3 +256,31 @@ def test_drift_shapes_follow_anchor_references_like_the_boundary() -> None:
     shape = schema_shape(ANCHORED)
     assert shape.types["/payload/name"] == {"string"}
     assert "/payload/name" in shape.required
+
+
+def test_inner_positions_follow_members_items_references_and_branches_each_once() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "run": {"$ref": "#/$defs/run"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "extra": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "never": False,
+        },
+        "oneOf": [{"properties": {"kind": {"const": "a"}}}, {"properties": {"kind": {"const": "b"}}}],
+        "$defs": {"run": {"type": "object", "properties": {"id": {"type": "string"},
+                                                           "parent": {"$ref": "#/$defs/run"}}}},
+    }
+    document = Document(schema)
+    found = [(tokens, node.pointer) for tokens, node in document.inner_positions(document.root)]
+    assert found == [
+        (("run",), "/properties/run"),
+        (("tags",), "/properties/tags"),
+        (("extra",), "/properties/extra"),
+        (("kind",), "/oneOf/0/properties/kind"),
+        (("kind",), "/oneOf/1/properties/kind"),
+        (("run", "id"), "/$defs/run/properties/id"),
+        (("run", "parent"), "/$defs/run/properties/parent"),
+        (None, "/properties/tags/items"),
+        (None, "/properties/extra/additionalProperties"),
+    ]

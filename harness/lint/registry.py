@@ -79,7 +79,8 @@ class Rule:
 #: The modules declaring the package's rules, in catalogue order (closure first: the rules
 #: that matter most).
 RULE_MODULES = tuple(f"harness.lint.rules.{name}" for name in (
-    "closure", "bounds", "patterns", "formats", "envelope", "pointers", "references", "vocabulary", "waivers",
+    "closure", "bounds", "patterns", "formats", "envelope", "view", "bindings", "pointers", "references",
+    "vocabulary", "waivers",
 ))
 
 

@@ -49,6 +49,9 @@ NAMELESS = "urn:harness:schema"
 #: Where members not named in ``properties`` and items past the positions fall.
 _REST_MEMBERS = ("additionalProperties", "unevaluatedProperties")
 _REST_ITEMS = ("additionalItems", "unevaluatedItems")
+#: Keywords whose subschemas describe a member or an item of the instance (not the instance).
+_INNER = frozenset({"properties", "patternProperties", *_REST_MEMBERS, "prefixItems", "items",
+                    *_REST_ITEMS, "contains"})
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -446,6 +449,35 @@ class Document:
                 found = _unique(r for k in kids for r in self.reach(k, wanted))
                 following.append((f"{pointer}/{escape_token(token)}", member, found))
             stack.extend(reversed(following))
+
+    def inner_positions(
+        self, node: Node, *, through: Iterable[str] = ALTERNATIVES
+    ) -> list[tuple[tuple[str, ...] | None, Node]]:
+        """Every subschema describing a value inside the node's instance, at any depth, each
+        once, breadth first: reached through ``properties``, ``patternProperties``,
+        ``additionalProperties``/``unevaluatedProperties`` and items, and from each node through
+        its references and the in-place keywords ``through``. Each comes with the tokens of its
+        instance pointer relative to the node's instance, or None below an array item or a map
+        member (no one pointer names every such value). Subschemas that admit nothing
+        (``false``) are left out."""
+        wanted = frozenset(through)
+        found: list[tuple[tuple[str, ...] | None, Node]] = []
+        seen = {node}
+        queue: list[tuple[tuple[str, ...] | None, Node]] = [((), node)]
+        index = 0
+        while index < len(queue):
+            tokens, current = queue[index]
+            index += 1
+            for option in self.reach(current, wanted):
+                for kid in option.document.children.get(option.pointer, ()):
+                    if kid.keyword not in _INNER or kid in seen or not _admits(kid):
+                        continue
+                    seen.add(kid)
+                    named = kid.keyword == "properties" and kid.key is not None
+                    inner = (*tokens, kid.key or "") if named and tokens is not None else None
+                    found.append((inner, kid))
+                    queue.append((inner, kid))
+        return found
 
     def declared(self, tokens: Iterable[str]) -> Declared:
         """Where the schema declares the instance at ``tokens`` (an instance pointer's tokens):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from harness.lint.names import is_count, is_identifier, words
 from harness.lint.registry import RULES, Severity
@@ -46,17 +46,34 @@ def _bounds_length(node: Node) -> bool:
     return has_int(node, "maxLength") or is_closed_set(node)
 
 
+def _fits_under(limit: int) -> Callable[[Node], bool]:
+    def fits(node: Node) -> bool:
+        return is_closed_set(node) or (has_int(node, "maxLength") and node.raw["maxLength"] <= limit)
+
+    return fits
+
+
 @RULES.rule(
     severity=Severity.WARNING,
-    summary="string without maxLength",
+    summary="string without maxLength (or with one past the contract's max_bytes)",
     fix='add "maxLength" with the longest value the field can legitimately hold',
 )
 def unbounded_string(node: Node) -> Iterator[str]:
     """Without ``maxLength`` a field meant for a short name can carry a megabyte of text, all
-    of which reaches whatever reads the result. ``const``/``enum`` bound a string too.
+    of which reaches whatever reads the result. ``const``/``enum`` bound a string too. In a
+    contract, a ``maxLength`` past ``limits.max_bytes`` bounds nothing the transport layer
+    does not already refuse: the string may be as long as the whole payload.
     """
-    if _own_type_first(node, "string") and not node.document.holds(node, _bounds_length):
+    if not _own_type_first(node, "string"):
+        return
+    doc = node.document
+    if not doc.holds(node, _bounds_length):
         yield "string has no maxLength"
+        return
+    contract = doc.contract
+    if contract is not None and not doc.holds(node, _fits_under(contract.limits.max_bytes)):
+        yield (f"maxLength is past max_bytes ({contract.limits.max_bytes}): the string is bounded only by "
+               "the payload limit")
 
 
 def _bounds_items(node: Node) -> bool:

@@ -1,16 +1,14 @@
-"""Rules about the shapes an agent relies on: success/failure envelopes, error codes, and the
-fields of the agent view."""
+"""Rules about the shapes an agent relies on: success/failure envelopes and error codes."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from harness.contract import Envelope
-from harness.lint.names import is_error_code, is_free_text
+from harness.lint.names import is_error_code
 from harness.lint.registry import RULES, Hit, Severity, Target
-from harness.lint.scopes import ContractScope
 from harness.lint.shapes import declares_object, is_closed_set, pinned_value
-from harness.pointer import escape_token, split
+from harness.pointer import split
 from harness.schemas.document import Document, Node
 
 
@@ -168,31 +166,3 @@ def open_error_code(doc: Document) -> Iterator[Hit]:
         seen.add(node.pointer)
         yield Hit(f"error code {node.name!r} is not an enum: any value passes",
                   pointer=node.pointer)
-
-
-def _pins_text(node: Node) -> bool:
-    return is_closed_set(node) or isinstance(node.get("pattern"), str)
-
-
-@RULES.rule(
-    severity=Severity.ERROR,
-    target=Target.CONTRACT,
-    summary="free text field (message, description, detail, ...) in the agent view",
-    fix="drop the field from agent_view, or constrain it to an enum or a strict pattern",
-)
-def free_text_in_agent_view(scope: ContractScope) -> Iterator[Hit]:
-    """The agent view is the only part of a result the model reads. A ``message`` or
-    ``description`` written by the upstream is the classic channel for injected instructions;
-    if the model needs the information, give it as a code from a finite set.
-    """
-    for view in scope.contract.agent_view:
-        last = view.tokens[-1] if view.tokens else None
-        if not (is_free_text(view.name) or is_free_text(last)):
-            continue
-        free = sorted(
-            doc.label or "" for doc in scope.versions
-            if any(not doc.holds(n, _pins_text) for n in doc.instance_nodes(view.tokens))
-        )
-        if free:
-            yield Hit(f"agent view field {view.name!r} ({view.pointer}) is free text in "
-                      f"{', '.join(free)}", pointer=f"/agent_view/{escape_token(view.name)}")
