@@ -108,15 +108,26 @@ class Timed:
     code: int | None
 
 
-def _timed(argv: list[str], timeout: float, tree: Path = ROOT) -> Timed:
-    """One CLI command in a fresh process with ``tree``'s package importable. CPU seconds (user
+def _environment(tree: Path, cwd: Path) -> dict[str, str]:
+    """The environment that runs ``tree``'s package, checked: ``python -m`` puts the working
+    directory first on ``sys.path``, so commands run in ``cwd`` (a scratch folder), never in a
+    checkout whose package would shadow ``tree``'s."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    found = subprocess.run([sys.executable, "-c", "import harness; print(harness.__file__)"], env=env, cwd=cwd,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    if not Path(found).resolve().is_relative_to(tree.resolve()):
+        raise SystemExit(f"{tree}: the package imported is {found}, not this checkout's")
+    return env
+
+
+def _timed(argv: list[str], timeout: float, env: dict[str, str], cwd: Path) -> Timed:
+    """One CLI command in a fresh process (``env`` from :func:`_environment`). CPU seconds (user
     and system, of the process and its children) are reported beside wall seconds: on a shared
     machine they say what the command costs, where wall time says how busy the machine was."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-m", "harness", *argv], env=env, stdout=subprocess.DEVNULL,
+        done = subprocess.run([sys.executable, "-m", "harness", *argv], env=env, cwd=cwd, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return Timed(None, None, None)
@@ -124,7 +135,7 @@ def _timed(argv: list[str], timeout: float, tree: Path = ROOT) -> Timed:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode == 2:
-        raise SystemExit(f"{' '.join(argv[:3])} ... failed ({tree}): {done.stderr.decode()[-400:]}")
+        raise SystemExit(f"{' '.join(argv[:3])} ... failed ({env['PYTHONPATH']}): {done.stderr.decode()[-400:]}")
     return Timed(elapsed, cpu, done.returncode)
 
 
@@ -151,13 +162,15 @@ def github_tree(tree: Path, label: str, largest: int, timeout: float, results: d
 
     root = real_tools() / "github-rest-api"
     lines = [f"{label} ({tree}): seconds wall (CPU)"]
-    with tempfile.TemporaryDirectory() as work:
-        spec = Path(work) / "github.openapi.json"
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        env = _environment(tree, work)
+        spec = work / "github.openapi.json"
         spec.write_text(json.dumps(github_openapi(root)))
         operations = [json.loads(p.read_text())["operationId"] for p in sorted(root.glob("*/tool.json"))]
         argv = ["import", "openapi", str(spec), "--strict", *(a for op in operations for a in ("--operation", op))]
-        plain = _timed([*argv, "--into", f"{work}/plain", "--no-compat"], timeout, tree)
-        with_compat = _timed([*argv, "--into", f"{work}/compat"], timeout, tree)
+        plain = _timed([*argv, "--into", f"{work}/plain", "--no-compat"], timeout, env, work)
+        with_compat = _timed([*argv, "--into", f"{work}/compat"], timeout, env, work)
         results[f"{label}:github:import"] = {
             "operations": len(operations), "no_compat_s": plain.wall, "compat_s": with_compat.wall,
             "no_compat_cpu_s": plain.cpu, "compat_cpu_s": with_compat.cpu}
@@ -166,12 +179,12 @@ def github_tree(tree: Path, label: str, largest: int, timeout: float, results: d
                      f"(wall {_ratio(with_compat.wall, plain.wall, timeout)}, "
                      f"CPU {_ratio(with_compat.cpu, plain.cpu, timeout)}; target: under 60 s)")
         sizes = sorted(((p.stat().st_size, p.parent.name) for p in root.glob("*/schema.json")), reverse=True)
-        project = Path(work) / "plain"
+        project = work / "plain"
         rows = []
         for size, tool in sizes[:largest]:
-            check = _timed(["check", str(project / "contracts" / tool), "--no-progress"], timeout, tree)
+            check = _timed(["check", str(project / "contracts" / tool), "--no-progress"], timeout, env, work)
             report = _timed(["compat", tool, "--contracts", str(project), "--from", "1", "--to", "2",
-                             "--json", f"{work}/{tool}.compat.json"], timeout, tree)
+                             "--json", f"{work}/{tool}.compat.json"], timeout, env, work)
             changes = None
             if report.wall is not None:
                 data = json.loads(Path(f"{work}/{tool}.compat.json").read_text())
