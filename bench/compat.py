@@ -185,19 +185,23 @@ def github_tree(tree: Path, label: str, largest: int, timeout: float, results: d
             check = _timed(["check", str(project / "contracts" / tool), "--no-progress"], timeout, env, work)
             report = _timed(["compat", tool, "--contracts", str(project), "--from", "1", "--to", "2",
                              "--json", f"{work}/{tool}.compat.json"], timeout, env, work)
-            changes = None
+            changes, clock = None, None
             if report.wall is not None:
                 data = json.loads(Path(f"{work}/{tool}.compat.json").read_text())
                 changes = len(data["changes"])
-            rows.append([tool, f"{size:,}", str(changes if changes is not None else "-"), _both(check, timeout),
+                searches = data.get("searches") or {}
+                clock = sum(s.get("stopped_by_clock", 0) for s in searches.values())
+            rows.append([tool, f"{size:,}", str(changes if changes is not None else "-"),
+                         str(clock if clock is not None else "-"), _both(check, timeout),
                          _both(report, timeout), _ratio(report.wall, check.wall, timeout),
                          _ratio(report.cpu, check.cpu, timeout)])
             results[f"{label}:github:{tool}"] = {
-                "bytes": size, "changes": changes, "check_s": check.wall, "check_cpu_s": check.cpu,
-                "check_exit": check.code, "compat_s": report.wall, "compat_cpu_s": report.cpu,
+                "bytes": size, "changes": changes, "stopped_by_clock": clock, "check_s": check.wall,
+                "check_cpu_s": check.cpu, "check_exit": check.code, "compat_s": report.wall, "compat_cpu_s": report.cpu,
                 "compat_exit": report.code}
         lines.append("")
-        lines.append(table(rows, ["GitHub operation v1 -> strict v2", "schema bytes", "changes", "check (s)",
+        lines.append(table(rows, ["GitHub operation v1 -> strict v2", "schema bytes", "changes",
+                                  "searches stopped by the clock", "check (s)",
                                   "compat (s)", "compat/check wall (target <= 10x)", "compat/check CPU"]))
     return lines
 
