@@ -1,6 +1,6 @@
 """Benchmark: how long compat takes, against baselines measured in the same run.
 
-    python bench/compat.py [--repeat N] [--sections demo,real,github] [--largest N] [--timeout S]
+    python bench/compat.py [--repeat N] [--sections demo,real,github] [--largest N] [--timeout S] [--before PATH]
 
 - **demo**: for every consecutive version pair of every demo tool, the full report (normalise,
   classify, targeted and generated witnesses, replay) with the default budget, and the static
@@ -14,7 +14,11 @@
   ``contract-harness compat TOOL --from 1 --to 2`` with the default budget (target: within 10x
   of ``check``). The OpenAPI description is rebuilt from the corpus exactly as
   ``tests/test_onboarding_real_tools.py`` does. ``--timeout`` caps every command (reported as
-  ``>S``), so a slow version of the code cannot stall the run.
+  ``>S``), so a slow version of the code cannot stall the run. Each command's CPU seconds are
+  printed beside its wall seconds (the machine may be shared). ``--before PATH`` runs the same
+  GitHub commands with another checkout's package (``git worktree add /tmp/compat-before
+  ffdcaf3``, the tree before the compat work) in the same run, so today's and the earlier
+  numbers sit side by side.
 
 Results are written to bench/results/compat.json.
 """
@@ -24,10 +28,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -93,19 +99,44 @@ def real(repeat: int, rows: list[list[str]], results: dict[str, Any]) -> None:
         results[name] = {"static_ms": static * 1000, "bytes": schema_file.stat().st_size}
 
 
-def _timed(argv: list[str], timeout: float) -> tuple[float | None, int | None]:
-    """Seconds one CLI command took in a fresh process (None past ``timeout``), and its exit code."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+@dataclass(frozen=True, slots=True)
+class Timed:
+    """One CLI command run in a fresh process: wall and CPU seconds (None past the timeout)."""
+
+    wall: float | None
+    cpu: float | None
+    code: int | None
+
+
+def _environment(tree: Path, cwd: Path) -> dict[str, str]:
+    """The environment that runs ``tree``'s package, checked: ``python -m`` puts the working
+    directory first on ``sys.path``, so commands run in ``cwd`` (a scratch folder), never in a
+    checkout whose package would shadow ``tree``'s."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    found = subprocess.run([sys.executable, "-c", "import harness; print(harness.__file__)"], env=env, cwd=cwd,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    if not Path(found).resolve().is_relative_to(tree.resolve()):
+        raise SystemExit(f"{tree}: the package imported is {found}, not this checkout's")
+    return env
+
+
+def _timed(argv: list[str], timeout: float, env: dict[str, str], cwd: Path) -> Timed:
+    """One CLI command in a fresh process (``env`` from :func:`_environment`). CPU seconds (user
+    and system, of the process and its children) are reported beside wall seconds: on a shared
+    machine they say what the command costs, where wall time says how busy the machine was."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, "-m", "harness", *argv], env=env, stdout=subprocess.DEVNULL,
+        done = subprocess.run([sys.executable, "-m", "harness", *argv], env=env, cwd=cwd, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        return None, None
+        return Timed(None, None, None)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode == 2:
-        raise SystemExit(f"{' '.join(argv[:3])} ... failed: {done.stderr.decode()[-400:]}")
-    return elapsed, done.returncode
+        raise SystemExit(f"{' '.join(argv[:3])} ... failed ({env['PYTHONPATH']}): {done.stderr.decode()[-400:]}")
+    return Timed(elapsed, cpu, done.returncode)
 
 
 def _shown(seconds: float | None, timeout: float) -> str:
@@ -118,43 +149,74 @@ def _ratio(a: float | None, b: float | None, timeout: float) -> str:
     return f">{timeout / b:.1f}x" if a is None else f"{a / b:.1f}x"
 
 
-def github(largest: int, timeout: float, results: dict[str, Any]) -> list[str]:
+def _both(t: Timed, timeout: float) -> str:
+    """Wall seconds (CPU seconds; unknown for a command stopped at the timeout)."""
+    return f"{_shown(t.wall, timeout)} ({'-' if t.cpu is None else f'{t.cpu:.2f}'})"
+
+
+def _cpu_ratio(a: Timed, b: Timed) -> str:
+    return "-" if a.cpu is None or b.cpu is None else f"{a.cpu / b.cpu:.1f}x"
+
+
+def github_tree(tree: Path, label: str, largest: int, timeout: float, results: dict[str, Any]) -> list[str]:
+    """The GitHub measures with ``tree``'s package: import --strict with and without compat,
+    then check and compat on the largest operations of the project imported without compat."""
     sys.path.insert(0, str(ROOT))
     from tests.test_onboarding_real_tools import github_openapi
 
     root = real_tools() / "github-rest-api"
-    if not root.is_dir():
-        return [f"github: skipped, {root} not found (set HARNESS_SHARED)"]
-    lines = []
-    with tempfile.TemporaryDirectory() as work:
-        spec = Path(work) / "github.openapi.json"
+    lines = [f"{label} ({tree}): seconds wall (CPU)"]
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        env = _environment(tree, work)
+        spec = work / "github.openapi.json"
         spec.write_text(json.dumps(github_openapi(root)))
         operations = [json.loads(p.read_text())["operationId"] for p in sorted(root.glob("*/tool.json"))]
         argv = ["import", "openapi", str(spec), "--strict", *(a for op in operations for a in ("--operation", op))]
-        plain, _ = _timed([*argv, "--into", f"{work}/plain", "--no-compat"], timeout)
-        with_compat, _ = _timed([*argv, "--into", f"{work}/compat"], timeout)
-        results["github:import"] = {"operations": len(operations), "no_compat_s": plain, "compat_s": with_compat}
+        plain = _timed([*argv, "--into", f"{work}/plain", "--no-compat"], timeout, env, work)
+        with_compat = _timed([*argv, "--into", f"{work}/compat"], timeout, env, work)
+        results[f"{label}:github:import"] = {
+            "operations": len(operations), "no_compat_s": plain.wall, "compat_s": with_compat.wall,
+            "no_compat_cpu_s": plain.cpu, "compat_cpu_s": with_compat.cpu}
         lines.append(f"import openapi --strict, {len(operations)} GitHub operations: "
-                     f"{_shown(with_compat, timeout)} s with compat, {_shown(plain, timeout)} s with --no-compat "
-                     f"({_ratio(with_compat, plain, timeout)}; target: under 60 s)")
+                     f"{_both(with_compat, timeout)} s with compat, {_both(plain, timeout)} s with --no-compat "
+                     f"(wall {_ratio(with_compat.wall, plain.wall, timeout)}, "
+                     f"CPU {_cpu_ratio(with_compat, plain)}; target: under 60 s)")
         sizes = sorted(((p.stat().st_size, p.parent.name) for p in root.glob("*/schema.json")), reverse=True)
-        project = Path(work) / "plain"
+        project = work / "plain"
         rows = []
         for size, tool in sizes[:largest]:
-            check, check_code = _timed(["check", str(project / "contracts" / tool), "--no-progress"], timeout)
-            report, compat_code = _timed(["compat", tool, "--contracts", str(project), "--from", "1", "--to", "2",
-                                          "--json", f"{work}/{tool}.compat.json"], timeout)
-            changes = None
-            if report is not None:
+            check = _timed(["check", str(project / "contracts" / tool), "--no-progress"], timeout, env, work)
+            report = _timed(["compat", tool, "--contracts", str(project), "--from", "1", "--to", "2",
+                             "--json", f"{work}/{tool}.compat.json"], timeout, env, work)
+            changes, clock = None, None
+            if report.wall is not None:
                 data = json.loads(Path(f"{work}/{tool}.compat.json").read_text())
                 changes = len(data["changes"])
-            rows.append([tool, f"{size:,}", str(changes if changes is not None else "-"), _shown(check, timeout),
-                         _shown(report, timeout), _ratio(report, check, timeout)])
-            results[f"github:{tool}"] = {"bytes": size, "changes": changes, "check_s": check, "check_exit": check_code,
-                                         "compat_s": report, "compat_exit": compat_code}
+                searches = data.get("searches") or {}
+                clock = sum(s.get("stopped_by_clock", 0) for s in searches.values())
+            rows.append([tool, f"{size:,}", str(changes if changes is not None else "-"),
+                         str(clock if clock is not None else "-"), _both(check, timeout),
+                         _both(report, timeout), _ratio(report.wall, check.wall, timeout),
+                         _cpu_ratio(report, check)])
+            results[f"{label}:github:{tool}"] = {
+                "bytes": size, "changes": changes, "stopped_by_clock": clock, "check_s": check.wall,
+                "check_cpu_s": check.cpu, "check_exit": check.code, "compat_s": report.wall, "compat_cpu_s": report.cpu,
+                "compat_exit": report.code}
         lines.append("")
-        lines.append(table(rows, ["GitHub operation v1 -> strict v2", "schema bytes", "changes", "check (s)",
-                                  "compat (s)", "compat/check (target <= 10x)"]))
+        lines.append(table(rows, ["GitHub operation v1 -> strict v2", "schema bytes", "changes",
+                                  "searches stopped by the clock", "check (s)",
+                                  "compat (s)", "compat/check wall (target <= 10x)", "compat/check CPU"]))
+    return lines
+
+
+def github(largest: int, timeout: float, before: Path | None, results: dict[str, Any]) -> list[str]:
+    root = real_tools() / "github-rest-api"
+    if not root.is_dir():
+        return [f"github: skipped, {root} not found (set HARNESS_SHARED)"]
+    lines = github_tree(ROOT, "this tree", largest, timeout, results)
+    if before is not None:
+        lines += ["", *github_tree(before, "before", largest, timeout, results)]
     return lines
 
 
@@ -164,6 +226,9 @@ def main() -> int:
     parser.add_argument("--sections", default="demo,real,github")
     parser.add_argument("--largest", type=int, default=2, help="GitHub operations timed with check and compat")
     parser.add_argument("--timeout", type=float, default=900, help="cap per CLI command, seconds")
+    parser.add_argument("--before", type=Path, default=None,
+                        help="another checkout (e.g. a git worktree of an older commit): the GitHub "
+                             "measures are run with its package too, in the same run")
     args = parser.parse_args()
     sections = {s.strip() for s in args.sections.split(",")}
     rows: list[list[str]] = []
@@ -175,7 +240,7 @@ def main() -> int:
     if rows:
         print(table(rows, ["version pair / schema", "full report (s)", "static only (ms)"]))
     if "github" in sections:
-        print("\n".join(["", *github(args.largest, args.timeout, results)]))
+        print("\n".join(["", *github(args.largest, args.timeout, args.before, results)]))
     print(f"\nwritten to {save('compat', results)}")
     return 0
 

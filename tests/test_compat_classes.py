@@ -192,3 +192,41 @@ def test_a_search_over_a_negated_object_ends_by_its_examples_not_the_clock() -> 
     searches = report.to_dict()["searches"]
     assert searches["reader"]["found"] == searches["reader"]["run"] == 1
     assert all(s["stopped_by_clock"] == 0 for s in searches.values())
+
+
+def _keyword_tables(source: str) -> list[tuple[int, list[str]]]:
+    """Module-level constants of a source file that list JSON Schema keywords: a set, tuple or
+    list of strings, or a dict from strings to strings, holding two keywords or more."""
+    import ast
+
+    from harness.schemas.dialects import VOCABULARIES
+
+    keywords = frozenset().union(*VOCABULARIES.values())
+    found = []
+    for statement in ast.parse(source).body:
+        if not isinstance(statement, ast.Assign | ast.AnnAssign) or statement.value is None:
+            continue
+        value = statement.value
+        if isinstance(value, ast.Call) and value.args:  # frozenset({...})
+            value = value.args[0]
+        if isinstance(value, ast.Set | ast.Tuple | ast.List):
+            items = value.elts
+        elif isinstance(value, ast.Dict) and all(isinstance(v, ast.Constant) for v in value.values):
+            items = [k for k in value.keys if k is not None] + list(value.values)
+        else:
+            continue
+        strings = [i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)]
+        if len(strings) == len(items) and len(keywords.intersection(strings)) >= 2:
+            found.append((statement.lineno, strings))
+    return found
+
+
+def test_compat_keeps_no_keyword_table_of_its_own_the_schema_model_answers() -> None:
+    from pathlib import Path
+
+    import harness.compat
+
+    package = Path(harness.compat.__file__).parent
+    tables = {str(p.relative_to(package)): _keyword_tables(p.read_text()) for p in sorted(package.rglob("*.py"))}
+    assert _keyword_tables('X = frozenset({"allOf", "anyOf"})\nY = {"items": "additionalItems"}\n')  # it can fail
+    assert {name: found for name, found in tables.items() if found} == {}

@@ -23,7 +23,7 @@ from typing import Any
 
 from harness.boundary.schema import validator_for
 from harness.compat.diff import Path, Site, align, node_at, pointer_of, sites
-from harness.compat.flatten import SIBLING_GROUPS, combinators, flatten, union
+from harness.compat.flatten import combinators, flatten, union
 from harness.compat.model import Direction, Verdict, worst
 from harness.compat.normalise import REF_TARGET, Side, json_key
 from harness.compat.predicates import (
@@ -53,14 +53,14 @@ from harness.compat.registry import (
     ValueDomain,
 )
 from harness.errors import ContractError
-from harness.pointer import MISSING, resolve
+from harness.pointer import MISSING, escape_token, resolve
 from harness.schemas import keywords as kw
+from harness.schemas.dialects import CONDITIONS, ITEMS, MEMBERS, SIBLING_GROUPS, UNEVALUATED, written_as
 from harness.schemas.resolve import as_schema
 
-MEMBERSHIP = frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"})
-SLOTS = frozenset({"prefixItems", "items", "unevaluatedItems"})
+#: Keywords of a node whose differences are worked out per array position (in 2020-12 form).
+SLOTS = ITEMS - kw.LEGACY
 _OTHER_NAMES = ("compat_other_name", "~", "\u2603", "0", "Z")
-_NUMERIC = {"integer", "number"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,7 +334,7 @@ class Comparison:
             conditional = [*branches(node.get("anyOf")), *branches(node.get("oneOf")),
                            *branches(node.get("dependentSchemas")),
                            *(node[k] for k in ("if", "then", "else") if k in node)]
-            if any(isinstance(b, dict) and MEMBERSHIP & set(_flatten_keys(b)) for b in conditional):
+            if any(isinstance(b, dict) and MEMBERS & set(_flatten_keys(b)) for b in conditional):
                 exact = False
         return names, patterns, everything, exact
 
@@ -493,7 +493,7 @@ class Comparison:
                 for direction in self._overlapping(parent):
                     because(direction, f"oneOf at {pointer_of(parent, direction.target) or '/'} has branches "
                                        "that are not provably disjoint")
-            i += 2 if token in kw.BRANCHES | kw.MAP | {"prefixItems"} else 1
+            i += kw.steps(token)
         return flip, reasons[Direction.READER], reasons[Direction.WRITER]
 
     def _overlapping(self, path: Path) -> list[Direction]:
@@ -581,7 +581,7 @@ class Comparison:
                 consumed.append((site.path, ()))
                 emit("value", domain, site.path, _value_keyword(domain))
                 continue
-            if site.keyword in MEMBERSHIP:
+            if site.keyword in MEMBERS:
                 root = self.cluster_root(site.path)
                 if root not in done_members:
                     done_members.add(root)
@@ -669,35 +669,15 @@ class Comparison:
         if owner is None or not isinstance(node, dict) or (keyword not in node and keyword not in ("false", "")):
             return None
         pointer = pointer_of(path, side) if not (path and path[-1] in kw.MAP) else (
-            None if pointer_of(path[:-1], side) is None else f"{pointer_of(path[:-1], side)}/{_escape(path[-1])}")
+            None if pointer_of(path[:-1], side) is None else f"{pointer_of(path[:-1], side)}/{escape_token(path[-1])}")
         if pointer is None:
             return None
         where = owner.location(pointer)
         if keyword in ("false", ""):
             return where.display(owner.expanded.root)
         if where.resource == owner.expanded.root:
-            keyword = _as_written(resolve(owner.raw, where.pointer), keyword)
-        return where.display(owner.expanded.root) + "/" + _escape(keyword)
-
-
-#: Older dialects' spellings of a 2020-12 keyword (the validator reports the keyword as written).
-_LEGACY = {"dependentSchemas": "dependencies", "dependentRequired": "dependencies", "prefixItems": "items",
-           "items": "additionalItems"}
-
-
-def _as_written(node: Any, keyword: str) -> str:
-    """``keyword`` as the written node spells it (draft-07's ``dependencies`` for
-    ``dependentSchemas``, ...)."""
-    legacy = _LEGACY.get(keyword)
-    if legacy is not None and isinstance(node, dict) and keyword not in node and legacy in node:
-        return legacy
-    if keyword == "items" and isinstance(node, dict) and isinstance(node.get("items"), list):
-        return "additionalItems"
-    return keyword
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+            keyword = written_as(keyword, resolve(owner.raw, where.pointer))
+        return where.display(owner.expanded.root) + "/" + escape_token(keyword)
 
 
 def _flatten_keys(node: Any) -> Iterable[str]:
@@ -726,9 +706,9 @@ def _kept(old: Any, new: Any, old_flat: Any, new_flat: Any) -> tuple[str, ...]:
     into a member), nor anything next to ``unevaluated*`` (which sees every member)."""
     if not all(isinstance(n, dict) for n in (old, new, old_flat, new_flat)):
         return ()
-    if any(k in f for f in (old_flat, new_flat) for k in ("unevaluatedProperties", "unevaluatedItems")):
+    if any(k in f for f in (old_flat, new_flat) for k in UNEVALUATED):
         return ()
-    kept = {k for k in old if k in new and k not in ("allOf", "anyOf", "oneOf", "$ref", REF_TARGET)
+    kept = {k for k in old if k in new and k not in kw.BRANCHES | {"$ref", REF_TARGET}
             and k in old_flat and k in new_flat
             and json_key(old_flat[k]) == json_key(old[k]) and json_key(new_flat[k]) == json_key(new[k])}
     for group in SIBLING_GROUPS:
@@ -748,7 +728,7 @@ def _condition_of(path: Path) -> Path | None:
     while i < len(path):
         if path[i] == "if":
             return path[:i]
-        i += 2 if path[i] in kw.BRANCHES | kw.MAP | {"prefixItems"} else 1
+        i += kw.steps(path[i])
     return None
 
 
@@ -762,19 +742,17 @@ def _restructured(site: Site, old: Any, new: Any) -> bool:
     return site.member.startswith("-:") or site.member.endswith(":-")
 
 
-#: Keywords that add a condition to their node, each answered on its own by ``_within``.
-_CONDITIONS = ("not", "if", "then", "else", "dependentSchemas", "allOf")
 
 
 def _conjuncts(node: Any) -> list[tuple[str, Any]] | None:
     """A flat node as the conjuncts it requires — its plain keywords, each ``allOf`` member, each
     ``not``, ``dependentSchemas`` entry and if/then/else — or None when it has no condition (or
     an ``unevaluated*`` keyword that sees what the conditions evaluate)."""
-    if not isinstance(node, dict) or not any(k in node for k in _CONDITIONS):
+    if not isinstance(node, dict) or not any(k in node for k in CONDITIONS):
         return None
-    if "unevaluatedProperties" in node or "unevaluatedItems" in node:
+    if UNEVALUATED & set(node):
         return None
-    plain = {k: v for k, v in node.items() if k not in _CONDITIONS}
+    plain = {k: v for k, v in node.items() if k not in CONDITIONS}
     parts: list[tuple[str, Any]] = [("schema", plain)] if plain else []
     parts += [("schema", member) for member in node.get("allOf") or []]
     if "not" in node:

@@ -22,8 +22,6 @@ from harness.pointer import MISSING, escape_token, is_index
 from harness.schemas import keywords as kw
 
 Path = tuple[str, ...]
-_SUBSCHEMA_STEP = kw.SINGLE | {"$ref"}
-_MEMBER_STEP = kw.BRANCHES | kw.MAP | {"prefixItems"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +44,7 @@ def pointer_of(path: Path, side: str) -> str | None:
     while i < len(path):
         token = path[i]
         tokens.append(token)
-        if token in _MEMBER_STEP and i + 1 < len(path):
+        if token in kw.MEMBERED and i + 1 < len(path):
             member = path[i + 1]
             if token in kw.BRANCHES and ":" in member:
                 old, new = member.split(":", 1)
@@ -156,7 +154,7 @@ def align(old: Any, new: Any) -> tuple[Any, Any]:
                     out_old[key][name] = a[i]
                 else:
                     out_new[key][name] = b[j]  # type: ignore[index]
-        elif key in _SUBSCHEMA_STEP:
+        elif key in kw.SUBSCHEMA:
             out_old[key], out_new[key] = align(a, b)
         elif key in kw.MAP and isinstance(a, dict) and isinstance(b, dict):
             out_old[key], out_new[key] = {}, {}
@@ -187,10 +185,10 @@ def _locate(path: list[Any]) -> Site:
         token = tokens[i]
         if i + 1 == len(tokens):
             return Site(tuple(node), token)
-        if token in _SUBSCHEMA_STEP:
+        if token in kw.SUBSCHEMA:
             node.append(token)
             i += 1
-        elif token in _MEMBER_STEP:
+        elif token in kw.MEMBERED:
             if i + 2 == len(tokens):
                 return Site(tuple(node), token, tokens[i + 1])
             node += [token, tokens[i + 1]]

@@ -30,20 +30,20 @@ from typing import Any
 
 from harness.compat.normalise import REF_TARGET, json_key, unique_sorted
 from harness.compat.predicates import all_disjoint
-
-_UPPER = frozenset({"maxLength", "maxItems", "maxProperties", "maximum", "exclusiveMaximum", "maxContains"})
-_LOWER = frozenset({"minLength", "minItems", "minProperties", "minimum", "exclusiveMinimum", "minContains"})
-_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas"})
-#: Keywords whose meaning depends on siblings: a member holding one merges only into a node that
-#: holds none of its group (and the member's own group goes along whole).
-SIBLING_GROUPS = (
-    frozenset({"properties", "patternProperties", "additionalProperties"}),
-    frozenset({"prefixItems", "items"}),
-    frozenset({"if", "then", "else"}),
-    frozenset({"contains", "minContains", "maxContains"}),
+from harness.schemas import keywords as kw
+from harness.schemas.dialects import (
+    COUNT_BOUNDS,
+    LOWER_BOUNDS,
+    REF_KEYWORDS,
+    SIBLING_GROUPS,
+    UNEVALUATED,
+    UNIONS,
+    UPPER_BOUNDS,
 )
-_NEVER = frozenset({"unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef"})
-_COMBINATORS = ("anyOf", "oneOf")
+
+#: A member holding one of these merges into no node: what ``unevaluated*`` sees depends on every
+#: applicator beside it, and a dynamic reference's target on the path that reached it.
+_NEVER = UNEVALUATED | {k for k in REF_KEYWORDS if k != "$ref"}
 
 
 def flatten(node: Any) -> Any:
@@ -54,9 +54,9 @@ def flatten(node: Any) -> Any:
         return node
     out = {k: v for k, v in node.items() if k != REF_TARGET}
     members: list[Any] = list(out.pop("allOf", None) or [])
-    if isinstance(out.get("$ref"), dict | bool):
+    if kw.inlined(out) is not None:
         members.append(out.pop("$ref"))
-    for keyword in _COMBINATORS:
+    for keyword in UNIONS:
         if not isinstance(out.get(keyword), list):
             continue
         branches = [flatten(b) for b in out[keyword] if b is not False]
@@ -101,7 +101,7 @@ def flatten(node: Any) -> Any:
 def _impossible(node: dict[str, Any]) -> Any:
     if node.get("type") == []:
         return False
-    for low, high in (("minLength", "maxLength"), ("minItems", "maxItems"), ("minProperties", "maxProperties")):
+    for low, high in COUNT_BOUNDS:
         if isinstance(node.get(low), int) and isinstance(node.get(high), int) and node[low] > node[high]:
             return False
     return node
@@ -145,13 +145,13 @@ def _merge(node: dict[str, Any], member: dict[str, Any]) -> dict[str, Any] | Non
                 raise _Empty
         elif key == "const":
             raise _Empty
-        elif key in _UPPER and _number(mine) and _number(value):
+        elif key in UPPER_BOUNDS and _number(mine) and _number(value):
             out[key] = min(mine, value)
-        elif key in _LOWER and _number(mine) and _number(value):
+        elif key in LOWER_BOUNDS and _number(mine) and _number(value):
             out[key] = max(mine, value)
         elif key == "uniqueItems" and isinstance(mine, bool) and isinstance(value, bool):
             out[key] = mine or value
-        elif key in _MAPS and isinstance(mine, dict) and isinstance(value, dict):
+        elif key in kw.MAP and isinstance(mine, dict) and isinstance(value, dict):
             both = dict(mine)
             for name, sub in value.items():
                 both[name] = sub if name not in both else flatten({"allOf": [both[name], sub]})
@@ -179,7 +179,7 @@ def combinators(node: Any) -> frozenset[str]:
     expanded ``$ref``)."""
     if not isinstance(node, dict):
         return frozenset()
-    return frozenset(k for k in ("allOf", "anyOf", "oneOf", "$ref") if k in node)
+    return frozenset(k for k in (*kw.BRANCHES, "$ref") if k in node)
 
 
 def union(node: Any) -> tuple[str, list[Any], dict[str, Any]] | None:
@@ -187,7 +187,7 @@ def union(node: Any) -> tuple[str, list[Any], dict[str, Any]] | None:
     ``rest`` the keywords beside it, applying to every branch); else None."""
     if not isinstance(node, dict):
         return None
-    for keyword in _COMBINATORS:
+    for keyword in UNIONS:
         if isinstance(node.get(keyword), list):
             rest = {k: v for k, v in node.items() if k != keyword}
             return keyword, list(node[keyword]), rest

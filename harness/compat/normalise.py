@@ -29,14 +29,11 @@ from typing import Any
 from harness.boundary.schema import SchemaValidator, validator_for
 from harness.pointer import escape_token
 from harness.schemas import keywords as kw
+from harness.schemas.dialects import OBJECT_KEYWORDS, Slot
 from harness.schemas.resolve import Expanded, Location, expand
 
 REF_TARGET = "$ref.target"
 CLOSED, PARTIALLY_OPEN, OPEN = "closed", "partially open", "open"
-_OBJECT_KEYWORDS = frozenset({
-    "properties", "patternProperties", "additionalProperties", "unevaluatedProperties",
-    "required", "propertyNames", "maxProperties", "minProperties", "dependentRequired",
-})
 
 
 def json_key(value: Any) -> str:
@@ -103,7 +100,7 @@ def content_model(node: Any) -> str | None:
     types = node.get("type")
     if types is not None and "object" not in types:
         return None
-    if not (_OBJECT_KEYWORDS & set(node)) and types != ["object"]:
+    if not (OBJECT_KEYWORDS & set(node)) and types != ["object"]:
         return None
     closure = node.get("additionalProperties", node.get("unevaluatedProperties", True))
     if "additionalProperties" in node and "unevaluatedProperties" in node:
@@ -131,11 +128,12 @@ class _Canonicaliser:
             path = f"{pointer}/{escape_token(key)}"
             if kw.is_annotation(key):
                 continue
-            if key in kw.SINGLE or (key == "$ref" and isinstance(value, dict | bool)):
+            slot = kw.holds(key, value)
+            if slot is Slot.ONE:
                 out[key] = self.node(value, path)
-            elif key in kw.LIST and isinstance(value, list):
+            elif slot is Slot.LIST:
                 out[key] = [self.node(v, f"{path}/{i}") for i, v in enumerate(value)]
-            elif key in kw.MAP and isinstance(value, dict):
+            elif slot is Slot.MAP:
                 out[key] = {n: self.node(v, f"{path}/{escape_token(n)}") for n, v in value.items()}
             elif key in ("enum", "required") and isinstance(value, list):
                 out[key] = unique_sorted(value)

@@ -16,6 +16,7 @@ from harness.boundary.schema import validator_for
 from harness.compat.normalise import json_key
 from harness.drift.shape import json_type
 from harness.errors import ContractError
+from harness.schemas import keywords as kw
 
 
 def types_of(node: Any) -> set[str] | None:
@@ -63,8 +64,9 @@ def members(node: Any) -> list[tuple[tuple[str, ...], Any]]:
     all_of = node.get("allOf") or {}
     items = all_of.items() if isinstance(all_of, dict) else ((str(i), sub) for i, sub in enumerate(all_of))
     found: list[tuple[tuple[str, ...], Any]] = [(("allOf", key), sub) for key, sub in items]
-    if isinstance(node.get("$ref"), dict | bool):
-        found.append((("$ref",), node["$ref"]))
+    target = kw.inlined(node)
+    if target is not None:
+        found.append((("$ref",), target))
     return found
 
 
@@ -107,9 +109,6 @@ def forbids(node: Any, name: str) -> bool:
     return any(forbids(member, name) for _, member in members(node))
 
 
-_EVALUATING = ("allOf", "anyOf", "oneOf", "$ref", "if", "then", "else", "dependentSchemas", "not")
-
-
 def _may_evaluate(node: Any, name: str) -> bool:
     """Might ``name`` be evaluated at this instance by the node or an in-place applicator below
     it (a declared property, a pattern, an ``additionalProperties``)? Conservative: True when
@@ -118,9 +117,9 @@ def _may_evaluate(node: Any, name: str) -> bool:
         return False
     if name in (node.get("properties") or {}) or node.get("patternProperties") or "additionalProperties" in node:
         return True
-    for key in _EVALUATING:
+    for key in kw.IN_PLACE:
         value = node.get(key)
-        subs = branches(value) if key in ("allOf", "anyOf", "oneOf", "dependentSchemas") else [value]
+        subs = branches(value) if key in kw.MEMBERED else [value]
         if key == "not" or value is None:
             continue  # not's annotations are dropped
         if any(_may_evaluate(sub, name) or (isinstance(sub, dict) and "unevaluatedProperties" in sub) for sub in subs):

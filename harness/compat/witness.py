@@ -45,6 +45,7 @@ from harness.fuzz.generate.edges import formatted
 from harness.fuzz.generate.lower import lower
 from harness.pointer import MISSING, join, resolve, split
 from harness.schemas import keywords as kw
+from harness.schemas.dialects import SCALAR_KEYWORDS
 from harness.schemas.resolve import as_schema
 
 
@@ -123,7 +124,7 @@ def _focus(node: Any, tokens: list[str], extra: Any) -> Any:
         return node
     node = dict(node)
     head, rest = tokens[0], tokens[1:]
-    if head in kw.SINGLE or head == "$ref":
+    if head in kw.SUBSCHEMA:
         node[head] = _focus(node.get(head, {}), rest, extra)
         if head == "items":
             node["minItems"] = max(node.get("minItems", 0), len(node.get("prefixItems") or []) + 1)
@@ -155,18 +156,9 @@ def _focus(node: Any, tokens: list[str], extra: Any) -> Any:
 
 def _plain(tree: Any) -> Any:
     """A canonical tree without the bookkeeping keys (for the generator)."""
-    if isinstance(tree, list):
-        return [_plain(v) for v in tree]
     if not isinstance(tree, dict):
         return tree
-    return {k: _plain(v) for k, v in tree.items() if k != REF_TARGET}
-
-
-#: What a ``not`` may say and still be generated from directly: about one value, not its members.
-_SCALAR_NOT = frozenset({
-    "type", "const", "enum", "pattern", "format", "multipleOf", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum", "minLength", "maxLength",
-})
+    return kw.map_subschemas({k: v for k, v in tree.items() if k != REF_TARGET}, _plain)
 
 
 def _generable(tree: Any) -> Any:
@@ -176,20 +168,11 @@ def _generable(tree: Any) -> Any:
     search's own condition), so nothing invalid gets through: it only costs discards."""
     if not isinstance(tree, dict):
         return tree
-    out: dict[str, Any] = {}
-    for key, value in tree.items():
-        if key == "not" and not (isinstance(value, dict) and set(value) <= _SCALAR_NOT
-                                 and not {"object", "array"} & set(_as_list(value.get("type")))):
-            continue
-        if key in kw.MAP and isinstance(value, dict):
-            out[key] = {name: _generable(sub) for name, sub in value.items()}
-        elif key in kw.LIST and isinstance(value, list):
-            out[key] = [_generable(sub) for sub in value]
-        elif key in kw.SINGLE or key == "$ref":
-            out[key] = _generable(value)
-        else:
-            out[key] = value
-    return out
+    # a not may stay when it says something about one value only, not about members or items
+    kept = {k: v for k, v in tree.items()
+            if not (k == "not" and not (isinstance(v, dict) and set(v) <= SCALAR_KEYWORDS
+                                        and not {"object", "array"} & set(_as_list(v.get("type")))))}
+    return kw.map_subschemas(kept, _generable)
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -256,7 +239,7 @@ def anchors(tree: Any, pointer: str) -> tuple[list[tuple[int, list[str | int]]],
         elif head == "items":
             instance = [*instance, len(node.get("prefixItems") or [])]
             node, i = node.get(head), i + 1
-        elif head in ("allOf", "anyOf", "oneOf", "dependentSchemas") and i + 1 < len(tokens):
+        elif head in kw.IN_PLACE & kw.MEMBERED and i + 1 < len(tokens):
             members = node.get(head)
             member = tokens[i + 1]
             node = members.get(member) if isinstance(members, dict) else (
@@ -264,7 +247,7 @@ def anchors(tree: Any, pointer: str) -> tuple[list[tuple[int, list[str | int]]],
                 else None)
             i += 2
             continue  # the same instance
-        elif head in ("$ref", "not", "if", "then", "else"):
+        elif head in kw.IN_PLACE - kw.MEMBERED:
             node, i = node.get(head), i + 1
             continue
         else:

@@ -151,6 +151,61 @@ BRANCHES = frozenset({"allOf", "anyOf", "oneOf"})
 ALTERNATIVES = BRANCHES | {"then", "else"}
 #: Keywords under which a subschema does not assert on its own (it selects or is negated).
 NON_ASSERTING = frozenset({"not", "if"})
+#: In-place keywords whose subschemas are alternatives: one at least (``anyOf``) or exactly one
+#: (``oneOf``) must hold.
+UNIONS = ("anyOf", "oneOf")
+#: Keywords that add a condition to the instance of their schema (answered each on its own
+#: terms, beside the schema's plain keywords): the in-place applicators other than the unions.
+CONDITIONS = frozenset({"allOf", "not", "if", "then", "else", "dependentSchemas"})
+#: Keywords whose subschemas describe an object's members (by name, by pattern, the rest).
+MEMBERS = frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"})
+#: Keywords whose subschemas describe an array's items (by position, the rest).
+ITEMS = frozenset({"prefixItems", "items", "additionalItems", "unevaluatedItems"})
+#: Keywords that see the annotations of every in-place applicator of their instance: what they
+#: constrain changes when an applicator is added or removed anywhere beside them.
+UNEVALUATED = frozenset({"unevaluatedProperties", "unevaluatedItems"})
+#: Keywords whose meaning depends on siblings in the same schema object: ``additionalProperties``
+#: on the names ``properties`` and ``patternProperties`` declare, ``items`` on the positions of
+#: ``prefixItems``, ``then``/``else`` on ``if``, ``minContains``/``maxContains`` on ``contains``.
+#: A group moves between schema objects only whole.
+SIBLING_GROUPS = (
+    frozenset({"properties", "patternProperties", "additionalProperties"}),
+    frozenset({"prefixItems", "items"}),
+    frozenset({"if", "then", "else"}),
+    frozenset({"contains", "minContains", "maxContains"}),
+)
+#: The count bounds as (lower, upper) pairs: a schema with lower > upper accepts no such value.
+COUNT_BOUNDS = (("minLength", "maxLength"), ("minItems", "maxItems"), ("minProperties", "maxProperties"))
+#: Keywords bounding a value from above (the tighter of two is the smaller) and from below.
+UPPER_BOUNDS = frozenset({"maxLength", "maxItems", "maxProperties", "maximum", "exclusiveMaximum", "maxContains"})
+LOWER_BOUNDS = frozenset({"minLength", "minItems", "minProperties", "minimum", "exclusiveMinimum", "minContains"})
+#: Keywords that describe an object's members directly: their names, number and values (any
+#: value that is no object passes them). ``dependentSchemas`` applies a whole schema instead.
+OBJECT_KEYWORDS = MEMBERS | {"required", "propertyNames", "maxProperties", "minProperties", "dependentRequired"}
+#: Keywords that say something about one value only, not about its members or items.
+SCALAR_KEYWORDS = frozenset({
+    "type", "const", "enum", "pattern", "format", "multipleOf", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum", "minLength", "maxLength",
+})
+#: How older dialects spell a 2020-12 keyword, where they spell it otherwise: the keyword a
+#: validator of that dialect names in its schema pointers.
+_OLDER_SPELLING = {"dependentSchemas": "dependencies", "dependentRequired": "dependencies", "prefixItems": "items",
+                   "items": "additionalItems"}
+
+
+def written_as(keyword: str, node: Any) -> str:
+    """The keyword a schema object written in an older dialect uses for the 2020-12 ``keyword``
+    (draft-07's ``dependencies`` for ``dependentSchemas``, ``items`` for ``prefixItems``,
+    ``additionalItems`` for the ``items`` beside an array of positions), as :func:`expand
+    <harness.schemas.resolve.expand>` rewrote it; ``keyword`` itself where the node spells it so."""
+    if not isinstance(node, Mapping):
+        return keyword
+    if keyword == "items" and isinstance(node.get("items"), list):
+        return "additionalItems"
+    older = _OLDER_SPELLING.get(keyword)
+    if older is not None and keyword not in node and older in node:
+        return older
+    return keyword
 
 
 def slot(dialect: str, keyword: str) -> Slot | None:

@@ -8,6 +8,9 @@ and the compat classifier treats a change to it as ``unsupported``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from harness.schemas.dialects import (
     ANNOTATIONS as _ANNOTATIONS,
 )
@@ -24,7 +27,8 @@ from harness.schemas.dialects import (
 
 __all__ = [
     "ANNOTATIONS", "ASSERTIONS", "BRANCHES", "DEFS", "IN_PLACE", "KNOWN", "LEGACY", "LIST", "MAP",
-    "REFERENCES", "SINGLE", "is_annotation", "is_known", "subschemas",
+    "MEMBERED", "REFERENCES", "SINGLE", "SUBSCHEMA", "holds", "inlined", "is_annotation", "is_known", "map_subschemas",
+    "steps", "subschemas",
 ]
 
 _VOCABULARY = VOCABULARIES["2020-12"]
@@ -49,6 +53,41 @@ IN_PLACE = IN_PLACE & (_VOCABULARY | REFERENCES)
 
 KNOWN: frozenset[str] = SINGLE | LIST | MAP | ASSERTIONS | ANNOTATIONS | REFERENCES | LEGACY
 
+#: In an expanded tree, keywords whose value is one subschema: :data:`SINGLE` and ``$ref``,
+#: which holds its target where :func:`~harness.schemas.resolve.expand` inlined it beside
+#: sibling keywords (a ``$ref`` kept as written holds a string).
+SUBSCHEMA: frozenset[str] = SINGLE | {"$ref"}
+#: Keywords whose subschemas are members: listed (:data:`LIST`) or named (:data:`MAP`). A path
+#: through the tree takes two tokens at them (the keyword, then the index or name).
+MEMBERED: frozenset[str] = LIST | MAP
+
+
+def holds(keyword: str, value: object) -> Slot | None:
+    """How ``keyword`` holds subschemas in an expanded tree (``ONE``, ``LIST`` or ``MAP``), or
+    None when its value is data (an assertion, an annotation, a reference kept as written, a
+    value of the wrong shape)."""
+    if keyword in SUBSCHEMA:
+        return Slot.ONE if isinstance(value, dict | bool) else None
+    if keyword in LIST:
+        return Slot.LIST if isinstance(value, list) else None
+    if keyword in MAP:
+        return Slot.MAP if isinstance(value, dict) else None
+    return None
+
+
+def inlined(node: object) -> object | None:
+    """The target a ``$ref`` of an expanded tree's node holds where
+    :func:`~harness.schemas.resolve.expand` inlined it beside sibling keywords (applied in place,
+    like an ``allOf`` member); None when the node has none or kept its reference as written."""
+    target = node.get("$ref") if isinstance(node, dict) else None
+    return target if isinstance(target, dict | bool) else None
+
+
+def steps(token: str) -> int:
+    """How many tokens of a path into an expanded tree one subschema step takes from ``token``:
+    two at a member keyword (the keyword, then the index or name), else one."""
+    return 2 if token in MEMBERED else 1
+
 
 def is_annotation(keyword: str) -> bool:
     """True for keywords that only annotate, including ``x-`` extensions (OpenAPI style)."""
@@ -57,6 +96,25 @@ def is_annotation(keyword: str) -> bool:
 
 def is_known(keyword: str) -> bool:
     return keyword in KNOWN or keyword.startswith("x-")
+
+
+def map_subschemas(node: Any, change: Callable[[Any], Any]) -> Any:
+    """A copy of an expanded tree's node with ``change`` applied to each direct subschema (and
+    every other keyword's value kept as it is)."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        slot = holds(key, value)
+        if slot is Slot.ONE:
+            out[key] = change(value)
+        elif slot is Slot.LIST:
+            out[key] = [change(v) for v in value]
+        elif slot is Slot.MAP:
+            out[key] = {name: change(v) for name, v in value.items()}
+        else:
+            out[key] = value
+    return out
 
 
 def subschemas(node: object) -> list[tuple[tuple[str, ...], object]]:
@@ -68,12 +126,11 @@ def subschemas(node: object) -> list[tuple[tuple[str, ...], object]]:
         return []
     found: list[tuple[tuple[str, ...], object]] = []
     for key, value in node.items():
-        if key in SINGLE and isinstance(value, dict | bool):
+        slot = holds(key, value)
+        if slot is Slot.ONE:  # an expanded reference among them
             found.append(((key,), value))
-        elif key in LIST and isinstance(value, list):
+        elif slot is Slot.LIST:
             found.extend(((key, str(i)), item) for i, item in enumerate(value))
-        elif key in MAP and isinstance(value, dict):
+        elif slot is Slot.MAP:
             found.extend(((key, name), item) for name, item in value.items())
-        elif key == "$ref" and isinstance(value, dict | bool):  # an expanded reference
-            found.append(((key,), value))
     return found

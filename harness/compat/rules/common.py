@@ -11,11 +11,12 @@ from harness.compat.normalise import REF_TARGET
 from harness.compat.registry import Facts, Finding, Target
 from harness.pointer import MISSING
 from harness.schemas import keywords as kw
+from harness.schemas.dialects import DRAFT_2020_12
 
 SAFE, BREAKING, UNKNOWN = Verdict.SAFE, Verdict.BREAKING, Verdict.UNKNOWN
 READER, WRITER = Direction.READER, Direction.WRITER
 #: The dialect of the rules' example schemas.
-S = "https://json-schema.org/draft/2020-12/schema"
+S = DRAFT_2020_12
 
 
 def obj(properties: dict[str, Any], **more: Any) -> dict[str, Any]:

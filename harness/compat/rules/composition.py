@@ -24,6 +24,7 @@ from harness.compat.rules.common import (
 )
 from harness.pointer import MISSING
 from harness.schemas import keywords as kw
+from harness.schemas.dialects import UNEVALUATED
 
 
 def _member_sides(site: Site) -> tuple[str | None, str | None]:
@@ -136,10 +137,6 @@ def all_of_member_removed(site: Site, facts: Facts) -> Finding | None:
     return _branch_finding(site, facts, "allOf", added=False)
 
 
-#: In-place applicators whose annotations an ``unevaluated*`` keyword of the same instance sees.
-_IN_PLACE_STEPS = frozenset({"allOf", "anyOf", "oneOf", "$ref", "not", "if", "then", "else", "dependentSchemas"})
-
-
 def _sees_annotations(facts: Facts, site: Site) -> bool:
     """Does an ``unevaluatedProperties``/``unevaluatedItems`` judge the instance at this node
     (on the node, or on a node applying in place above it)? Then adding or removing an
@@ -148,13 +145,14 @@ def _sees_annotations(facts: Facts, site: Site) -> bool:
     while True:
         for side in ("old", "new"):
             node = facts.node(side, path)
-            if isinstance(node, dict) and ("unevaluatedProperties" in node or "unevaluatedItems" in node):
+            if isinstance(node, dict) and UNEVALUATED & set(node):
                 return True
-        steps = [i for i, token in enumerate(path) if token in _IN_PLACE_STEPS]
+        # the in-place applicators, whose annotations an unevaluated* keyword of the instance sees
+        steps = [i for i, token in enumerate(path) if token in kw.IN_PLACE]
         if not path or not steps:
             return False
         last = steps[-1]
-        if last + (2 if path[last] in kw.BRANCHES | {"dependentSchemas"} else 1) != len(path):
+        if last + kw.steps(path[last]) != len(path):
             return False  # the node is not applied in place to its parent's instance
         path = path[:last]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from harness.compat.diff import Site
 from harness.compat.model import Direction
+from harness.compat.predicates import required_names
 from harness.compat.registry import DERIVED, RULES, Facts, Finding, NameTransition, Target
 from harness.compat.rules.common import (
     BREAKING,
@@ -227,7 +228,8 @@ def min_properties_loosened(site: Site, facts: Facts) -> Finding | None:
             example=(obj({"a": {}, "b": {}}), obj({"a": {}, "b": {}}, dependentRequired={"a": ["b"]})))
 def dependent_required_changed(site: Site, facts: Facts) -> Finding | None:
     """``dependentRequired`` changed: added dependencies reject old documents, removed ones let
-    through new documents old readers reject."""
+    through new documents old readers reject; except a dependency on a name the object requires
+    anyway (in the version whose documents are judged), which asks nothing more of them."""
     old, new = values(site, facts)
     o = {k: set(v) for k, v in (old if isinstance(old, dict) else {}).items()}
     n = {k: set(v) for k, v in (new if isinstance(new, dict) else {}).items()}
@@ -235,10 +237,15 @@ def dependent_required_changed(site: Site, facts: Facts) -> Finding | None:
     removed = [(k, d) for k in o for d in o[k] - n.get(k, set())]
     if not added and not removed:
         return None
-    targets = tuple(Target(READER, {"required": [k], "properties": {d: False}}) for k, d in added) + tuple(
-        Target(WRITER, {"required": [k], "properties": {d: False}}) for k, d in removed)
+    # old documents hold every name the old version requires; new documents the new version's
+    tightening = [(k, d) for k, d in added if d not in required_names(facts.node("old", site.path))]
+    loosening = [(k, d) for k, d in removed if d not in required_names(facts.node("new", site.path))]
+    implied = sorted({d for _, d in added + removed} - {d for _, d in tightening + loosening})
+    targets = tuple(Target(READER, {"required": [k], "properties": {d: False}}) for k, d in tightening) + tuple(
+        Target(WRITER, {"required": [k], "properties": {d: False}}) for k, d in loosening)
     return Finding(shown(old), shown(new), subject="dependentRequired",
-                   reader=BREAKING if added else SAFE, writer=BREAKING if removed else SAFE, targets=targets)
+                   reader=BREAKING if tightening else SAFE, writer=BREAKING if loosening else SAFE, targets=targets,
+                   note=f"required anyway: {', '.join(implied)}" if implied else "")
 
 
 @RULES.rule("CMP119", group="keyword", keywords=("propertyNames",), reader=DERIVED, writer=DERIVED,
