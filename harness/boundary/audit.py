@@ -15,10 +15,13 @@ import threading
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from harness.files import OutputError, open_append, shown, write_atomic
 from harness.timeutil import format_rfc3339
+
+if TYPE_CHECKING:
+    from harness.redaction import Redactor
 
 __all__ = ["AuditRecord", "AuditSink", "JsonlAuditSink", "MemoryAuditSink", "RawStore", "write_atomic"]
 
@@ -97,16 +100,26 @@ class MemoryAuditSink:
 
 
 class JsonlAuditSink:
-    """Appends one JSON line per record; each line is written whole and flushed."""
+    """Appends one JSON line per record; each line is written whole and flushed.
 
-    def __init__(self, path: str | Path) -> None:
+    ``redactor`` (:class:`harness.redaction.Redactor`) replaces every spelling of a secret
+    in each line before it is written: the audit log is kept for months, and a message or a
+    pointer may quote what an upstream echoed of a token."""
+
+    def __init__(self, path: str | Path, *, redactor: Redactor | None = None) -> None:
         self.path = Path(path)
+        self.redactor = redactor
         self._lock = threading.Lock()
         # Never through a symlink, never into a FIFO or device (harness.files.open_append).
         self._file = os.fdopen(open_append(self.path, "audit file"), "a", encoding="utf-8")
 
     def write(self, record: AuditRecord) -> None:
-        line = record.to_json() + "\n"
+        self._line(record.to_dict())
+
+    def _line(self, data: Any) -> None:
+        if self.redactor:
+            data = self.redactor.value(data)
+        line = json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
         with self._lock:
             self._file.write(line)
             self._file.flush()

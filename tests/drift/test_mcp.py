@@ -212,7 +212,7 @@ def test_recorded_memory_server_lines_are_checked_through_the_mcp_path(tmp_path:
         ),  # unknown_entity
     }
     error = checks["add_observations::drift::recorded[request-2]"].verdict
-    assert "Nobody" not in error.agent_json and error.agent_result["error"]["code"] == "UPSTREAM_UNAVAILABLE"
+    assert "Nobody" not in error.agent_json and error.agent_result["error"] == {"code": "TOOL_ERROR", "retryable": False}
 
 
 @pytest.mark.corpus
