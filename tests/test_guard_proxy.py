@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -557,3 +558,18 @@ def test_a_terminate_signal_stops_the_server_and_the_guard(project: Path) -> Non
         assert peer.next_message() is None
         assert peer.process.wait(20) == 0
     assert "SIGTERM: stopping the server" in peer.stderr
+
+
+def test_the_guard_starts_without_the_engine_reporters_or_drift_runner() -> None:
+    # What a guard needs is the boundary and the relay; an MCP client starts it often.
+    script = (
+        "import sys\n"
+        "from harness.cli import main\n"
+        "code = main(['guard', '--demo', '--', 'true'])\n"
+        "heavy = ('deepdiff', 'harness.engine', 'harness.drift.runner', 'harness.drift.diff', 'harness.reporting',\n"
+        "         'harness.mutations', 'harness.cli.check')\n"
+        "print(code, sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.stdout.strip() == "0 []", done.stdout + done.stderr

@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from harness.boundary.audit import RawStore
-    from harness.cli.check import load_contracts
+    from harness.cli._common import load_contracts
     from harness.contract import demo_root
     from harness.drift.process import resolve_program
     from harness.drift.template import upstream_redactor
