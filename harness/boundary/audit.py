@@ -15,13 +15,10 @@ import threading
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from harness.files import OutputError, open_append, shown, write_atomic
 from harness.timeutil import format_rfc3339
-
-if TYPE_CHECKING:
-    from harness.redaction import Redactor
 
 __all__ = ["AuditRecord", "AuditSink", "JsonlAuditSink", "MemoryAuditSink", "RawStore", "write_atomic"]
 
@@ -99,6 +96,13 @@ class MemoryAuditSink:
         self.records.append(record)
 
 
+class Redacts(Protocol):
+    """What an audit sink needs of :class:`harness.redaction.Redactor` (the boundary imports
+    nothing above its layer): a copy of a record with every secret replaced."""
+
+    def value(self, obj: Any) -> Any: ...
+
+
 class JsonlAuditSink:
     """Appends one JSON line per record; each line is written whole and flushed.
 
@@ -106,7 +110,7 @@ class JsonlAuditSink:
     in each line before it is written: the audit log is kept for months, and a message or a
     pointer may quote what an upstream echoed of a token."""
 
-    def __init__(self, path: str | Path, *, redactor: Redactor | None = None) -> None:
+    def __init__(self, path: str | Path, *, redactor: Redacts | None = None) -> None:
         self.path = Path(path)
         self.redactor = redactor
         self._lock = threading.Lock()
@@ -117,7 +121,7 @@ class JsonlAuditSink:
         self._line(record.to_dict())
 
     def _line(self, data: Any) -> None:
-        if self.redactor:
+        if self.redactor is not None:
             data = self.redactor.value(data)
         line = json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
         with self._lock:

@@ -87,16 +87,17 @@ def _nearest_contracts() -> list[str]:
     every tool, or worse, guard the wrong ones."""
     from pathlib import Path
 
+    from harness.cli._common import contract_roots
     from harness.project import CONTRACTS, find_root
 
-    root = find_root()
-    if root is None:
+    if find_root() is None:
         raise UsageError(
             f"no {CONTRACTS}/ folder in {Path.cwd()} or above it: give --contracts DIR (an MCP client may start "
             "the guard in another directory: use an absolute path), or --demo for the embedded demo contracts",
             code="guard.no_contracts",
         )
-    return [str(root / CONTRACTS)]
+    # As every other command names it (relative to here), so messages name files alike.
+    return [str(root) for root in contract_roots([])]
 
 
 def run(args: argparse.Namespace) -> int:

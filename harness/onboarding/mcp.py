@@ -363,7 +363,7 @@ def _draft(
         # inputSchema: a guessed request may fail every night, or change data.
         requests = [dict(a) for a in sampled]
         if not requests:
-            why = "no sampled call succeeded" if skipped else "no call was sampled (--sample, --captures)"
+            why = "no sampled call succeeded" if skipped else "no call was sampled with --sample or --captures"
             opt_in = "" if tool.read_only else " (and side_effects: allowed: the tool is not annotated readOnlyHint)"
             extra_notes.append(
                 f"the upstream has no requests ({why}): drift reports it as not called until you add "
