@@ -109,7 +109,7 @@ def _node_error(path: Path, node: yaml.Node, message: str, code: str) -> Contrac
     return ContractError(message, file=shown(path), code=code, line=mark.line + 1, column=mark.column + 1)
 
 
-def load_yaml(path: Path, *, within: Path | None = None, what: str = "YAML file", limit: int = MAX_YAML_BYTES) -> Any:
+def load_yaml(path: Path, *, within: Path | None = None, what: str = "YAML file", limit: int | None = None) -> Any:
     """Parse a YAML file strictly into the JSON data model; errors name the file, line, column.
 
     The file must be a regular file of at most ``limit`` bytes (default
@@ -117,7 +117,7 @@ def load_yaml(path: Path, *, within: Path | None = None, what: str = "YAML file"
     gets more) (inside
     ``within`` when given). Repeated keys, tags outside JSON's data model, complex keys,
     recursive aliases and alias expansion past :data:`MAX_YAML_NODES` are errors."""
-    text = read_text(path, limit=limit, within=within, what=what)
+    text = read_text(path, limit=MAX_YAML_BYTES if limit is None else limit, within=within, what=what)
     loader = _StrictLoader(text)
     try:
         root = loader.get_single_node()
