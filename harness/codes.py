@@ -40,6 +40,10 @@ class AgentCode(StrEnum):
     #: The upstream refused the request itself (invalid arguments): repeating it cannot help,
     #: so it is never retryable.
     INVALID_REQUEST = "INVALID_REQUEST"
+    #: The tool answered that the call failed (MCP ``isError``, a JSON-RPC error, a non-zero
+    #: exit): the upstream is there, and the same call is likely to fail the same way, so it
+    #: is retryable only where the contract lists it in ``errors.retryable``.
+    TOOL_ERROR = "TOOL_ERROR"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,8 @@ TRANSPORT_CONTENT_TYPE = _code(
 )
 TRANSPORT_TOOL_ERROR = _code(
     "transport.tool_error",
-    "no result: the tool reported a failure (MCP isError, a JSON-RPC error, a non-zero exit)",
+    "no result: the tool reported a failure (MCP isError, a JSON-RPC error, a non-zero exit); the agent sees "
+    "TOOL_ERROR, retryable only where the contract lists it",
 )
 TRANSPORT_INVALID_REQUEST = _code(
     "transport.invalid_request",

@@ -109,13 +109,15 @@ def _node_error(path: Path, node: yaml.Node, message: str, code: str) -> Contrac
     return ContractError(message, file=shown(path), code=code, line=mark.line + 1, column=mark.column + 1)
 
 
-def load_yaml(path: Path, *, within: Path | None = None, what: str = "YAML file") -> Any:
+def load_yaml(path: Path, *, within: Path | None = None, what: str = "YAML file", limit: int | None = None) -> Any:
     """Parse a YAML file strictly into the JSON data model; errors name the file, line, column.
 
-    The file must be a regular file of at most :data:`~harness.files.MAX_YAML_BYTES` (inside
+    The file must be a regular file of at most ``limit`` bytes (default
+    :data:`~harness.files.MAX_YAML_BYTES`; a generated document such as an OpenAPI description
+    gets more) (inside
     ``within`` when given). Repeated keys, tags outside JSON's data model, complex keys,
     recursive aliases and alias expansion past :data:`MAX_YAML_NODES` are errors."""
-    text = read_text(path, limit=MAX_YAML_BYTES, within=within, what=what)
+    text = read_text(path, limit=MAX_YAML_BYTES if limit is None else limit, within=within, what=what)
     loader = _StrictLoader(text)
     try:
         root = loader.get_single_node()

@@ -168,7 +168,13 @@ class CaseItem(ContractItem):
             ("expected", result.expected.describe()), ("layer", result.column), ("code", result.code or ""),
             ("status", result.status),
         ])
-        return None if result.status == "passed" else problem_text(result)
+        if result.status == "passed":
+            return None
+        # The one redaction point, as for `check`: the values of the ${ENV} variables the
+        # contract's upstreams use never reach the terminal (a historical shape may hold one).
+        from harness.drift.template import upstream_redactor
+
+        return upstream_redactor([self.contract], os.environ).text(problem_text(result))
 
 
 # --------------------------------------------------------------------------- lint

@@ -110,3 +110,47 @@ def test_a_fixture_without_sidecar_is_judged_at_the_contract_fixture_clock(capsy
     outside.write_bytes(fixture.read_bytes())
     code, out, _ = run(capsys, "verify", str(tmp_path / "contracts/job_status"), str(outside))
     assert code == 1 and "freshness.stale" in out  # the wall clock: observed in 2026-11-01
+
+
+SECRET = "tok-S3cr3t-Value/42"
+UPSTREAM_YAML = """\
+tool: item_status
+version: 1
+request:
+  schema: {type: object, properties: {item_id: {type: string}}}
+  example: {item_id: it-7}
+agent_view:
+  item_id: /data/item_id
+upstreams:
+  api:
+    http:
+      url: "https://api.example.test/items/{item_id}"
+      headers: {Authorization: "Bearer ${ITEM_API_TOKEN}"}
+    requests: [{item_id: it-7}]
+"""
+
+
+def test_verify_redacts_an_upstream_secret_from_its_output_and_the_audit_file(  # type: ignore[no-untyped-def]
+    capsys, make_contract, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.conftest import envelope_schema
+
+    data = {"type": "object", "required": ["item_id"], "properties": {"item_id": {"type": "string"}},
+            "additionalProperties": {"type": "string"}}
+    directory = make_contract("item_status", UPSTREAM_YAML, {1: envelope_schema("item_status", data)})
+    monkeypatch.setenv("ITEM_API_TOKEN", SECRET)
+    # The upstream echoes the token as a member name (a pointer and a message carry it), once
+    # plain and once JSON-escaped.
+    payload = tmp_path / "echo.json"
+    escaped = SECRET.replace("/", "\\/")
+    payload.write_text('{"tool": "item_status", "request_id": "req.J7q94MkP", "outcome": "success", '
+                       f'"data": {{"item_id": "it-7", "{escaped}": 5}}}}')
+    audit = tmp_path / "audit.jsonl"
+    for options in ([], ["--json"]):
+        code, out, _ = run(capsys, "verify", str(directory), str(payload), "--audit", str(audit), *options)
+        assert code == 1
+        assert SECRET not in out and SECRET.replace("/", "~1") not in out
+        assert "${ITEM_API_TOKEN}" in out
+    text = audit.read_text()
+    assert len(text.splitlines()) == 2 and SECRET.replace("/", "~1") not in text and SECRET not in text
+    assert json.loads(text.splitlines()[0])["instance_pointer"] == "/data/${ITEM_API_TOKEN}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,32 @@ def test_a_call_of_a_tool_without_a_contract_is_answered_with_the_failure_envelo
     assert "denied a call of 'echo'" in peer.stderr
 
 
+def test_the_audit_file_and_the_diagnostics_never_hold_a_secret_the_contracts_use(
+    make_contract: Any, tmp_path: Path
+) -> None:
+    from tests.guard_support import WEATHER_SCHEMA, WEATHER_YAML
+
+    secret = "gt-S3cr3t/Token-9"
+    text = WEATHER_YAML.format(timeout=10).replace(
+        'meta: {request_id: "{request_id}"}', 'meta: {request_id: "{request_id}", auth: "${GUARD_TOKEN}"}'
+    )
+    assert "GUARD_TOKEN" in text
+    make_contract("get_weather", text, {1: WEATHER_SCHEMA})
+    audit = tmp_path / "audit.jsonl"
+    # A client that names a tool with the token's value (pasted, or echoed from a prompt): the
+    # denial is audited and logged, through the one redactor.
+    with guard("--audit", str(audit), server=TEST_SERVER, cwd=tmp_path, env={"GUARD_TOKEN": secret}) as peer:
+        peer.initialize()
+        peer.call(secret, {})
+        peer.call(secret.replace("/", "%2F"), {})
+        peer.close()
+    written = audit.read_text()
+    assert len(written.splitlines()) == 2
+    assert secret not in written and "%2F" not in written and secret not in peer.stderr
+    assert [line["tool"] for line in audit_lines(audit)] == ["${GUARD_TOKEN}", "${GUARD_TOKEN}"]
+    assert "denied a call of '${GUARD_TOKEN}'" in peer.stderr
+
+
 def test_allow_unguarded_lets_tools_without_a_contract_through_and_says_so_loudly(project: Path) -> None:
     with guard("--allow-unguarded", server=TEST_SERVER, cwd=project) as peer:
         peer.initialize()
@@ -136,7 +163,7 @@ def test_an_is_error_result_becomes_the_failure_envelope_without_its_text(projec
         answer = peer.call("explode")
         peer.close()
     assert answer["result"]["isError"] is True
-    assert _structured(answer)["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}
+    assert _structured(answer)["error"] == {"code": "TOOL_ERROR", "retryable": False}
     assert "boom" not in peer.raw.decode()
 
 
@@ -531,3 +558,18 @@ def test_a_terminate_signal_stops_the_server_and_the_guard(project: Path) -> Non
         assert peer.next_message() is None
         assert peer.process.wait(20) == 0
     assert "SIGTERM: stopping the server" in peer.stderr
+
+
+def test_the_guard_starts_without_the_engine_reporters_or_drift_runner() -> None:
+    # What a guard needs is the boundary and the relay; an MCP client starts it often.
+    script = (
+        "import sys\n"
+        "from harness.cli import main\n"
+        "code = main(['guard', '--demo', '--', 'true'])\n"
+        "heavy = ('deepdiff', 'harness.engine', 'harness.drift.runner', 'harness.drift.diff', 'harness.reporting',\n"
+        "         'harness.mutations', 'harness.cli.check')\n"
+        "print(code, sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert done.stdout.strip() == "0 []", done.stdout + done.stderr

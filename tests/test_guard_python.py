@@ -148,7 +148,8 @@ def test_a_tool_function_that_raises_yields_the_failure_envelope_and_logs_for_th
 
     with caplog.at_level(logging.WARNING, logger="harness.guard"):
         text = get_weather("Oslo")
-    assert json.loads(text)["error"] == {"code": "UPSTREAM_UNAVAILABLE", "retryable": True}
+    # The tool reported a failure: not "unavailable", and not retried unless the contract says so.
+    assert json.loads(text)["error"] == {"code": "TOOL_ERROR", "retryable": False}
     assert "SYSTEM" not in text
     assert "guarded tool" in caplog.text and "ConnectionError" in caplog.text
 

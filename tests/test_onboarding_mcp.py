@@ -98,10 +98,18 @@ def test_an_is_error_result_is_skipped_with_the_reason(live: tuple[Path, Any]) -
     assert "isError" in outcome.skipped[0].reason
 
 
-def test_a_tool_without_read_only_hint_gets_no_drift_requests_unless_sampled(tmp_path: Path) -> None:
-    import_mcp(tmp_path, command=SERVER)
+def test_no_tool_gets_a_drift_request_that_was_not_sampled_and_succeeded(tmp_path: Path) -> None:
+    imported = import_mcp(tmp_path, command=SERVER, samples=[("explode", {})])
+    # explode was sampled and answered isError; get_weather is read-only but was never called:
+    # neither gets a guessed request, and the summary says why.
     assert load_contract(tmp_path / "contracts/explode").upstreams[0].requests == ()
-    assert len(load_contract(tmp_path / "contracts/get_weather").upstreams[0].requests) == 1  # read-only: default request
+    assert load_contract(tmp_path / "contracts/get_weather").upstreams[0].requests == ()
+    notes = {t.tool: " ".join(t.notes) for t in imported.written.tools}
+    assert "no sampled call succeeded" in notes["explode"] and "side_effects: allowed" in notes["explode"]
+    assert "no call was sampled" in notes["get_weather"] and "side_effects" not in notes["get_weather"]
+    imported = import_mcp(tmp_path / "sampled", command=SERVER, samples=[("get_weather", {"city": "Oslo"})],
+                          tools=["get_weather"])
+    assert load_contract(tmp_path / "sampled/contracts/get_weather").upstreams[0].requests == ({"city": "Oslo"},)
 
 
 def test_the_imported_contracts_pass_check_on_their_fixtures(live: tuple[Path, Any], monkeypatch: pytest.MonkeyPatch) -> None:

@@ -270,3 +270,40 @@ def test_a_base_url_variable_that_is_no_variable_name_is_one_line_exit_2(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not an environment variable name" in err
     assert not (tmp_path / "contracts").exists()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "too_large", "directory"])
+@pytest.mark.parametrize("source", ["openapi", "mcp --from", "mcp --captures"])
+def test_an_import_input_that_is_no_regular_file_or_past_its_cap_is_one_line_exit_2(
+    kind: str, source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    name = "spec.json" if source == "openapi" else "list.json"
+    target = tmp_path / name
+    if source == "mcp --captures":
+        target = tmp_path / "captures" / "lookup" / "raw" / "case.json"
+        target.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(target)  # a read would block forever: refused without opening it for good
+    elif kind == "directory":
+        target.mkdir()
+    else:
+        with target.open("wb") as sparse:  # past the cap without writing 17 MB
+            sparse.truncate(17 << 20)
+    argv = {
+        "openapi": ["import", "openapi", str(target), "--operation", "x"],
+        "mcp --from": ["import", "mcp", "--from", str(target)],
+        "mcp --captures": ["import", "mcp", "--from", str(tmp_path / "none.json"), "--captures",
+                           str(tmp_path / "captures")],
+    }[source]
+    if source == "mcp --captures":
+        (tmp_path / "none.json").write_text(json.dumps({"tools": [{"name": "lookup", "inputSchema": {"type": "object"},
+                                                                   "outputSchema": {"type": "object"}}]}))
+    code = main([*argv, "--into", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    expected = {"fifo": "a FIFO, not a regular file", "directory": "a directory, not a regular file",
+                "too_large": "the cap is 16,777,216"}[kind]
+    assert expected in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "out").exists()

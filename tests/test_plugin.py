@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -105,6 +106,21 @@ def test_a_failing_case_reports_expected_and_actual_layers(demo_project) -> None
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*FAILED deployment_status::rejected::other_environment (wrong_layer)*",
                                  "*expected: schema*", "*actual:   binding.environment*"])
+
+
+def test_a_failing_case_shows_no_secret_of_the_contracts_upstreams(demo_project, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # As `check` does: the values of the ${ENV} variables the upstreams use never reach the
+    # terminal (here a historical shape whose member name is the token, pinned to the wrong layer).
+    secret = "sandbox-T0ken-77"
+    monkeypatch.setenv("HARNESS_SANDBOX_URL", secret)
+    folder = demo_project.path / "fixtures/rejected/deployment_status"
+    (folder / "echoed.json").write_text(
+        json.dumps({"environment": "staging", "revision": "a83f19c", "state": "healthy", secret: 1}))
+    (folder / "echoed.case.yaml").write_text("expect: {layer: binding}\n")
+    result = demo_project.runpytest("-q", "-k", "echoed")
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert "${HARNESS_SANDBOX_URL}" in text and secret not in text
 
 
 def test_works_under_xdist(demo_project) -> None:  # type: ignore[no-untyped-def]

@@ -162,3 +162,28 @@ def test_a_copy_of_the_demo_is_a_project_like_any_other(demo_root: Path, tmp_pat
         shutil.copytree(demo_root / part, tmp_path / part)
     monkeypatch.chdir(tmp_path / "fixtures/rejected")
     assert _run(capsys, "lock", "--check")[0] == 0
+
+
+def test_lock_check_failures_are_printed_like_every_other_error(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project / "contracts")
+    code, _, err = _run(capsys, "lock", "--check")
+    assert code == 1
+    assert err.splitlines() == [
+        "contract-harness: error: contract.version_unlocked: ../contracts/item_status/schemas/v1.json: v1 is not in "
+        "schemas.lock: run `contract-harness lock` and commit ../contracts/item_status/schemas.lock"
+    ]
+
+
+def test_import_writes_into_the_project_found_upward_when_no_into_is_given(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listing = tmp_path / "tools.json"
+    listing.write_text('{"tools": [{"name": "lookup", "inputSchema": {"type": "object"}, '
+                       '"outputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}}]}')
+    monkeypatch.chdir(project / "fixtures/accepted")
+    code, _, err = _run(capsys, "import", "mcp", "--from", str(listing))
+    assert code == 0, err
+    assert (project / "contracts/lookup/contract.yaml").is_file()
+    assert not (project / "fixtures/accepted/contracts").exists()

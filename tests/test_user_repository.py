@@ -161,7 +161,7 @@ def test_a_user_repository_from_init_to_a_caught_in_place_edit(repo: Path) -> No
     caught = harness(repo, "lock", "--check", "--base", "FETCH_HEAD")
     assert caught.returncode == 1
     assert caught.stderr.strip().startswith(
-        "contract-harness: contract.version_changed: contracts/ticket_status/schemas/v1.json: v1 changed in place: "
+        "contract-harness: error: contract.version_changed: contracts/ticket_status/schemas/v1.json: v1 changed in place: "
         "add v2 (a published version never changes; FETCH_HEAD has sha256:")
 
     # 9. The right way: v1 back as published, the change as v2 (reader-compatible), recorded.

@@ -96,17 +96,34 @@ class MemoryAuditSink:
         self.records.append(record)
 
 
-class JsonlAuditSink:
-    """Appends one JSON line per record; each line is written whole and flushed."""
+class Redacts(Protocol):
+    """What an audit sink needs of :class:`harness.redaction.Redactor` (the boundary imports
+    nothing above its layer): a copy of a record with every secret replaced."""
 
-    def __init__(self, path: str | Path) -> None:
+    def value(self, obj: Any) -> Any: ...
+
+
+class JsonlAuditSink:
+    """Appends one JSON line per record; each line is written whole and flushed.
+
+    ``redactor`` (:class:`harness.redaction.Redactor`) replaces every spelling of a secret
+    in each line before it is written: the audit log is kept for months, and a message or a
+    pointer may quote what an upstream echoed of a token."""
+
+    def __init__(self, path: str | Path, *, redactor: Redacts | None = None) -> None:
         self.path = Path(path)
+        self.redactor = redactor
         self._lock = threading.Lock()
         # Never through a symlink, never into a FIFO or device (harness.files.open_append).
         self._file = os.fdopen(open_append(self.path, "audit file"), "a", encoding="utf-8")
 
     def write(self, record: AuditRecord) -> None:
-        line = record.to_json() + "\n"
+        self._line(record.to_dict())
+
+    def _line(self, data: Any) -> None:
+        if self.redactor is not None:
+            data = self.redactor.value(data)
+        line = json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
         with self._lock:
             self._file.write(line)
             self._file.flush()

@@ -27,7 +27,14 @@ from harness.boundary import (
 from harness.boundary.audit import AuditRecord, AuditSink, RawStore, mask_names
 from harness.boundary.base import Evaluation, Rejection
 from harness.boundary.request import normalise_request
-from harness.codes import TRANSPORT_INVALID_REQUEST, TRANSPORT_NOT_FOUND, AgentCode, Layer, layer_of
+from harness.codes import (
+    TRANSPORT_INVALID_REQUEST,
+    TRANSPORT_NOT_FOUND,
+    TRANSPORT_TOOL_ERROR,
+    AgentCode,
+    Layer,
+    layer_of,
+)
 from harness.errors import UsageError
 from harness.pointer import resolve
 from harness.timeutil import parse_rfc3339
@@ -232,6 +239,8 @@ class Boundary:
         agent_code = (
             AgentCode.NOT_FOUND.value if code == TRANSPORT_NOT_FOUND
             else AgentCode.INVALID_REQUEST.value if code == TRANSPORT_INVALID_REQUEST
+            # The tool answered, with a failure: not unavailable, and not retried by default.
+            else AgentCode.TOOL_ERROR.value if code == TRANSPORT_TOOL_ERROR
             else AgentCode.UPSTREAM_UNAVAILABLE.value
         )
         return self._rejected(ev, layer_of(code), Rejection(code, message), upstream, agent_code)

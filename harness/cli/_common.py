@@ -1,4 +1,6 @@
-"""Helpers shared by subcommands: reading request files, resolving contract paths."""
+"""Helpers shared by subcommands: reading request files, resolving contract paths, loading the
+selected contracts. Light on purpose: ``guard`` starts with these and the boundary only (no
+engine, reporters or drift runner)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from harness.contract import load_json_file, load_yaml
+from harness.contract import Contract, discover, load_contract, load_json_file, load_yaml
 from harness.errors import UsageError
 from harness.files import kind_of, shown
+from harness.project import CONTRACTS, check_layout, project_root
 
 
 def existing_file(path: str, what: str) -> Path:
@@ -33,3 +36,56 @@ def read_document(path: str, what: str) -> Any:
     if file.suffix == ".json":
         return load_json_file(file, what=f"{what} file")
     return load_yaml(file, what=f"{what} file")
+
+
+def contract_roots(paths: list[str], demo: bool = False) -> list[Path]:
+    """What CONTRACTS stand for: the paths given, else the demo (``--demo``), else the project
+    found upward from the working directory (none: a usage error with the hint)."""
+    if paths and demo:
+        raise UsageError("give CONTRACTS or --demo, not both")
+    if paths:
+        return [Path(p) for p in paths]
+    root = project_root(demo=demo)
+    # As the user would type it from here ("." or "../.."), so file names in messages are too.
+    try:
+        shown = os.path.relpath(root)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return [root]
+    return [Path(shown) if not demo and not shown.startswith("../../..") else root]
+
+
+def project_roots(roots: list[Path], contract_dirs: list[Path]) -> list[Path]:
+    """The project roots behind the paths given and the contract directories found in them."""
+    found: list[Path] = []
+    for path in roots:
+        if (path / CONTRACTS).is_dir():
+            found.append(path)
+        elif path.name == CONTRACTS and path.is_dir():
+            found.append(path.parent)
+    found += [d.parent.parent for d in contract_dirs if d.parent.name == CONTRACTS]
+    return found
+
+
+def load_contracts(paths: list[str], tools: list[str] | None, demo: bool = False,
+                   locks: bool = True) -> list[Contract]:
+    """Contracts named on the command line (default: the project around the working directory,
+    or the embedded demo with ``demo``), after the project's layout is checked; with ``locks``,
+    a published schema version changed in place (schemas.lock) is an error."""
+    from harness import lock
+
+    roots = contract_roots(paths, demo)
+    directories = discover(roots)
+    check_layout(project_roots(roots, directories))
+    contracts = [load_contract(d) for d in directories]
+    if locks:
+        for contract in contracts:
+            lock.verify(contract)
+    if not contracts:
+        raise UsageError(f"no contracts found under {', '.join(map(str, roots))}")
+    if tools:
+        known = {c.tool for c in contracts}
+        unknown = sorted(set(tools) - known)
+        if unknown:
+            raise UsageError(f"unknown tool {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        contracts = [c for c in contracts if c.tool in tools]
+    return contracts

@@ -9,12 +9,16 @@ from typing import Any
 
 from harness.cases import DEFAULT_MAX_MUTANTS, SOURCES, Case, cases_for, shard
 from harness.cli import command_help
-from harness.contract import Contract, discover, load_contract
+
+# Re-exported: other subcommands import them from here; they live in the light _common module.
+from harness.cli._common import contract_roots as contract_roots
+from harness.cli._common import load_contracts as load_contracts
+from harness.cli._common import project_roots as project_roots
 from harness.drift.template import upstream_redactor
 from harness.engine import Engine
 from harness.errors import UsageError
 from harness.mutations import REGISTRY
-from harness.project import CONTRACTS, check_layout, project_root, state_dir
+from harness.project import state_dir
 from harness.reporting import dispatch, reporters_for
 from harness.reporting.reproductions import protected
 
@@ -80,59 +84,6 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     if count < 1 or not 1 <= index <= count:
         raise UsageError(f"--shard {text!r}: need 1 <= I <= N")
     return index, count
-
-
-def contract_roots(paths: list[str], demo: bool = False) -> list[Path]:
-    """What CONTRACTS stand for: the paths given, else the demo (``--demo``), else the project
-    found upward from the working directory (none: a usage error with the hint)."""
-    if paths and demo:
-        raise UsageError("give CONTRACTS or --demo, not both")
-    if paths:
-        return [Path(p) for p in paths]
-    root = project_root(demo=demo)
-    # As the user would type it from here ("." or "../.."), so file names in messages are too.
-    try:
-        shown = os.path.relpath(root)
-    except ValueError:  # pragma: no cover - another drive on Windows
-        return [root]
-    return [Path(shown) if not demo and not shown.startswith("../../..") else root]
-
-
-def project_roots(roots: list[Path], contract_dirs: list[Path]) -> list[Path]:
-    """The project roots behind the paths given and the contract directories found in them."""
-    found: list[Path] = []
-    for path in roots:
-        if (path / CONTRACTS).is_dir():
-            found.append(path)
-        elif path.name == CONTRACTS and path.is_dir():
-            found.append(path.parent)
-    found += [d.parent.parent for d in contract_dirs if d.parent.name == CONTRACTS]
-    return found
-
-
-def load_contracts(paths: list[str], tools: list[str] | None, demo: bool = False,
-                   locks: bool = True) -> list[Contract]:
-    """Contracts named on the command line (default: the project around the working directory,
-    or the embedded demo with ``demo``), after the project's layout is checked; with ``locks``,
-    a published schema version changed in place (schemas.lock) is an error."""
-    from harness import lock
-
-    roots = contract_roots(paths, demo)
-    directories = discover(roots)
-    check_layout(project_roots(roots, directories))
-    contracts = [load_contract(d) for d in directories]
-    if locks:
-        for contract in contracts:
-            lock.verify(contract)
-    if not contracts:
-        raise UsageError(f"no contracts found under {', '.join(map(str, roots))}")
-    if tools:
-        known = {c.tool for c in contracts}
-        unknown = sorted(set(tools) - known)
-        if unknown:
-            raise UsageError(f"unknown tool {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        contracts = [c for c in contracts if c.tool in tools]
-    return contracts
 
 
 def collect(args: argparse.Namespace) -> tuple[list[Case], list[str]]:

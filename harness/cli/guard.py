@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from harness.cli import command_help
@@ -80,20 +81,23 @@ def _mapping(entries: list[str] | None) -> dict[str, str]:
 
 
 def _nearest_contracts() -> list[str]:
-    """The project's contracts: the nearest ``contracts/`` folder from the working directory
-    upward. Never the embedded demo unless asked (--demo): a guard in front of a real server
-    with the wrong contracts would deny every tool, or worse, guard the wrong ones."""
+    """The project's contracts: the project root found upward from the working directory, as
+    every other command finds it (:func:`harness.project.find_root`). Never the embedded demo
+    unless asked (--demo): a guard in front of a real server with the wrong contracts would deny
+    every tool, or worse, guard the wrong ones."""
     from pathlib import Path
 
-    here = Path.cwd()
-    for folder in (here, *here.parents):
-        if (folder / "contracts").is_dir():
-            return [str(folder / "contracts")]
-    raise UsageError(
-        f"no contracts/ folder in {here} or above it: give --contracts DIR (an MCP client may start the guard "
-        "in another directory: use an absolute path), or --demo for the embedded demo contracts",
-        code="guard.no_contracts",
-    )
+    from harness.cli._common import contract_roots
+    from harness.project import CONTRACTS, find_root
+
+    if find_root() is None:
+        raise UsageError(
+            f"no {CONTRACTS}/ folder in {Path.cwd()} or above it: give --contracts DIR (an MCP client may start "
+            "the guard in another directory: use an absolute path), or --demo for the embedded demo contracts",
+            code="guard.no_contracts",
+        )
+    # As every other command names it (relative to here), so messages name files alike.
+    return [str(root) for root in contract_roots([])]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,9 +120,10 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from harness.boundary.audit import RawStore
-    from harness.cli.check import load_contracts
+    from harness.cli._common import load_contracts
     from harness.contract import demo_root
     from harness.drift.process import resolve_program
+    from harness.drift.template import upstream_redactor
     from harness.guard.policy import Guard, GuardAudit
     from harness.guard.stdio import log_line, run_proxy
 
@@ -127,9 +132,16 @@ def run(args: argparse.Namespace) -> int:
     paths = [str(demo_root() / "contracts")] if args.demo else args.contracts or _nearest_contracts()
     contracts = load_contracts(paths, args.tool)
     resolve_program(command[0], Path.cwd(), "guard COMMAND")  # a missing server is a start-up error
+    # The one redaction point (harness.redaction) for the audit file and the diagnostics: the
+    # values of the ${ENV} variables the contracts' upstreams use (a token sent as _meta).
+    redactor = upstream_redactor(contracts, os.environ)
+
+    def log(message: str) -> None:
+        log_line(redactor.text(message))
+
     audit = None
     try:
-        audit = GuardAudit(args.audit) if args.audit else None
+        audit = GuardAudit(args.audit, redactor=redactor) if args.audit else None
         raw_store = RawStore(args.raw_dir) if args.raw_dir else None
     except OSError as exc:
         where = exc.filename or args.audit
@@ -148,18 +160,18 @@ def run(args: argparse.Namespace) -> int:
             name if name == t.contract.tool else f"{name} (contract {t.contract.tool})"
             for name, t in sorted(guard.tools.items())
         )
-        log_line(f"guarding {len(guard.tools)} tool(s) of `{' '.join(command)}`: {listed}"
-                 + (f"; audit: {args.audit}" if args.audit else ""))
+        log(f"guarding {len(guard.tools)} tool(s) of `{' '.join(command)}`: {listed}"
+            + (f"; audit: {args.audit}" if args.audit else ""))
         if args.allow_unguarded:
-            log_line("WARNING: --allow-unguarded: tools without a contract pass through UNCHECKED; "
-                     "their results reach the client exactly as the server sent them")
+            log("WARNING: --allow-unguarded: tools without a contract pass through UNCHECKED; "
+                "their results reach the client exactly as the server sent them")
         for note in guard.notes:
-            log_line(note)
+            log(note)
         for name, tool in sorted(guard.tools.items()):
             if tool.max_message_bytes > cap:
-                log_line(f"{name}: max_message_bytes={tool.max_message_bytes} is above --max-message-bytes={cap}, "
-                         "which applies")
-        return run_proxy(guard, command, max_message_bytes=cap, log=log_line)
+                log(f"{name}: max_message_bytes={tool.max_message_bytes} is above --max-message-bytes={cap}, "
+                    "which applies")
+        return run_proxy(guard, command, max_message_bytes=cap, log=log)
     finally:
         if audit is not None:
             audit.close()

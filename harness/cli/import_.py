@@ -78,7 +78,9 @@ def register(sub: Any) -> None:
 
 
 def _common_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--into", metavar="DIR", default=".", help="the project root (default: .)")
+    p.add_argument("--into", metavar="DIR",
+                   help="the project root (default: the nearest folder upward holding contracts/, "
+                        "else the working directory)")
     p.add_argument("--name", dest="renames", action="append", default=[], metavar="SOURCE=TOOL",
                    help="contract name for a source name (resolves clashes; repeatable)")
     p.add_argument("--strict", action="store_true",
@@ -114,6 +116,14 @@ def _samples(path: str | None) -> list[tuple[str, Mapping[str, Any]]]:
     return out
 
 
+def _into(value: str | None) -> Path:
+    """Where an import writes: ``--into``, else the project root found upward (as ``init`` and
+    every other command find it), else the working directory (a new project)."""
+    from harness.project import find_root
+
+    return Path(value) if value else (find_root() or Path.cwd())
+
+
 def _print(imported: Imported, source: str) -> None:
     from harness.onboarding.summary import lines, next_steps, review_lines
 
@@ -132,7 +142,7 @@ def run_mcp(args: argparse.Namespace) -> int:
     if args.from_file is not None and args.sample is not None:
         raise UsageError("--sample calls a live server; it cannot be combined with --from (use --captures)")
     imported = import_mcp(
-        Path(args.into),
+        _into(args.into),
         command=command,
         from_file=Path(args.from_file) if args.from_file else None,
         captures=Path(args.captures) if args.captures else None,
@@ -151,7 +161,7 @@ def run_openapi(args: argparse.Namespace) -> int:
     from harness.onboarding import import_openapi
 
     imported = import_openapi(
-        Path(args.into),
+        _into(args.into),
         Path(args.spec),
         args.operations,
         renames=_renames(args.renames),

@@ -33,8 +33,9 @@ def register(sub: Any) -> None:
 
 
 def _report(problems: list[Problem]) -> int:
+    # The same line as every other error the CLI prints (and as `check` refusing the version).
     for problem in problems:
-        print(f"contract-harness: {problem.code}: {problem.file}: {problem.message}", file=sys.stderr)
+        print(f"contract-harness: error: {problem.code}: {problem.file}: {problem.message}", file=sys.stderr)
     return 1 if problems else 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -13,6 +14,7 @@ from harness.cli import command_help
 from harness.cli._common import existing_file, read_document
 from harness.contract import load_contract
 from harness.corpus import load_sidecar, sidecar_for
+from harness.drift.template import upstream_redactor
 from harness.pointer import display
 
 
@@ -57,7 +59,10 @@ def run(args: argparse.Namespace) -> int:
         elif now is None and path.resolve().is_relative_to((contract.root / "fixtures").resolve()):
             now = contract.default_now  # a fixture is judged at the contract's fixture clock
         source = path.open("rb")
-    audit = JsonlAuditSink(args.audit) if args.audit else None
+    # The one redaction point (harness.redaction) for what verify prints and the audit file it
+    # appends to: the values of the ${ENV} variables the contract's upstreams use.
+    redactor = upstream_redactor([contract], os.environ)
+    audit = JsonlAuditSink(args.audit, redactor=redactor) if args.audit else None
     try:
         boundary = Boundary(
             contract,
@@ -73,9 +78,9 @@ def run(args: argparse.Namespace) -> int:
             source.close()
     if args.json:
         out = {"tool": contract.tool, "version": boundary.version, **verdict.to_dict()}
-        print(json.dumps(out, ensure_ascii=False, indent=2))
+        print(json.dumps(redactor.value(out), ensure_ascii=False, indent=2))
     else:
-        print(render(verdict, contract.tool, boundary.version))
+        print(redactor.text(render(verdict, contract.tool, boundary.version)))
     return 0 if verdict.accepted else 1
 
 

@@ -5,13 +5,19 @@ is sent); ``DriftRunner(plan).run()`` returns one :class:`DriftCheck` per sample
 advertised MCP schema (a request that may change data is a check with status ``not_called``),
 and the summary, every secret the run used redacted. Upstream kinds (``http``, ``command``, ``mcp``) are an
 extension point: :class:`UpstreamKind`, registered in a :class:`KindRegistry`. See docs/drift.md.
+
+The names load on first use: the guard and ``check`` use the light modules of this package
+(``frame``, ``kinds``, ``template``, ``process``) without the runner and its diff (deepdiff).
 """
 
-from harness.drift.check import DriftCheck, DriftChecked, DriftNotCalled
-from harness.drift.diff import CHANGE_KINDS, Change, Comparison, compare, diff_shapes
-from harness.drift.kinds import KINDS, REASONS, Fetched, KindRegistry, NotCalled, Source, UpstreamKind
-from harness.drift.runner import DriftRunner, Plan, plan
-from harness.drift.shape import Hints, Shape, document_shape, schema_shape
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.drift.check import DriftCheck, DriftChecked, DriftNotCalled
+    from harness.drift.diff import CHANGE_KINDS, Change, Comparison, compare, diff_shapes
+    from harness.drift.kinds import KINDS, REASONS, Fetched, KindRegistry, NotCalled, Source, UpstreamKind
+    from harness.drift.runner import DriftRunner, Plan, plan
+    from harness.drift.shape import Hints, Shape, document_shape, schema_shape
 
 __all__ = [
     "CHANGE_KINDS",
@@ -37,3 +43,28 @@ __all__ = [
     "plan",
     "schema_shape",
 ]
+
+_EXPORTS = {
+    **dict.fromkeys(("DriftCheck", "DriftChecked", "DriftNotCalled"), "harness.drift.check"),
+    **dict.fromkeys(("CHANGE_KINDS", "Change", "Comparison", "compare", "diff_shapes"), "harness.drift.diff"),
+    **dict.fromkeys(
+        ("KINDS", "REASONS", "Fetched", "KindRegistry", "NotCalled", "Source", "UpstreamKind"), "harness.drift.kinds"
+    ),
+    **dict.fromkeys(("DriftRunner", "Plan", "plan"), "harness.drift.runner"),
+    **dict.fromkeys(("Hints", "Shape", "document_shape", "schema_shape"), "harness.drift.shape"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness.drift' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

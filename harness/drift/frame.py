@@ -41,6 +41,8 @@ STRUCTURED, TEXT, AUTO = "structured", "text", "auto"
 FRAME_DEPTH = 4
 _STRUCTURED_POINTER = "/result/structuredContent"
 _WS = re.compile(r"[ \t\n\r]*")
+#: Skips values while looking for a member (stateless: one for every call).
+_DECODER = json.JSONDecoder()
 #: JSON-RPC errors about the request itself (invalid request, unknown method, invalid params):
 #: the same call fails the same way again.
 REQUEST_ERRORS = frozenset({-32600, -32601, -32602})
@@ -202,7 +204,7 @@ def member_span(raw: bytes, path: Sequence[str]) -> tuple[int, int] | None:
     bytes the upstream sent for it. ``raw`` must already have passed the strict parser (no
     duplicate names, bounded depth)."""
     text = raw.decode("utf-8")
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     index = _WS.match(text, 0).end()  # type: ignore[union-attr]
     for key in path:
         if text[index] != "{":
@@ -221,4 +223,6 @@ def member_span(raw: bytes, path: Sequence[str]) -> tuple[int, int] | None:
             if text[index] == ",":
                 index = _WS.match(text, index + 1).end()  # type: ignore[union-attr]
     _, end = decoder.raw_decode(text, index)
+    if len(text) == len(raw):  # ASCII (the usual case): character offsets are byte offsets
+        return index, end
     return len(text[:index].encode("utf-8")), len(text[:end].encode("utf-8"))

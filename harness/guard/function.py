@@ -16,7 +16,8 @@ request's ``args``, checked against the contract's request schema first: argumen
 not fit raise :class:`~harness.errors.InvalidRequest` (the caller's mistake, not the
 upstream's). Each call gets a request id of the guard's own; ``pass_request_id`` names a
 keyword parameter that receives it, for results that must echo it. A function that raises
-yields the failure envelope (``UPSTREAM_UNAVAILABLE``); its exception goes to the
+yields the failure envelope (``TOOL_ERROR``: the tool reported a failure, retryable only where
+the contract lists it); its exception goes to the
 ``harness.guard`` logger, never to the model. Coroutine functions are wrapped as coroutine
 functions.
 """
@@ -32,7 +33,7 @@ from typing import Any, Generic, TypeVar, overload
 
 from harness.boundary.audit import AuditSink, RawStore
 from harness.boundary.pipeline import Boundary, Clock, Verdict
-from harness.codes import TRANSPORT_UNAVAILABLE
+from harness.codes import TRANSPORT_TOOL_ERROR
 from harness.contract import Contract, load_contract
 from harness.errors import UsageError
 from harness.guard.policy import new_request_id
@@ -95,7 +96,7 @@ class _Guarded(Generic[F]):
     def _failed(self, exc: Exception, request: Mapping[str, Any]) -> Verdict:
         logger.warning("guarded tool %s raised", self.func.__qualname__, exc_info=exc)
         return self.boundary.upstream_failure(
-            TRANSPORT_UNAVAILABLE, f"the tool function raised {type(exc).__name__}", request
+            TRANSPORT_TOOL_ERROR, f"the tool function raised {type(exc).__name__}", request
         )
 
 

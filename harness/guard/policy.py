@@ -201,12 +201,6 @@ class GuardAudit(JsonlAuditSink):
                     raw_size=0, guard=guard)
         self._line(data)
 
-    def _line(self, data: Mapping[str, Any]) -> None:
-        line = json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n"
-        with self._lock:
-            self._file.write(line)
-            self._file.flush()
-
 
 @dataclass(frozen=True)
 class Guard:

@@ -151,7 +151,7 @@ class Relay:
         self._lists: set[str] = set()
         self._others: dict[str, str] = {}
         self._ended: dict[str, None] = {}
-        # Deadlines of guarded calls, earliest first; answered calls are skipped when reached.
+        # Deadlines of guarded calls, earliest first; answered calls are dropped when on top.
         self._deadlines: list[tuple[float, int, _Call]] = []
         self._order = itertools.count()
         self._wake = anyio.Event()
@@ -394,9 +394,16 @@ class Relay:
         """Answer every guarded call still open at its deadline (one task for all calls)."""
         while True:
             now = anyio.current_time()
-            while self._deadlines and self._deadlines[0][0] <= now:
-                call = heapq.heappop(self._deadlines)[2]
-                if self._calls.get(call.key) is call:
+            # Answered calls leave their entries behind; they are dropped here as soon as they
+            # reach the top, so the task sleeps until the earliest call still open rather than
+            # waking once per answered call.
+            while self._deadlines:
+                deadline, _, call = self._deadlines[0]
+                live = self._calls.get(call.key) is call
+                if live and deadline > now:
+                    break
+                heapq.heappop(self._deadlines)
+                if live:
                     await self._expire(call)
             delay = self._deadlines[0][0] - now if self._deadlines else math.inf
             with anyio.move_on_after(delay):

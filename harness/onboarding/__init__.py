@@ -82,11 +82,11 @@ def import_mcp(
     server: mcp.Server | None = None
     calls: list[mcp.Call] = []
     if from_file is not None:
-        if not from_file.is_file():
+        if not from_file.exists() and not from_file.is_symlink():
             raise OnboardingError(
                 f"tools/list file {str(from_file)!r} does not exist", code="import.tools_list_invalid"
             )
-        listed = mcp.parse_tools_list(from_file.read_bytes(), from_file.name)
+        listed = mcp.parse_tools_list(mcp.read_input(from_file, "tools/list file"), from_file.name)
         source = from_file.name
         if command:
             server = mcp.Server(command[0], tuple(command[1:]))

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from harness.boundary.parse import strict_loads
 from harness.contract.records import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
-from harness.errors import RejectedInput
+from harness.errors import ContractError, RejectedInput
+from harness.files import read_bytes, shown
 
 if TYPE_CHECKING:
     from harness.drift.kinds import Fetched
@@ -35,6 +36,9 @@ from harness.onboarding.names import plan_tool_names, upstream_name
 from harness.onboarding.view import derive_agent_view
 
 UPSTREAM_DEFAULT = "mcp"
+#: The largest saved tools/list or captured message an import reads: the longest line the live
+#: reader (:mod:`harness.onboarding.mcp_live`) accepts.
+MAX_INPUT_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +170,16 @@ def next_cursor(data: bytes) -> str | None:
 # ----------------------------------------------------------------------------- calls
 
 
+def read_input(path: Path, what: str) -> bytes:
+    """A file an import reads (a saved ``tools/list``, a captured call): a regular file under
+    the cap of the longest line the live reader accepts (:func:`harness.files.read_bytes`);
+    anything else is one line naming the file."""
+    try:
+        return read_bytes(path, limit=MAX_INPUT_BYTES, what=what)
+    except ContractError as exc:
+        raise OnboardingError(f"{shown(path)}: {exc.detail}", code=exc.code) from None
+
+
 def read_captures(folder: Path) -> list[Call]:
     """Calls saved in a capture folder (``<tool>/requests/<case>.json``, ``<tool>/raw/<case>.json``)."""
     if not folder.is_dir():
@@ -178,7 +192,7 @@ def read_captures(folder: Path) -> list[Call]:
         name, args = tool_dir.name, None
         if request_file.is_file():
             name, args = _read_request(request_file, tool_dir.name)
-        calls.append(Call(tool=name, name=case, args=args, raw=raw_file.read_bytes()))
+        calls.append(Call(tool=name, name=case, args=args, raw=read_input(raw_file, "captured response")))
     if not calls:
         raise OnboardingError(
             f"capture folder {str(folder)!r} holds no <tool>/raw/<case>.json files", code="import.capture_invalid"
@@ -188,7 +202,7 @@ def read_captures(folder: Path) -> list[Call]:
 
 def _read_request(path: Path, default_tool: str) -> tuple[str, Mapping[str, Any] | None]:
     try:
-        request = strict_loads(path.read_bytes())
+        request = strict_loads(read_input(path, "captured request"))
     except RejectedInput as exc:
         raise OnboardingError(f"{path}: not valid JSON ({exc})", code="import.capture_invalid") from None
     params = request.get("params") if isinstance(request, Mapping) else None
@@ -345,12 +359,15 @@ def _draft(
     contract["agent_view"] = derive_agent_view(schema)
     extra_notes = list(notes)
     if server is not None:
-        requests = [dict(a) for a in sampled] or ([dict(args)] if tool.read_only and not skipped else [])
+        # A drift request is a call that was made and succeeded, never a guess from the
+        # inputSchema: a guessed request may fail every night, or change data.
+        requests = [dict(a) for a in sampled]
         if not requests:
-            why = "no sampled call succeeded" if skipped else "the tool is not annotated readOnlyHint: true"
+            why = "no sampled call succeeded" if skipped else "no call was sampled with --sample or --captures"
+            opt_in = "" if tool.read_only else " (and side_effects: allowed: the tool is not annotated readOnlyHint)"
             extra_notes.append(
                 f"the upstream has no requests ({why}): drift reports it as not called until you add "
-                "requests: yourself (and side_effects: allowed, for a tool that may change data)"
+                f"requests: yourself{opt_in}"
             )
         config: dict[str, Any] = {"command": server.command, "args": list(server.args), "tool": tool.name}
         if server.env:

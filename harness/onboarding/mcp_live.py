@@ -28,10 +28,10 @@ from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 
 from harness.onboarding.errors import OnboardingError
-from harness.onboarding.mcp import Call, McpTool, Server, next_cursor, parse_tools_list
+from harness.onboarding.mcp import MAX_INPUT_BYTES, Call, McpTool, Server, next_cursor, parse_tools_list
 
 DEFAULT_TIMEOUT_S = 30.0
-MAX_LINE_BYTES = 16 * 1024 * 1024
+MAX_LINE_BYTES = MAX_INPUT_BYTES
 _STOP_GRACE_S = 2.0
 _STDERR_LINES = 20
 _MAX_PAGES = 100

@@ -32,6 +32,7 @@ from urllib.parse import quote, unquote, urlsplit
 from harness.boundary.parse import strict_loads
 from harness.contract import load_yaml
 from harness.errors import ContractError, RejectedInput
+from harness.files import MAX_SCHEMA_BYTES, read_bytes
 from harness.onboarding.draft import Candidate, Skipped, ToolDraft, dump_json, first_line, header
 from harness.onboarding.errors import OnboardingError
 from harness.onboarding.instances import example_of
@@ -80,15 +81,23 @@ class Operation:
 def load_spec(path: Path) -> Spec:
     """Read an OpenAPI 3.0 or 3.1 description (JSON or YAML, parsed strictly)."""
     source = path.name
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise OnboardingError(f"OpenAPI description {str(path)!r} does not exist", code="import.spec_unreadable")
     try:
         is_json = path.suffix.lower() == ".json"
-        document = strict_loads(path.read_bytes(), max_depth=512) if is_json else load_yaml(path)
+        # Capped reads of a regular file (harness.files): a description is generated, so it
+        # gets a schema's room, not a hand-written YAML file's.
+        document = (
+            strict_loads(read_bytes(path, limit=MAX_SCHEMA_BYTES, what="OpenAPI description"), max_depth=512)
+            if is_json
+            else load_yaml(path, what="OpenAPI description", limit=MAX_SCHEMA_BYTES)
+        )
     except RejectedInput as exc:
         raise OnboardingError(f"{source}: not valid JSON ({exc})", code="import.spec_invalid") from None
     except ContractError as exc:
-        raise OnboardingError(f"{source}: {exc.detail}", code="import.spec_invalid") from None
+        # A FIFO, a device, a directory or a file past the cap keeps its file.* code.
+        code = exc.code if exc.code.startswith("file.") else "import.spec_invalid"
+        raise OnboardingError(f"{source}: {exc.detail}", code=code) from None
     except OSError as exc:
         raise OnboardingError(f"{source}: cannot read: {exc.strerror}", code="import.spec_unreadable") from None
     if not isinstance(document, Mapping):

@@ -122,10 +122,12 @@ def test_a_flaky_mcp_server_is_classified_and_a_slow_answer_is_cut_by_its_timeou
     for cid, expected in FLAKY.items():
         check = checks[cid]
         assert (check.status, check.verdict.code, check.reason) == expected, cid
-    assert (
-        checks["job_status::drift::sandbox-mcp[bluebird/run_8f3K2j5H1g9d]"].verdict.agent_result["error"]["code"]
-        == "UPSTREAM_UNAVAILABLE"
-    )
+    # isError: the tool answered that the call failed, so not "unavailable", and not retried by
+    # default; no answer at all (a timeout) is unavailable, and retryable as the contract says.
+    assert checks["job_status::drift::sandbox-mcp[bluebird/run_8f3K2j5H1g9d]"].verdict.agent_result["error"] == {
+        "code": "TOOL_ERROR", "retryable": False}
+    assert checks["review_status::drift::sandbox-mcp[CR-1042]"].verdict.agent_result["error"] == {
+        "code": "UPSTREAM_UNAVAILABLE", "retryable": True}
     assert all(check.reason != "run_budget" for check in checks.values())  # every request ended on its own
 
 
@@ -212,7 +214,7 @@ def test_recorded_memory_server_lines_are_checked_through_the_mcp_path(tmp_path:
         ),  # unknown_entity
     }
     error = checks["add_observations::drift::recorded[request-2]"].verdict
-    assert "Nobody" not in error.agent_json and error.agent_result["error"]["code"] == "UPSTREAM_UNAVAILABLE"
+    assert "Nobody" not in error.agent_json and error.agent_result["error"] == {"code": "TOOL_ERROR", "retryable": False}
 
 
 @pytest.mark.corpus

@@ -121,6 +121,7 @@ def test_the_memory_servers_mutating_tools_are_never_called_and_its_file_never_w
             "delete_entities": [{"entityNames": ["Ada"]}],
             "delete_observations": [{"deletions": [{"entityName": "Ada", "observations": ["x"]}]}],
             "delete_relations": [{"relations": [{"from": "Ada", "to": "Ada", "relationType": "knows"}]}],
+            "read_graph": [{}],  # import keeps no unsampled request: the user adds the read
         },
         env={"MEMORY_FILE_PATH": "${MEMORY_FILE_PATH}"},
     )
