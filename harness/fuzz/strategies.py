@@ -261,7 +261,7 @@ def mutation_context(contract: Contract, version: int, bound: Bound) -> Mutation
 
 
 @dataclass(frozen=True, slots=True)
-class _Mutating:
+class Mutating:
     """Which operators mutate documents of which contract (contract objects: no adapter)."""
 
     contract: Contract
@@ -273,7 +273,7 @@ class _Mutating:
 
 @st.composite
 def _near_miss(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.SearchStrategy[Bound],
-               plan: _Mutating) -> NearMiss:
+               plan: Mutating) -> NearMiss:
     source = draw(bound)
     ctx = mutation_context(plan.contract, plan.version, source)
     groups = {op.name: list(op(ctx)) for op in plan.registry
@@ -293,14 +293,20 @@ class NearMisses:
     misses: tuple[NearMiss, ...]
 
 
-@st.composite
-def _near_miss_sets(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.SearchStrategy[Bound],
-                    plan: _Mutating) -> NearMisses:
-    source = draw(bound)
+def near_miss_set(plan: Mutating, source: Bound) -> NearMisses:
+    """Every mutant of one bound document (deterministic: a saved document's mutants are
+    derived again when it is replayed)."""
     ctx = mutation_context(plan.contract, plan.version, source)
     mutants = plan.registry.generate(ctx, plan.max_mutants, plan.operators)
-    assume(bool(mutants))
     return NearMisses(source, tuple(NearMiss(m, m.build(), source) for m in mutants))
+
+
+@st.composite
+def _near_miss_sets(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.SearchStrategy[Bound],
+                    plan: Mutating) -> NearMisses:
+    drawn = near_miss_set(plan, draw(bound))
+    assume(bool(drawn.misses))
+    return drawn
 
 
 def near_miss_sets(
@@ -318,7 +324,7 @@ def near_miss_sets(
     mandatory operators first, as for fixtures): each example exercises every operator at
     every target on a fresh shape, and a failure shrinks the document alone."""
     target, version, source = _mutation_source(contract, version, now, stats, bound)
-    return _near_miss_sets(source, _Mutating(target, version, registry, operators, max_mutants))
+    return _near_miss_sets(source, Mutating(target, version, registry, operators, max_mutants))
 
 
 def _mutation_source(contract: Contract, version: int | None, now: datetime | None, stats: GenerationStats | None,
@@ -343,7 +349,7 @@ def near_misses(
     operator on fresh shapes. For a tool with an adapter the documents are contract objects
     (judge them with ``contract.without_adapter()``)."""
     target, version, source = _mutation_source(contract, version, now, stats, bound)
-    return _near_miss(source, _Mutating(target, version, registry, operators))
+    return _near_miss(source, Mutating(target, version, registry, operators))
 
 
 # --------------------------------------------------------------------------- bytes
