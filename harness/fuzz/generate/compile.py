@@ -128,7 +128,10 @@ class _Compiler:
         if not closed:
             names = st.text(max_size=_EXTRA_NAME).filter(lambda name: name not in properties)
             extras = st.dictionaries(names, free, max_size=_EXTRA_MEMBERS)
-        return _objects(fixed, tuple(optional), optional, extras)
+        names = tuple(optional)
+        choose = (st.lists(st.sampled_from(names), unique=True, max_size=min(len(names), _OPTIONAL_MEMBERS))
+                  if names else None)
+        return _objects(fixed, choose, optional, extras)
 
     def _array(self, node: dict[str, Any]) -> st.SearchStrategy[Any] | None:
         if _unmodelled(node, _ARRAY):
@@ -159,7 +162,7 @@ class _Compiler:
 def _objects(
     draw: Any,
     fixed: dict[str, st.SearchStrategy[Any]],
-    names: tuple[str, ...],
+    choose: st.SearchStrategy[list[str]] | None,
     optional: dict[str, st.SearchStrategy[Any]],
     extras: st.SearchStrategy[dict[str, Any]] | None,
 ) -> dict[str, Any]:
@@ -170,9 +173,8 @@ def _objects(
     larger than hypothesis' choice budget (the draw is then thrown away).
     """
     out = {name: draw(strategy) for name, strategy in fixed.items()}
-    if names:
-        chosen = draw(st.lists(st.sampled_from(names), unique=True, max_size=min(len(names), _OPTIONAL_MEMBERS)))
-        for name in chosen:
+    if choose is not None:
+        for name in draw(choose):
             out[name] = draw(optional[name])
     if extras is not None:
         out = {**draw(extras), **out}
