@@ -136,16 +136,22 @@ def inject(draw: Callable[[st.SearchStrategy[Any]], Any], document: Any, how: In
         taken = set(target) | declared_names(schema, where)
         seen = seen_at.get(where, [])
         free = list(dict.fromkeys(n for n in (*seen, *TEMPTING_NAMES, *names) if n not in taken))
-        name = draw((st.sampled_from(free) if free else st.nothing()) | _NAMES.filter(_not_in(taken)))
-        document = add(document, where, name)
+        document = add(document, where, _name(draw, free, taken))
     return Injected(document, canaries)
 
 
 _NAMES = st.from_regex(r"[a-z][a-z_]{0,11}", fullmatch=True)
 
 
-def _not_in(taken: set[str]) -> Callable[[str], bool]:
-    return lambda name: name not in taken
+def _name(draw: Callable[[st.SearchStrategy[Any]], Any], free: list[str], taken: set[str]) -> str:
+    """One of the ``free`` names or, as often, a random one not ``taken`` (drawn from strategies
+    built once: a filter made per draw rebuilt the regex strategy at every draw)."""
+    if free and not draw(pick(2)):
+        return free[int(draw(pick(len(free))))]
+    name = str(draw(_NAMES))
+    while name in taken:  # rare: a random name the object already has, or its schema declares
+        name += "_"
+    return name
 
 
 def declared_names(schema: Document | Any, pointer: str) -> set[str]:
