@@ -186,6 +186,35 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return ContractFile.from_parent(parent, path=file_path)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, spread the fuzz items evenly among the others (every worker collects
+    the same order): xdist hands out runs of consecutive items, and the fuzz items, the long
+    ones, are collected last per contract, so one worker could get a tool's all while the other
+    ran out of work."""
+    if hasattr(config, "workerinput"):
+        items[:] = spread(items, lambda item: getattr(item, "marker", None) == "fuzz")
+
+
+def spread(items: list[Any], long: Callable[[Any], bool]) -> list[Any]:
+    """``items`` with those ``long`` says are long placed at even intervals among the others
+    (each group in its own order)."""
+    heavy = [item for item in items if long(item)]
+    light = [item for item in items if not long(item)]
+    if not heavy or not light:
+        return items
+    out: list[Any] = []
+    step = len(light) / len(heavy)
+    taken = 0
+    for k, item in enumerate(heavy):
+        until = round(k * step)
+        out.extend(light[taken:until])
+        taken = until
+        out.append(item)
+    out.extend(light[taken:])
+    return out
+
+
 class LayerTable:
     """Collects the contract items' results (also from xdist workers) into the harness's summary,
     and prints its tools x layers table (:meth:`harness.engine.Summary.table`) after pytest's."""
@@ -210,7 +239,7 @@ class LayerTable:
             fuzzed = [(p["tool"], p["property"], p["fuzz_mode"], p["fuzz_why"], int(p["examples"])) for p in self.fuzz]
             for line in summary_lines(fuzzed):
                 terminalreporter.write_line(line)
-            for warning in sorted({p["fuzz_warning"] for p in self.fuzz if p.get("fuzz_warning")}):
+            for warning in sorted({w for p in self.fuzz for w in str(p.get("fuzz_warning", "")).splitlines()}):
                 terminalreporter.write_line(warning)
         if not self.results:
             return

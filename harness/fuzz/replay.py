@@ -32,6 +32,7 @@ import errno
 import hashlib
 import json
 import os
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -106,15 +107,28 @@ def _files(folder: Path, *, skip: frozenset[str] = frozenset()) -> Iterator[tupl
     yield from sorted(found)
 
 
-def _adapter_file(contract: Contract) -> Path | None:
+def _adapter_files(contract: Contract) -> list[tuple[str, Path]]:
+    """The source files of the module ``adapter:`` names and of the module defining the
+    function (a module may re-export an adapter defined elsewhere)."""
     import inspect
 
     try:
         func = contract.adapter_function()
-        source = inspect.getsourcefile(func) if func is not None else None
-    except (HarnessError, TypeError, OSError):
+    except HarnessError:
+        return []
+    module = sys.modules.get(str(contract.adapter).partition(":")[0])
+    found: dict[str, Path] = {}
+    for source in (getattr(module, "__file__", None), _source(inspect, func)):
+        if source:
+            found[str(Path(source).resolve())] = Path(source)
+    return [(name, path) for name, path in sorted(found.items())]
+
+
+def _source(inspect: Any, func: Any) -> str | None:
+    try:
+        return inspect.getsourcefile(func)  # type: ignore[no-any-return]
+    except TypeError:
         return None
-    return Path(source) if source else None
 
 
 @cache
@@ -140,12 +154,13 @@ def inputs_of(contract: Contract, settings: str) -> dict[str, str]:
     """The hash of each input a fuzz run of ``contract`` depends on (see the module's docstring)."""
     from harness.corpus import KINDS
 
-    adapter = _adapter_file(contract) if contract.adapter is not None else None
+    adapter = _adapter_files(contract) if contract.adapter is not None else []
     fixtures = [(f"{kind}/{name}", path) for kind in KINDS for name, path in _files(contract.fixtures_dir(kind))]
     return {
         "contract": _digest([(contract.path.name, contract.path)]),
         "schemas": _digest(_files(contract.directory, skip=frozenset({contract.path.name}))),
-        "adapter": _digest([(str(contract.adapter), adapter)]) if adapter else f"none:{contract.adapter}",
+        "adapter": _digest([(f"{contract.adapter} {name}", path) for name, path in adapter]) if adapter
+        else f"none:{contract.adapter}",
         "fixtures": _digest(fixtures),
         "harness": _harness_digest(),
         "settings": hashlib.sha256(settings.encode()).hexdigest(),

@@ -142,7 +142,7 @@ class Outcome:
     #: ``generated``, or ``replayed`` (the saved examples of the last green run), and why.
     mode: str = GENERATED
     why: str = ""
-    #: A saved run that could not be read or written (one line; the property generated).
+    #: A saved run that could not be read or written (a line each; the property generated).
     warning: str | None = None
 
     @property
@@ -339,7 +339,8 @@ def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outc
             why = "a saved example no longer replays or holds"
     outcome, recorded = _generate(subject, prop, options, record=True)
     if outcome.ok and recorded:
-        warning = store.save(subject.tool, prop.name, inputs, recorded) or warning
+        saved = store.save(subject.tool, prop.name, inputs, recorded)
+        warning = "\n".join(w for w in (warning, saved) if w) or None
     else:
         store.forget(subject.tool, prop.name)
     return replace(outcome, why=why, warning=warning)

@@ -121,7 +121,7 @@ def replay_lines(report: FuzzReport) -> list[str]:
     """Per tool, what was replayed (inputs unchanged since its last green run) and what was
     generated, and why; then any warning about a saved run."""
     rows = [(o.tool, o.prop, o.mode, o.why, o.examples) for o in report.outcomes]
-    return [*summary_lines(rows), *sorted({o.warning for o in report.outcomes if o.warning})]
+    return [*summary_lines(rows), *sorted({w for o in report.outcomes if o.warning for w in o.warning.splitlines()})]
 
 
 def _profile_line(report: FuzzReport) -> str:
