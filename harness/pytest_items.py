@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.pytest_plugin import ENGINE, FUZZ_PROFILES, STORE_DRIFT, setting, switch
+from harness.pytest_plugin import ENGINE, FUZZ_PROFILES, STORE_DRIFT, boolean, setting, switch
 
 if TYPE_CHECKING:
     from harness.cases import Case
@@ -302,13 +302,17 @@ class DriftItem(ContractItem):
 
 def fuzz_options(config: pytest.Config) -> FuzzOptions:
     """The fuzz items' options (profile, examples, where failures and the example database go)."""
+    from harness.fuzz.replay import REPLAY_DIR
     from harness.fuzz.runner import PROFILES, FuzzOptions
+    from harness.project import state_dir
 
     profile = setting(config, "--fuzz-profile", "contract_harness_fuzz_profile", str, choices=FUZZ_PROFILES)
     examples = setting(config, "--fuzz-examples", "contract_harness_fuzz_examples", int)
+    regenerate = setting(config, "--fuzz-regenerate", "contract_harness_fuzz_regenerate", boolean)
     root = config.rootpath / ".contract-harness" / "fuzz"
     return FuzzOptions(profile=PROFILES[profile or "ci"], examples=examples, fixtures_dir=root,
-                       database_dir=root / "examples")
+                       database_dir=root / "examples", replay_dir=state_dir(*REPLAY_DIR, start=config.rootpath),
+                       regenerate=bool(regenerate))
 
 
 class FuzzGroup(pytest.Collector):
@@ -350,5 +354,7 @@ class FuzzItem(ContractItem):
                 store["fuzz-options"] = fuzz_options(self.config)
             outcome = run_property(self.parent.subject(), PROPERTIES[self.name], store["fuzz-options"])
         self.user_properties.extend([("tool", outcome.tool), ("property", outcome.prop),
-                                     ("examples", str(outcome.examples)), ("status", outcome.status)])
+                                     ("examples", str(outcome.examples)), ("status", outcome.status),
+                                     ("fuzz_mode", outcome.mode), ("fuzz_why", outcome.why),
+                                     ("fuzz_warning", outcome.warning or "")])
         return None if outcome.ok else outcome_text(outcome)

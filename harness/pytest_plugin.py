@@ -78,6 +78,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="hypothesis profile of the fuzz items (default ci)")
     group.addoption("--fuzz-examples", type=int, default=None, metavar="N",
                     help="examples per fuzz item (overrides the profile)")
+    group.addoption("--fuzz-regenerate", action="store_true", default=None,
+                    help="generate new fuzz examples even where a property's inputs are unchanged since its "
+                         "last green run (the ci profile otherwise replays that run's examples)")
+    parser.addini("contract_harness_fuzz_regenerate", type="string", default="",
+                  help="always generate fuzz examples (true/false), like --fuzz-regenerate")
     parser.addini("contract_harness_fuzz", type="bool", default=True,
                   help="collect one fuzz item per contract and property")
     parser.addini("contract_harness_fuzz_profile", type="string", default="ci",
@@ -102,6 +107,7 @@ def pytest_configure(config: pytest.Config) -> None:
     setting(config, "--max-mutants", "contract_harness_max_mutants", int)
     setting(config, "--fuzz-examples", "contract_harness_fuzz_examples", int)
     setting(config, "--fuzz-profile", "contract_harness_fuzz_profile", str, choices=FUZZ_PROFILES)
+    setting(config, "--fuzz-regenerate", "contract_harness_fuzz_regenerate", boolean)
     config.stash[_ADDED] = _collect_project_contracts(config)
     config.stash[ENGINE] = {}
     config.stash[STORE_DRIFT] = {}
@@ -156,6 +162,15 @@ def setting(config: pytest.Config, option: str, ini: str, convert: Callable[[str
     return value
 
 
+def boolean(text: str) -> bool:
+    """An ini key's true/false (also yes/no, on/off, 1/0); anything else is a ValueError."""
+    value = {"true": True, "yes": True, "on": True, "1": True,
+             "false": False, "no": False, "off": False, "0": False}.get(text.strip().lower())
+    if value is None:
+        raise ValueError(text)
+    return value
+
+
 def switch(config: pytest.Config, off: str, ini: str) -> bool:
     """A feature on by default: off with the ``off`` flag, or with ``ini = false``."""
     return not config.getoption(off) and bool(config.getini(ini))
@@ -171,20 +186,61 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return ContractFile.from_parent(parent, path=file_path)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker, spread the fuzz items evenly among the others (every worker collects
+    the same order): xdist hands out runs of consecutive items, and the fuzz items, the long
+    ones, are collected last per contract, so one worker could get a tool's all while the other
+    ran out of work."""
+    if hasattr(config, "workerinput"):
+        items[:] = spread(items, lambda item: getattr(item, "marker", None) == "fuzz")
+
+
+def spread(items: list[Any], long: Callable[[Any], bool]) -> list[Any]:
+    """``items`` with those ``long`` says are long placed at even intervals among the others
+    (each group in its own order)."""
+    heavy = [item for item in items if long(item)]
+    light = [item for item in items if not long(item)]
+    if not heavy or not light:
+        return items
+    out: list[Any] = []
+    step = len(light) / len(heavy)
+    taken = 0
+    for k, item in enumerate(heavy):
+        until = round(k * step)
+        out.extend(light[taken:until])
+        taken = until
+        out.append(item)
+    out.extend(light[taken:])
+    return out
+
+
 class LayerTable:
     """Collects the contract items' results (also from xdist workers) into the harness's summary,
     and prints its tools x layers table (:meth:`harness.engine.Summary.table`) after pytest's."""
 
     def __init__(self) -> None:
         self.results: list[dict[str, Any]] = []
+        self.fuzz: list[dict[str, Any]] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
             props = dict(report.user_properties)
             if props.get("contract_harness") == "1":
                 self.results.append(props)
+            elif "fuzz_mode" in props:
+                self.fuzz.append(props)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.fuzz:
+            from harness.fuzz.replay import summary_lines
+
+            terminalreporter.write_sep("=", "contract fuzz: replayed and generated")
+            fuzzed = [(p["tool"], p["property"], p["fuzz_mode"], p["fuzz_why"], int(p["examples"])) for p in self.fuzz]
+            for line in summary_lines(fuzzed):
+                terminalreporter.write_line(line)
+            for warning in sorted({w for p in self.fuzz for w in str(p.get("fuzz_warning", "")).splitlines()}):
+                terminalreporter.write_line(warning)
         if not self.results:
             return
         from harness.engine import Summary

@@ -10,6 +10,7 @@ from harness.cli import command_help
 from harness.cli.check import add_contract_arguments, load_contracts, report_files
 from harness.errors import UsageError
 from harness.fuzz.properties import PROPERTIES
+from harness.fuzz.replay import REPLAY_DIR
 from harness.project import state_dir
 
 PROFILE_NAMES = ("ci", "nightly")
@@ -41,6 +42,10 @@ def register(sub: Any) -> None:
     p.add_argument("--blob", metavar="B",
                    help="replay exactly one failing example (the blob a failure printed); needs one --tool and "
                         "one --property")
+    p.add_argument("--regenerate", action="store_true",
+                   help="generate new examples even for a property whose inputs (schemas, contract.yaml, adapter, "
+                        "fixtures, harness version) are unchanged since its last green run, which the ci profile "
+                        "otherwise replays")
     p.add_argument("--json", metavar="FILE", help="write the JSON report")
     p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     p.add_argument("--markdown", metavar="FILE", help="write a Markdown report (CI job summary)")
@@ -71,6 +76,8 @@ def _options(args: argparse.Namespace) -> Any:
         blob=args.blob,
         fixtures_dir=Path(args.fixtures_out) if args.fixtures_out else state_dir("fuzz"),
         database_dir=state_dir("fuzz", "examples"),
+        replay_dir=state_dir(*REPLAY_DIR),
+        regenerate=args.regenerate,
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from harness.fuzz.generate.shared import BOOLEANS, pick, subset
 from harness.fuzz.strategies import Bound
 from harness.mutations import canary_for
 from harness.mutations.context import replace_at
@@ -106,14 +107,13 @@ def inject(draw: Callable[[st.SearchStrategy[Any]], Any], document: Any, how: In
     if not sites:
         assume(how.min_size == 0)
         return Injected(document, {})
-    chosen = draw(st.lists(st.sampled_from(range(len(sites))), unique=True, min_size=min(how.min_size, len(sites)),
-                           max_size=min(_MAX_INJECTIONS, len(sites))))
+    chosen = draw(subset(len(sites), min(how.min_size, len(sites)), min(_MAX_INJECTIONS, len(sites))))
     canaries: dict[str, str] = {}
 
     def add(document: Any, where: str, name: str) -> Any:
         pointer = f"{where}/{escape_token(name)}"
         canary = canary_for(label, "member", pointer)
-        value = draw(st.sampled_from([canary, {"text": canary}, [canary]]))
+        value = [canary, {"text": canary}, [canary]][draw(pick(3))]
         canaries[canary] = pointer
         target = resolve(document, split(where))
         return replace_at(document, split(where), {**target, name: value})
@@ -123,7 +123,7 @@ def inject(draw: Callable[[st.SearchStrategy[Any]], Any], document: Any, how: In
     for where, node in reversed(ordered):
         declared = declared_names(schema, where)
         for name in seen_at.get(where, []):
-            if name not in node and name not in declared and draw(st.booleans()):
+            if name not in node and name not in declared and draw(BOOLEANS):
                 document = add(document, where, name)
     for index in sorted(chosen, reverse=True):  # deepest first: parents are copied after children
         kind, where = sites[index]
@@ -136,16 +136,22 @@ def inject(draw: Callable[[st.SearchStrategy[Any]], Any], document: Any, how: In
         taken = set(target) | declared_names(schema, where)
         seen = seen_at.get(where, [])
         free = list(dict.fromkeys(n for n in (*seen, *TEMPTING_NAMES, *names) if n not in taken))
-        name = draw((st.sampled_from(free) if free else st.nothing()) | _NAMES.filter(_not_in(taken)))
-        document = add(document, where, name)
+        document = add(document, where, _name(draw, free, taken))
     return Injected(document, canaries)
 
 
 _NAMES = st.from_regex(r"[a-z][a-z_]{0,11}", fullmatch=True)
 
 
-def _not_in(taken: set[str]) -> Callable[[str], bool]:
-    return lambda name: name not in taken
+def _name(draw: Callable[[st.SearchStrategy[Any]], Any], free: list[str], taken: set[str]) -> str:
+    """One of the ``free`` names or, as often, a random one not ``taken`` (drawn from strategies
+    built once: a filter made per draw rebuilt the regex strategy at every draw)."""
+    if free and not draw(pick(2)):
+        return free[int(draw(pick(len(free))))]
+    name = str(draw(_NAMES))
+    while name in taken:  # rare: a random name the object already has, or its schema declares
+        name += "_"
+    return name
 
 
 def declared_names(schema: Document | Any, pointer: str) -> set[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from harness.errors import UsageError
 from harness.fuzz.fixtures import write_fixture
 from harness.fuzz.model import Finding, PropertyViolation
 from harness.fuzz.properties import PROPERTIES, Property, PropertyRegistry
+from harness.fuzz.replay import GENERATED, REPLAYED, ReplayStore, Unrecordable, decode, encode, inputs_of, kept
 from harness.fuzz.subject import Subject
 
 _BLOB = re.compile(r"@reproduce_failure\('([^']+)', b'([^']*)'\)")
@@ -61,11 +62,16 @@ class Profile:
     derandomize: bool
     database: bool
     summary: str
+    #: Whether a property whose inputs are unchanged since its last green run replays that
+    #: run's examples (harness.fuzz.replay) instead of generating.
+    replay: bool = False
 
 
 PROFILES: dict[str, Profile] = {
     "ci": Profile("ci", 100, True, False,
-                  "derandomized: the same 100 examples per property and tool on every run; no example database"),
+                  "derandomized: the same 100 examples per property and tool on every run; no example database; "
+                  "a property whose inputs are unchanged since its last green run replays that run's examples",
+                  replay=True),
     "nightly": Profile("nightly", 2000, False, True,
                        "random (a failure prints its seed): 2,000 examples per property and tool; the "
                        "example database replays earlier failures first"),
@@ -84,10 +90,33 @@ class FuzzOptions:
     fixtures_dir: Path | None = None
     database_dir: Path = DEFAULT_DATABASE
     registry: PropertyRegistry = PROPERTIES
+    #: Where green runs are saved for replay (None: never replay nor save).
+    replay_dir: Path | None = None
+    #: Generate even where the saved run could be replayed (and save the new one).
+    regenerate: bool = False
 
     @property
     def max_examples(self) -> int:
         return self.examples if self.examples is not None else self.profile.max_examples
+
+    def replay_store(self) -> ReplayStore | None:
+        """The saved runs this run may replay and saves (None: it always generates, saving
+        nothing: no replay folder, a nightly profile, a seed or a blob)."""
+        if self.replay_dir is None or not self.profile.replay or self.seed is not None or self.blob is not None:
+            return None
+        return ReplayStore(self.replay_dir)
+
+    def why_generated(self) -> str:
+        """Why this run generates whatever was saved."""
+        if self.blob is not None:
+            return "--blob"
+        if self.seed is not None:
+            return "--seed"
+        if not self.profile.replay:
+            return f"{self.profile.name} profile always generates"
+        if self.regenerate:
+            return "regeneration forced"
+        return "replay off"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +139,11 @@ class Outcome:
     reproduce: str | None = None
     blob: str | None = None
     fixture: str | None = None
+    #: ``generated``, or ``replayed`` (the saved examples of the last green run), and why.
+    mode: str = GENERATED
+    why: str = ""
+    #: A saved run that could not be read or written (a line each; the property generated).
+    warning: str | None = None
 
     @property
     def id(self) -> str:
@@ -132,6 +166,8 @@ class Outcome:
             "blob": self.blob,
             "fixture": self.fixture,
             "duration_s": round(self.duration_s, 3),
+            "mode": self.mode,
+            "why": self.why,
         }
 
     def case_result(self) -> CaseResult:
@@ -278,18 +314,84 @@ def _blob(exc: BaseException) -> str | None:
     return None
 
 
+def _settings_key(options: FuzzOptions, subject: Subject, prop: Property) -> str:
+    return f"{options.profile.name}/{options.max_examples}/v{subject.version}/{prop.name}"
+
+
 def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outcome:
-    """Check one property on one tool; shrink a failure and write its fixture."""
+    """Check one property on one tool: replay its last green run's examples when its inputs are
+    unchanged (:mod:`harness.fuzz.replay`), else generate; shrink a failure and write its
+    fixture. A green generated run is saved for the next one."""
+    store = options.replay_store()
+    if store is None:
+        return replace(_generate(subject, prop, options, record=False)[0], why=options.why_generated())
+    inputs = inputs_of(subject.contract, _settings_key(options, subject, prop))
+    warning = None
+    if options.regenerate:
+        why = "regeneration forced"
+    else:
+        decision = store.decide(subject.tool, prop.name, inputs)
+        why, warning = decision.why, decision.warning
+        if decision.examples is not None:
+            replayed = replay_property(subject, prop, decision.examples, why)
+            if replayed is not None:
+                return replayed
+            why = "a saved example no longer replays or holds"
+    outcome, recorded = _generate(subject, prop, options, record=True)
+    if outcome.ok and recorded:
+        saved = store.save(subject.tool, prop.name, inputs, recorded)
+        warning = "\n".join(w for w in (warning, saved) if w) or None
+    else:
+        store.forget(subject.tool, prop.name)
+    return replace(outcome, why=why, warning=warning)
+
+
+def replay_property(subject: Subject, prop: Property, examples: Sequence[Any], why: str) -> Outcome | None:
+    """The property on saved examples (each the values it drew, in order), or None when one
+    does not replay or does not hold: the caller then generates, and shrinks a failure."""
+    columns: Counter[str] = Counter()
+    labels: Counter[str] = Counter()
+    started = time.perf_counter()
+    for example in examples:
+        try:
+            values = iter([decode(subject, value) for value in example])
+
+            def draw(_strategy: Any, values: Iterator[Any] = values) -> Any:
+                return next(values)
+
+            observation = prop(subject, draw)
+        except Exception:  # a violation, or a saved value that no longer fits: generate
+            return None
+        columns.update(observation.columns)
+        labels.update(observation.labels)
+    return Outcome(subject.tool, prop.name, subject.version, str(subject.contract.directory), status=PASSED,
+                   examples=len(examples), shrinks=0, columns=dict(columns), labels=dict(labels),
+                   detail=f"held on {len(examples)} replayed examples", duration_s=time.perf_counter() - started,
+                   mode=REPLAYED, why=why)
+
+
+def _generate(subject: Subject, prop: Property, options: FuzzOptions, *, record: bool
+              ) -> tuple[Outcome, list[Any] | None]:
+    """Generate with hypothesis. With ``record``, also every passing example's drawn values,
+    encoded for replay (None when one cannot be)."""
     seed = options.seed
     columns: Counter[str] = Counter()
     labels: Counter[str] = Counter()
     state = {"examples": 0, "shrinks": 0, "failing": False}
+    keep: dict[str, Any] | None = {"ok": True, "examples": []} if record else None
 
     def test(data: Any) -> None:
         if state["failing"]:
             state["shrinks"] += 1
+        drawn: list[Any] = []
+
+        def draw(strategy: Any) -> Any:
+            value = data.draw(strategy)
+            drawn.append(value)
+            return value
+
         try:
-            observation = prop(subject, data.draw)
+            observation = prop(subject, draw if keep is not None else data.draw)
         except PropertyViolation:
             state["failing"] = True
             raise
@@ -297,6 +399,11 @@ def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outc
             state["examples"] += 1
             columns.update(observation.columns)
             labels.update(observation.labels)
+            if keep is not None and keep["ok"]:
+                try:
+                    keep["examples"].append(([encode(value) for value in drawn], observation))
+                except Unrecordable:
+                    keep["ok"] = False
 
     given_test = given(st.data())(test)
     wrapped = settings_for(options, subject.tool, prop.name)(given_test)
@@ -340,7 +447,7 @@ def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outc
                 outcome = replace(outcome, detail=f"{outcome.detail} (fixture not written: {exc})")
             else:
                 outcome = replace(outcome, fixture=str(path))
-    return outcome
+    return outcome, (kept(keep["examples"]) if keep is not None and keep["ok"] else None)
 
 
 def _selected(options: FuzzOptions) -> list[Property]:

@@ -25,6 +25,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from functools import lru_cache
 from typing import Any
 
 from hypothesis import assume
@@ -35,6 +36,7 @@ from harness.cases import DEFAULT_MAX_MUTANTS, CaseExpectation
 from harness.contract import Contract, FreshnessRule
 from harness.errors import InvalidRequest
 from harness.fuzz.generate import GenerationStats, from_schema
+from harness.fuzz.generate.shared import between
 from harness.mutations import REGISTRY, Mutant, MutationContext, OperatorRegistry
 from harness.mutations.context import replace_at
 from harness.pointer import MISSING, resolve, split
@@ -158,9 +160,10 @@ def bind(contract: Contract, document: Any) -> tuple[Any, dict[str, Any]]:
     return document, request
 
 
+@lru_cache(maxsize=1024)
 def timestamps(now: datetime, rule: FreshnessRule) -> st.SearchStrategy[str]:
     """RFC 3339 timestamps inside ``rule``'s window at ``now``: its edges, any instant between,
-    in several offsets and with 0 to 9 fractional digits."""
+    in several offsets and with 0 to 9 fractional digits (built once per clock and rule)."""
     oldest = -round(rule.max_age.total_seconds() * 1_000_000)
     newest = round(rule.max_future_skew.total_seconds() * 1_000_000)
     offsets = st.one_of(st.sampled_from([0, oldest, newest]), st.integers(oldest, newest))
@@ -261,7 +264,7 @@ def mutation_context(contract: Contract, version: int, bound: Bound) -> Mutation
 
 
 @dataclass(frozen=True, slots=True)
-class _Mutating:
+class Mutating:
     """Which operators mutate documents of which contract (contract objects: no adapter)."""
 
     contract: Contract
@@ -273,7 +276,7 @@ class _Mutating:
 
 @st.composite
 def _near_miss(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.SearchStrategy[Bound],
-               plan: _Mutating) -> NearMiss:
+               plan: Mutating) -> NearMiss:
     source = draw(bound)
     ctx = mutation_context(plan.contract, plan.version, source)
     groups = {op.name: list(op(ctx)) for op in plan.registry
@@ -293,14 +296,20 @@ class NearMisses:
     misses: tuple[NearMiss, ...]
 
 
-@st.composite
-def _near_miss_sets(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.SearchStrategy[Bound],
-                    plan: _Mutating) -> NearMisses:
-    source = draw(bound)
+def near_miss_set(plan: Mutating, source: Bound) -> NearMisses:
+    """Every mutant of one bound document (deterministic: a saved document's mutants are
+    derived again when it is replayed)."""
     ctx = mutation_context(plan.contract, plan.version, source)
     mutants = plan.registry.generate(ctx, plan.max_mutants, plan.operators)
-    assume(bool(mutants))
     return NearMisses(source, tuple(NearMiss(m, m.build(), source) for m in mutants))
+
+
+@st.composite
+def _near_miss_sets(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.SearchStrategy[Bound],
+                    plan: Mutating) -> NearMisses:
+    drawn = near_miss_set(plan, draw(bound))
+    assume(bool(drawn.misses))
+    return drawn
 
 
 def near_miss_sets(
@@ -318,7 +327,7 @@ def near_miss_sets(
     mandatory operators first, as for fixtures): each example exercises every operator at
     every target on a fresh shape, and a failure shrinks the document alone."""
     target, version, source = _mutation_source(contract, version, now, stats, bound)
-    return _near_miss_sets(source, _Mutating(target, version, registry, operators, max_mutants))
+    return _near_miss_sets(source, Mutating(target, version, registry, operators, max_mutants))
 
 
 def _mutation_source(contract: Contract, version: int | None, now: datetime | None, stats: GenerationStats | None,
@@ -343,7 +352,7 @@ def near_misses(
     operator on fresh shapes. For a tool with an adapter the documents are contract objects
     (judge them with ``contract.without_adapter()``)."""
     target, version, source = _mutation_source(contract, version, now, stats, bound)
-    return _near_miss(source, _Mutating(target, version, registry, operators))
+    return _near_miss(source, Mutating(target, version, registry, operators))
 
 
 # --------------------------------------------------------------------------- bytes
@@ -358,23 +367,33 @@ class Bytes:
 
 
 def _cut(draw: Callable[[st.SearchStrategy[Any]], Any], data: bytes) -> int:
-    return int(draw(st.integers(0, len(data))))
+    return int(draw(between(0, len(data))))
+
+
+_HOW = st.sampled_from(["random", "truncated", "spliced", "inserted", "text"])
+_RANDOM = st.binary(max_size=256)
+_TEXT = st.text(max_size=128)
+
+
+@lru_cache(maxsize=64)
+def _junk(limit: int) -> st.SearchStrategy[bytes]:
+    return st.binary(min_size=1, max_size=8) | st.sampled_from([b"\xef\xbb\xbf", b"NaN", b"[" * (limit + 1)])
 
 
 @st.composite
 def _bytes(draw: Callable[[st.SearchStrategy[Any]], Any], valid: st.SearchStrategy[bytes], limit: int) -> Bytes:
-    how = draw(st.sampled_from(["random", "truncated", "spliced", "inserted", "text"]))
+    how = draw(_HOW)
     if how == "random":
-        return Bytes(draw(st.binary(max_size=256)), how)
+        return Bytes(draw(_RANDOM), how)
     if how == "text":
-        return Bytes(draw(st.text(max_size=128)).encode("utf-8", "surrogatepass"), how)
+        return Bytes(draw(_TEXT).encode("utf-8", "surrogatepass"), how)
     first = draw(valid)
     if how == "truncated":
         return Bytes(first[: _cut(draw, first)], how)
     if how == "spliced":
         second = draw(valid)
         return Bytes(first[: _cut(draw, first)] + second[_cut(draw, second):], how)
-    junk = draw(st.binary(min_size=1, max_size=8) | st.sampled_from([b"\xef\xbb\xbf", b"NaN", b"[" * (limit + 1)]))
+    junk = draw(_junk(limit))
     at = _cut(draw, first)
     return Bytes(first[:at] + junk + first[at:], how)
 

@@ -20,6 +20,7 @@ from harness.codes import LAYER_ORDER
 from harness.engine import FAILED, FINDING, PASSED, CaseResult, Event, Summary
 from harness.fuzz.model import ACCEPTED
 from harness.fuzz.properties import PROPERTIES
+from harness.fuzz.replay import summary_lines
 from harness.fuzz.runner import FuzzFinished, FuzzReport, Outcome, PropertyFinished
 from harness.reporting import Contributor
 from harness.reporting.files import code_span, md_cell
@@ -116,6 +117,13 @@ def verdict_line(report: FuzzReport) -> str:
             f"of {total} on {tools} ({examples}, {report.duration_s:.1f}s)")
 
 
+def replay_lines(report: FuzzReport) -> list[str]:
+    """Per tool, what was replayed (inputs unchanged since its last green run) and what was
+    generated, and why; then any warning about a saved run."""
+    rows = [(o.tool, o.prop, o.mode, o.why, o.examples) for o in report.outcomes]
+    return [*summary_lines(rows), *sorted({w for o in report.outcomes if o.warning for w in o.warning.splitlines()})]
+
+
 def _profile_line(report: FuzzReport) -> str:
     seed = f", seed {report.seed}" if report.seed is not None else ""
     return f"fuzz profile {report.profile.name}: {report.max_examples} examples per property and tool{seed}"
@@ -161,7 +169,7 @@ class FuzzContributor(Contributor):
     # -- terminal
     def terminal_head(self) -> list[Any]:
         report = self._report()
-        return [_profile_line(report), table("properties by tool", *properties_rows(report))]
+        return [_profile_line(report), *replay_lines(report), table("properties by tool", *properties_rows(report))]
 
     def terminal_table(self, summary: Summary) -> Table:
         rows = [[tool, *(str(counts.columns.get(c, 0)) for c in _COLUMNS)]

@@ -26,6 +26,7 @@ from hypothesis_jsonschema._encode import encode_canonical_json
 
 from harness.boundary.schema import validator_for
 from harness.fuzz.generate.lower import DRAFT_07
+from harness.fuzz.generate.regex import matching
 from harness.schemas import keywords as kw
 
 #: Keywords the compiler models itself; a node with any other assertion goes to hj whole.
@@ -83,6 +84,10 @@ class _Compiler:
                 return self._branches(node, combinator)
         types = get_type(node)
         structured = [t for t in types if t in ("object", "array")]
+        if types == ["string"]:
+            patterned = _patterned(node)
+            if patterned is not None:
+                return patterned
         if not structured:
             return _hj_from_schema(node)
         parts: list[st.SearchStrategy[Any]] = []
@@ -128,7 +133,10 @@ class _Compiler:
         if not closed:
             names = st.text(max_size=_EXTRA_NAME).filter(lambda name: name not in properties)
             extras = st.dictionaries(names, free, max_size=_EXTRA_MEMBERS)
-        return _objects(fixed, tuple(optional), optional, extras)
+        members = tuple(optional)
+        choose = (st.lists(st.sampled_from(members), unique=True, max_size=min(len(members), _OPTIONAL_MEMBERS))
+                  if members else None)
+        return _objects(fixed, choose, optional, extras)
 
     def _array(self, node: dict[str, Any]) -> st.SearchStrategy[Any] | None:
         if _unmodelled(node, _ARRAY):
@@ -155,11 +163,23 @@ class _Compiler:
         return st.builds(lambda a, b: a + b, head, st.lists(rest, min_size=more_low, max_size=more_high))
 
 
+def _patterned(node: dict[str, Any]) -> st.SearchStrategy[Any] | None:
+    """A string with a ``pattern`` (and length bounds, nothing else) from the pattern's
+    structure (:func:`harness.fuzz.generate.regex.matching`); None for anything else."""
+    pattern = node.get("pattern")
+    if not isinstance(pattern, str) or set(node) - {"type", "pattern", "minLength", "maxLength"}:
+        return None
+    low, high = node.get("minLength", 0), node.get("maxLength")
+    if not isinstance(low, int) or not (high is None or isinstance(high, int)):
+        return None
+    return matching(pattern, low, high)
+
+
 @st.composite
 def _objects(
     draw: Any,
     fixed: dict[str, st.SearchStrategy[Any]],
-    names: tuple[str, ...],
+    choose: st.SearchStrategy[list[str]] | None,
     optional: dict[str, st.SearchStrategy[Any]],
     extras: st.SearchStrategy[dict[str, Any]] | None,
 ) -> dict[str, Any]:
@@ -170,9 +190,8 @@ def _objects(
     larger than hypothesis' choice budget (the draw is then thrown away).
     """
     out = {name: draw(strategy) for name, strategy in fixed.items()}
-    if names:
-        chosen = draw(st.lists(st.sampled_from(names), unique=True, max_size=min(len(names), _OPTIONAL_MEMBERS)))
-        for name in chosen:
+    if choose is not None:
+        for name in draw(choose):
             out[name] = draw(optional[name])
     if extras is not None:
         out = {**draw(extras), **out}

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from hypothesis import strategies as st
 
 from harness.fuzz.generate.regex import MAX_LENGTH, exact_length
+from harness.fuzz.generate.shared import pick, subset
 from harness.pointer import MISSING, resolve, split
 from harness.schemas import Document, Node
 
@@ -38,7 +39,8 @@ class Site:
     """One value of a document and the boundary values its schema allows there."""
 
     pointer: str
-    edges: tuple[st.SearchStrategy[Any], ...]
+    #: Each a value, or a strategy of values (exact-length strings).
+    edges: tuple[Any, ...]
     kinds: tuple[str, ...]
 
 
@@ -116,14 +118,14 @@ def edges(model: Document, document: Any) -> list[Site]:
     constraints on each are read from the schema model (:meth:`Document.walk_instance`)."""
     sites: list[Site] = []
     for pointer, value, nodes in model.walk_instance(document):
-        strategies: list[st.SearchStrategy[Any]] = []
+        strategies: list[Any] = []
         kinds: list[str] = []
         enums = [n.get("enum") for n in nodes if isinstance(n.get("enum"), list) and n.get("enum")]
         for members in enums:
             ends = [members[0]] if len(members) == 1 or members[0] == members[-1] else [members[0], members[-1]]
             for member in ends:
                 if member != value:
-                    strategies.append(st.just(member))
+                    strategies.append(member)
                     kinds.append("enum")
         if not enums:
             if isinstance(value, str):
@@ -132,11 +134,11 @@ def edges(model: Document, document: Any) -> list[Site]:
                 kinds += ["length"] * len(text)
             elif isinstance(value, int | float) and not isinstance(value, bool):
                 numbers = [n for n in _number_edges(nodes, value) if n != value]
-                strategies += [st.just(n) for n in numbers]
+                strategies += numbers
                 kinds += ["range"] * len(numbers)
             elif isinstance(value, list):
                 arrays = _array_edges(nodes, value)
-                strategies += [st.just(a) for a in arrays]
+                strategies += arrays
                 kinds += ["items"] * len(arrays)
         if strategies:
             sites.append(Site(pointer, tuple(strategies), tuple(kinds)))
@@ -173,8 +175,7 @@ def with_boundary_values(
         sites = edges(model, document)
         if not sites:
             return document
-        chosen = draw(st.lists(st.sampled_from(range(len(sites))), unique=True,
-                               max_size=min(MAX_EDGES_PER_DOCUMENT, len(sites))))
+        chosen = draw(subset(len(sites), 0, min(MAX_EDGES_PER_DOCUMENT, len(sites))))
         if not chosen:
             return document
         pushed_document = document
@@ -183,7 +184,8 @@ def with_boundary_values(
             tokens = split(site.pointer)
             if resolve(pushed_document, tokens) is MISSING:
                 continue  # inside an array an earlier edge shortened
-            value = draw(st.one_of(site.edges))
+            edge = site.edges[draw(pick(len(site.edges)))]
+            value = draw(edge) if isinstance(edge, st.SearchStrategy) else edge
             pushed_document = _set(pushed_document, tokens, value)
         if validator.is_valid(pushed_document):
             if stats is not None:

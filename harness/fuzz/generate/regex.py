@@ -21,9 +21,13 @@ import re._constants as sre  # private, as in hypothesis' own regex strategy
 import re._parser as sre_parse
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
+
+from harness.fuzz.generate.shared import pick
+
+_T = TypeVar("_T")
 
 #: Longest string this module builds; longer limits are not worth a bit mask per part.
 MAX_LENGTH = 4096
@@ -257,12 +261,18 @@ def _run_of(chars: _Chars, count: int) -> st.SearchStrategy[str] | None:
     return st.text(alphabet, min_size=count, max_size=count)
 
 
+def _one(draw: Callable[[st.SearchStrategy[Any]], Any], items: list[_T]) -> _T:
+    """One of ``items`` (shrinking to the first), from a strategy kept per size: a strategy made
+    at every draw is validated at every draw."""
+    return items[draw(pick(len(items)))] if len(items) > 1 else items[0]
+
+
 def _text(draw: Callable[[st.SearchStrategy[Any]], Any], node: _Node, length: int, lengths: _Lengths) -> str:
     if isinstance(node, _Chars):
         return _char(draw, node)
     if isinstance(node, _Alt):
         options = [o for o in node.options if lengths.of(o) >> length & 1]
-        return _text(draw, draw(st.sampled_from(options)), length, lengths)
+        return _text(draw, _one(draw, options), length, lengths)
     if isinstance(node, _Seq):
         parts = node.parts
         suffix = [1] * (len(parts) + 1)
@@ -271,7 +281,7 @@ def _text(draw: Callable[[st.SearchStrategy[Any]], Any], node: _Node, length: in
         out = []
         for i, part in enumerate(parts):
             choices = [n for n in _bits(lengths.of(part)) if n <= length and suffix[i + 1] >> (length - n) & 1]
-            size = draw(st.sampled_from(choices))
+            size = _one(draw, choices)
             out.append(_text(draw, part, size, lengths))
             length -= size
         return "".join(out)
@@ -281,15 +291,49 @@ def _text(draw: Callable[[st.SearchStrategy[Any]], Any], node: _Node, length: in
             return str(draw(run))
     powers = lengths.powers(node)
     counts = [k for k in range(node.low, len(powers)) if powers[k] >> length & 1]
-    count = draw(st.sampled_from(counts))
+    count = _one(draw, counts)
     single = lengths.of(node.node)
     out = []
     for remaining in range(count - 1, -1, -1):
         choices = [n for n in _bits(single) if n <= length and powers[remaining] >> (length - n) & 1]
-        size = draw(st.sampled_from(choices))
+        size = _one(draw, choices)
         out.append(_text(draw, node.node, size, lengths))
         length -= size
     return "".join(out)
+
+
+#: Patterned strings without a ``maxLength`` are drawn at most this much longer than their
+#: ``minLength`` (hypothesis' own regex strategy keeps them short too).
+FREE_LENGTH = 32
+
+
+@functools.lru_cache(maxsize=512)
+def matching(pattern: str, min_length: int = 0, max_length: int | None = None) -> st.SearchStrategy[str] | None:
+    """Strings ``pattern`` matches, ``min_length`` to ``max_length`` code points long: a length
+    is drawn among those the pattern can produce (short ones first, so a failure shrinks to a
+    short string), then a string of exactly that length (:func:`exact_length`). None when the
+    pattern is outside the modelled subset or no length fits.
+
+    hypothesis-jsonschema draws a patterned string with ``st.from_regex`` one character per
+    choice and then filters it by length; this draws a run of one class in one choice and never
+    misses the length bounds."""
+    limit = min(max_length if max_length is not None else min_length + FREE_LENGTH, MAX_LENGTH)
+    model = _model(pattern)
+    if model is None or limit < min_length:
+        return None
+    reachable = [n for n in _bits(_Lengths(limit).of(model)) if n >= min_length]
+    if not reachable:
+        return None
+    sizes = st.sampled_from(reachable)
+    if len(reachable) > 8:  # short lengths more often, every length still reachable
+        sizes = st.sampled_from(reachable[:8]) | sizes
+    # Each length's strategy is built on its first draw (and kept): the model reaches it.
+    return sizes.flatmap(lambda n: _exactly(pattern, n))
+
+
+def _exactly(pattern: str, length: int) -> st.SearchStrategy[str]:
+    strategy = exact_length(pattern, length)
+    return st.nothing() if strategy is None else strategy
 
 
 @functools.lru_cache(maxsize=512)

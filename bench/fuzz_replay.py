@@ -1,0 +1,267 @@
+"""Benchmark: what the fuzz items cost a pytest run, cold and warm, and how fast properties generate.
+
+    python bench/fuzz_replay.py [--quick] [--examples N] [--baseline REF] [--project DIR] [--skip ...]
+
+All in one run, on a copy of the demo project (contracts/ and fixtures/) in a temporary folder
+(and on ``--project DIR`` too, when given):
+
+- **pytest**: ``pytest --no-fuzz``; ``pytest`` cold (no saved fuzz runs: every property
+  generates); ``pytest`` warm (nothing changed since: every property replays); each as a ratio
+  to ``--no-fuzz`` (targets: cold within 3x, warm within 1.5x); then ``pytest -n 2`` and
+  ``-n 0`` with ``--fuzz-regenerate`` (every property generates), and their ratio (aim: close
+  to 2x on 2 cores).
+- **examples/s per property**: each property of each demo tool run alone in a fresh process
+  (``run_property``, ci profile, the strategy's build included), by this checkout and by the
+  baseline — the harness as of ``--baseline`` (default: the commit before this work), exported
+  with ``git archive`` into a temporary folder and imported from there — alternating, best of
+  ``--repeat``; and valid documents per second of ``from_schema(..., compiled=True,
+  boundary_values=True)`` on the real-tool schemas of the shared corpus
+  (``$HARNESS_SHARED/corpora/real-tools``, skipped where absent), both ways. Target: 3x.
+
+Child processes run with bytecode caching on (``PYTHONDONTWRITEBYTECODE`` removed), as a
+user's would, and share one warmed hypothesis storage folder. Results are written to
+``bench/results/fuzz_replay.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+# This folder holds harness.py (a benchmark), which must not shadow the package.
+_HERE = str(Path(__file__).resolve().parent)
+sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
+import harness  # noqa: E402, F401
+
+sys.path.append(_HERE)
+from _util import save, table  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The last commit before fuzz replay and the faster generators (issue 17's fuzz part).
+BASELINE = "5b857fd"
+TOOLS = ("deployment_status", "job_status", "review_status")
+
+_PROPERTY_CHILD = r"""
+import json, sys, time
+spec = json.loads(sys.argv[1])
+from harness import load_contract
+from harness.fuzz.properties import PROPERTIES
+from harness.fuzz.runner import FuzzOptions, run_property
+from harness.fuzz.subject import Subject
+contract = load_contract(spec["contract"])
+started = time.perf_counter()
+subject = Subject(contract)
+outcome = run_property(subject, PROPERTIES[spec["property"]], FuzzOptions(examples=spec["examples"]))
+seconds = time.perf_counter() - started
+print(json.dumps({"examples": outcome.examples, "seconds": seconds, "status": outcome.status}))
+"""
+
+_SCHEMA_CHILD = r"""
+import json, sys, time
+from hypothesis import given
+spec = json.loads(sys.argv[1])
+from harness.boundary.schema import validator_for
+from harness.fuzz.generate import GenerationStats, from_schema, quiet_settings, time_budget, OutOfTime
+schema = json.loads(open(spec["schema"]).read())
+base = "file://" + spec["schema"]
+validator = validator_for(schema, base_uri=base)
+started = time.perf_counter()
+stats = GenerationStats()
+strategy = from_schema(schema, validator=validator, base_uri=base, stats=stats, boundary_values=True, compiled=True)
+count = [0]
+
+@quiet_settings(spec["examples"])
+@given(strategy)
+def collect(value):
+    count[0] += 1
+
+try:
+    with time_budget(spec["budget"]):
+        collect()
+except Exception:
+    pass
+print(json.dumps({"valid": count[0], "seconds": time.perf_counter() - started}))
+"""
+
+
+def _env(pythonpath: Path, storage: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=str(pythonpath), HYPOTHESIS_STORAGE_DIRECTORY=str(storage))
+    return env
+
+
+def _child(code: str, spec: dict[str, Any], pythonpath: Path, storage: Path, cwd: Path) -> dict[str, Any] | None:
+    proc = subprocess.run([sys.executable, "-c", code, json.dumps(spec)], capture_output=True, text=True,
+                          env=_env(pythonpath, storage), cwd=cwd, timeout=900)
+    if proc.returncode != 0:
+        print(f"  child failed: {(proc.stderr.strip().splitlines() or ['?'])[-1][:200]}", file=sys.stderr)
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def _baseline_tree(ref: str, into: Path) -> Path:
+    """The harness package as of ``ref``, exported into ``into`` (imported from there)."""
+    into.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "harness"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    return into
+
+
+def _demo_project(into: Path) -> Path:
+    project = into / "demo"
+    project.mkdir()
+    for name in ("contracts", "fixtures"):
+        shutil.copytree(ROOT / name, project / name)
+    (project / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+    return project
+
+
+def _pytest(project: Path, *args: str, storage: Path) -> tuple[float, str]:
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", *args], capture_output=True, text=True,
+                          cwd=project, env=_env(ROOT, storage), timeout=1800)
+    seconds = time.perf_counter() - started
+    last = (proc.stdout.strip().splitlines() or ["?"])[-1]
+    if proc.returncode != 0:
+        print(f"  pytest {' '.join(args)} exited {proc.returncode}: {last}", file=sys.stderr)
+    return seconds, last
+
+
+def pytest_ratios(project: Path, storage: Path, repeat: int, xdist: bool) -> dict[str, Any]:
+    replay = project / ".contract-harness" / "fuzz" / "replay"
+    best: dict[str, float] = {}
+    for _ in range(repeat):
+        for label, args, cold in (("no-fuzz", ("--no-fuzz",), False), ("cold", (), True), ("warm", (), False)):
+            if cold:
+                shutil.rmtree(replay, ignore_errors=True)
+            seconds, last = _pytest(project, *args, storage=storage)
+            shown = " ".join(args) or "(fuzz)"
+            print(f"  {project.name}: pytest {shown} [{label}]: {seconds:.1f}s  {last}", flush=True)
+            best[label] = min(best.get(label, float("inf")), seconds)
+        if xdist:
+            for label, args in (("n0", ("-n", "0", "--fuzz-regenerate")), ("n2", ("-n", "2", "--fuzz-regenerate"))):
+                seconds, last = _pytest(project, *args, storage=storage)
+                print(f"  {project.name}: pytest {' '.join(args)}: {seconds:.1f}s  {last}", flush=True)
+                best[label] = min(best.get(label, float("inf")), seconds)
+    out: dict[str, Any] = {"seconds": best, "cold_ratio": best["cold"] / best["no-fuzz"],
+                           "warm_ratio": best["warm"] / best["no-fuzz"]}
+    if xdist:
+        out["n0_over_n2"] = best["n0"] / best["n2"]
+    return out
+
+
+def property_rates(project: Path, baseline: Path, storage: Path, examples: int, repeat: int) -> dict[str, Any]:
+    from harness import load_contract
+    from harness.fuzz.properties import PROPERTIES
+
+    results: dict[str, Any] = {}
+    for tool in TOOLS:
+        contract = load_contract(project / "contracts" / tool)
+        for prop in PROPERTIES.applicable(contract):
+            label = f"{tool}::{prop.name}"
+            rates: dict[str, float] = {}
+            for _ in range(repeat):
+                for side, path in (("before", baseline), ("after", ROOT)):
+                    spec = {"contract": str(project / "contracts" / tool), "property": prop.name, "examples": examples}
+                    got = _child(_PROPERTY_CHILD, spec, path, storage, project)
+                    if got:
+                        rates[side] = max(rates.get(side, 0.0), got["examples"] / got["seconds"])
+            ratio = rates.get("after", 0) / rates["before"] if rates.get("before") else None
+            results[label] = {**rates, "ratio": ratio}
+            print(f"  {label}: {rates.get('before', 0):.1f}/s -> {rates.get('after', 0):.1f}/s", flush=True)
+    return results
+
+
+def schema_rates(baseline: Path, storage: Path, examples: int, budget: float, repeat: int) -> dict[str, Any]:
+    shared = Path(os.environ.get("HARNESS_SHARED", ROOT.parent / "shared"))
+    corpus = shared / "corpora" / "real-tools"
+    if not corpus.is_dir():
+        print(f"  note: {corpus} not found; the real-tool schemas are not measured", file=sys.stderr)
+        return {}
+    results: dict[str, Any] = {}
+    for file in sorted(corpus.glob("*/*/schema.json")):
+        label = str(file.relative_to(corpus).parent)
+        rates: dict[str, float] = {}
+        for _ in range(repeat):
+            for side, path in (("before", baseline), ("after", ROOT)):
+                spec = {"schema": str(file.resolve()), "examples": examples, "budget": budget}
+                got = _child(_SCHEMA_CHILD, spec, path, storage, ROOT)
+                if got:
+                    rates[side] = max(rates.get(side, 0.0), got["valid"] / got["seconds"])
+        results[label] = {**rates, "ratio": rates.get("after", 0) / rates["before"] if rates.get("before") else None}
+        print(f"  {label}: {rates.get('before', 0):.1f}/s -> {rates.get('after', 0):.1f}/s", flush=True)
+    return results
+
+
+def _rows(results: dict[str, Any]) -> list[list[str]]:
+    return [[label, f"{r.get('before', 0):.1f}", f"{r.get('after', 0):.1f}",
+             f"{r['ratio']:.1f}x" if r.get("ratio") else "-"] for label, r in results.items()]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--examples", type=int, default=100, help="examples per property (the ci profile's 100)")
+    parser.add_argument("--schema-examples", type=int, default=100, help="documents per real-tool schema")
+    parser.add_argument("--budget", type=float, default=20.0, help="seconds per real-tool schema and side")
+    parser.add_argument("--repeat", type=int, default=2, help="rounds; each measurement keeps its best")
+    parser.add_argument("--baseline", default=BASELINE, help="git ref of the harness to compare with")
+    parser.add_argument("--project", type=Path, action="append", default=[],
+                        help="also time pytest on this project (copied first)")
+    parser.add_argument("--skip", action="append", default=[], choices=["pytest", "xdist", "properties", "schemas"])
+    parser.add_argument("--quick", action="store_true", help="one round; 50 examples per property")
+    args = parser.parse_args()
+    if args.quick:
+        args.repeat, args.examples, args.schema_examples, args.budget = 1, 50, 50, 10.0
+    out: dict[str, Any] = {"baseline": args.baseline, "examples": args.examples}
+    with tempfile.TemporaryDirectory(prefix="fuzz-replay-") as tmp:
+        work = Path(tmp)
+        storage = work / "hypothesis"
+        demo = _demo_project(work)
+        baseline = _baseline_tree(args.baseline, (work / "baseline").resolve()) if {"properties", "schemas"} - set(
+            args.skip) else work
+        if (work / "baseline").exists():
+            # Warm hypothesis's own caches (its Unicode tables) once for both sides.
+            _child(_PROPERTY_CHILD, {"contract": str(demo / "contracts" / "review_status"),
+                                     "property": "accepts_valid", "examples": 5}, ROOT, storage, demo)
+        projects = [demo]
+        for extra in args.project:
+            copy = work / extra.resolve().name
+            shutil.copytree(extra, copy, ignore=shutil.ignore_patterns(".contract-harness", ".venv", "__pycache__"))
+            projects.append(copy)
+        if "pytest" not in args.skip:
+            print("pytest (best of rounds):", flush=True)
+            out["pytest"] = {p.name: pytest_ratios(p, storage, args.repeat, "xdist" not in args.skip) for p in projects}
+        if "properties" not in args.skip:
+            print(f"examples/s per property (before = {args.baseline}):", flush=True)
+            out["properties"] = property_rates(demo, baseline, storage, args.examples, args.repeat)
+        if "schemas" not in args.skip:
+            print(f"valid documents/s per real-tool schema (before = {args.baseline}):", flush=True)
+            out["schemas"] = schema_rates(baseline, storage, args.schema_examples, args.budget, args.repeat)
+    print()
+    for name, r in out.get("pytest", {}).items():
+        s = r["seconds"]
+        print(f"{name}: pytest --no-fuzz {s['no-fuzz']:.1f}s; cold {s['cold']:.1f}s = {r['cold_ratio']:.2f}x "
+              f"(target <= 3x); warm {s['warm']:.1f}s = {r['warm_ratio']:.2f}x (target <= 1.5x)"
+              + (f"; -n 0 {s['n0']:.1f}s / -n 2 {s['n2']:.1f}s = {r['n0_over_n2']:.2f}x (aim ~2x)"
+                 if "n0_over_n2" in r else ""))
+    for key, title in (("properties", "property"), ("schemas", "real-tool schema")):
+        if out.get(key):
+            print()
+            print(table(_rows(out[key]), [title, "before/s", "after/s", "after/before"]))
+            ratios = [r["ratio"] for r in out[key].values() if r.get("ratio")]
+            if ratios:
+                print(f"{title}: min {min(ratios):.1f}x, median {sorted(ratios)[len(ratios) // 2]:.1f}x (target 3x)")
+    print(f"\nwritten to {save('fuzz_replay', out)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

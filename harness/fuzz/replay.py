@@ -1,0 +1,367 @@
+"""Replaying a property's saved examples when nothing it depends on has changed.
+
+A ``ci`` fuzz run is derandomized: on the same inputs it draws the same examples and reaches
+the same verdicts. So once a property held on a tool, its run is saved — the examples it drew,
+as values, and a hash of every input the run depends on (:func:`inputs_of`):
+
+- ``contract``: ``contract.yaml``;
+- ``schemas``: every other file of the contract's folder (schema versions, the vendor schema,
+  ``schemas.lock``);
+- ``adapter``: the source file of the adapter's module (``adapter: module:function``);
+- ``fixtures``: the tool's fixtures (accepted fixtures seed the vendor documents);
+- ``harness``: the harness's version and source, and the versions of hypothesis,
+  hypothesis-jsonschema and jsonschema-rs;
+- ``settings``: the profile and the number of examples.
+
+The next run whose inputs hash the same replays those examples through the property (the
+boundary, the mutation operators, the adapter: everything but generation) instead of
+generating new ones; one whose inputs differ generates, and says which input changed. The
+``nightly`` profile, a ``--seed``, a ``--blob`` and ``--regenerate`` always generate. A saved
+example that no longer holds, or no longer replays, makes the property generate (and shrink)
+again. A property that did not hold has no saved run.
+
+Each saved run is one JSON file, ``<state dir>/fuzz/replay/<tool>/<property>.json``, written
+atomically (:func:`harness.files.write_atomic`) and never read or written through a symlink;
+one that cannot be read is a one-line warning, and the property generates.
+"""
+
+from __future__ import annotations
+
+import base64
+import errno
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.errors import HarnessError
+from harness.files import write_atomic
+
+if TYPE_CHECKING:
+    from harness.contract import Contract
+    from harness.fuzz.model import Observation
+    from harness.fuzz.subject import Subject
+
+FORMAT = 1
+REPLAY_DIR = ("fuzz", "replay")
+#: A saved run larger than this is not read (a property's examples weigh well under a megabyte).
+MAX_SAVED_BYTES = 64 << 20
+#: What changed, by input, in the words a run prints.
+CHANGED = {
+    "contract": "contract.yaml changed",
+    "schemas": "schema changed",
+    "adapter": "adapter changed",
+    "fixtures": "fixtures changed",
+    "harness": "harness version changed",
+    "settings": "fuzz settings changed",
+}
+#: A saved run keeps every example while their boundary verdicts add up to at most this many
+#: (see :func:`kept`).
+VERDICTS = 500
+REPLAYED = "replayed"
+GENERATED = "generated"
+
+
+class Unrecordable(Exception):
+    """A drawn value the saved-run format cannot hold: the run is not saved."""
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _digest(paths: Iterable[tuple[str, Path]]) -> str:
+    """The hash of files by their names: a symlink is hashed as its target's name, never
+    followed; a missing file as missing."""
+    h = hashlib.sha256()
+    for name, path in paths:
+        h.update(name.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            if path.is_symlink():
+                h.update(b"link:" + os.fsencode(os.readlink(path)))
+            else:
+                h.update(path.read_bytes())
+        except OSError as exc:
+            h.update(f"unreadable:{exc.errno}".encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _files(folder: Path, *, skip: frozenset[str] = frozenset()) -> Iterator[tuple[str, Path]]:
+    """Every file below ``folder`` (symlinked folders not entered), by relative name, sorted."""
+    if not folder.is_dir():
+        return
+    found: list[tuple[str, Path]] = []
+    for base, dirs, names in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in names:
+            path = Path(base) / name
+            relative = path.relative_to(folder).as_posix()
+            if relative not in skip:
+                found.append((relative, path))
+    yield from sorted(found)
+
+
+def _adapter_files(contract: Contract) -> list[tuple[str, Path]]:
+    """The source files of the module ``adapter:`` names and of the module defining the
+    function (a module may re-export an adapter defined elsewhere)."""
+    import inspect
+
+    try:
+        func = contract.adapter_function()
+    except HarnessError:
+        return []
+    module = sys.modules.get(str(contract.adapter).partition(":")[0])
+    found: dict[str, Path] = {}
+    for source in (getattr(module, "__file__", None), _source(inspect, func)):
+        if source:
+            found[str(Path(source).resolve())] = Path(source)
+    return [(name, path) for name, path in sorted(found.items())]
+
+
+def _source(inspect: Any, func: Any) -> str | None:
+    try:
+        return inspect.getsourcefile(func)  # type: ignore[no-any-return]
+    except TypeError:
+        return None
+
+
+@cache
+def _harness_digest() -> str:
+    """The harness's version and source, and the versions of what generates and validates: a
+    development checkout changes its code without changing its version."""
+    from importlib import metadata
+
+    import harness
+
+    versions = [f"harness={harness.__version__}"]
+    for name in ("hypothesis", "hypothesis-jsonschema", "jsonschema-rs"):
+        try:
+            versions.append(f"{name}={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name}=absent")
+    package = Path(harness.__file__).parent
+    sources = [(name, path) for name, path in _files(package) if name.endswith((".py", ".json"))]
+    return hashlib.sha256(("\n".join(versions) + _digest(sources)).encode()).hexdigest()
+
+
+def inputs_of(contract: Contract, settings: str) -> dict[str, str]:
+    """The hash of each input a fuzz run of ``contract`` depends on (see the module's docstring)."""
+    from harness.corpus import KINDS
+
+    adapter = _adapter_files(contract) if contract.adapter is not None else []
+    fixtures = [(f"{kind}/{name}", path) for kind in KINDS for name, path in _files(contract.fixtures_dir(kind))]
+    return {
+        "contract": _digest([(contract.path.name, contract.path)]),
+        "schemas": _digest(_files(contract.directory, skip=frozenset({contract.path.name}))),
+        "adapter": _digest([(f"{contract.adapter} {name}", path) for name, path in adapter]) if adapter
+        else f"none:{contract.adapter}",
+        "fixtures": _digest(fixtures),
+        "harness": _harness_digest(),
+        "settings": hashlib.sha256(settings.encode()).hexdigest(),
+    }
+
+
+# --------------------------------------------------------------------------- drawn values
+
+
+def encode(value: Any) -> Any:
+    """A value a property drew, as JSON (raises :class:`Unrecordable` for another kind)."""
+    from harness.fuzz.canaries import Injected
+    from harness.fuzz.strategies import Bound, Bytes, NearMisses
+
+    if isinstance(value, Bound):
+        return {"bound": [value.document, dict(value.request), value.now.isoformat()]}
+    if isinstance(value, NearMisses):  # its mutants are derived again from the document
+        return {"near_misses": encode(value.source)}
+    if isinstance(value, Bytes):
+        return {"bytes": [base64.b64encode(value.raw).decode("ascii"), value.how]}
+    if isinstance(value, Injected):
+        return {"injected": [value.document, dict(value.canaries)]}
+    if isinstance(value, tuple):
+        return {"tuple": [encode(v) for v in value]}
+    if value is None or isinstance(value, bool | int | float | str):
+        return {"json": value}
+    raise Unrecordable(type(value).__name__)
+
+
+def decode(subject: Subject, value: Any) -> Any:
+    """The value :func:`encode` wrote (raises ``ValueError``/``KeyError``/``TypeError`` on
+    anything else)."""
+    from harness.fuzz.canaries import Injected
+    from harness.fuzz.strategies import Bound, Bytes
+
+    if not isinstance(value, dict) or len(value) != 1:
+        raise ValueError("not a saved value")
+    ((kind, body),) = value.items()
+    if kind == "bound":
+        document, request, now = body
+        return Bound(document, dict(request), datetime.fromisoformat(now))
+    if kind == "near_misses":
+        return subject.near_misses_of(decode(subject, body))
+    if kind == "bytes":
+        raw, how = body
+        return Bytes(base64.b64decode(raw, validate=True), str(how))
+    if kind == "injected":
+        document, canaries = body
+        return Injected(document, {str(k): str(v) for k, v in dict(canaries).items()})
+    if kind == "tuple":
+        return tuple(decode(subject, v) for v in body)
+    if kind == "json":
+        return body
+    raise ValueError(f"unknown saved value {kind!r}")
+
+
+# --------------------------------------------------------------------------- which examples
+
+
+def kept(examples: Sequence[tuple[Any, Observation]], budget: int = VERDICTS) -> list[Any]:
+    """The examples a saved run keeps: all of them when their boundary verdicts add up to at
+    most ``budget``; past that (``rejects_near_misses`` checks every mutant of each document),
+    first each example that reached a (label, deciding layer) pair no earlier one did, then
+    the others in order while the verdicts stay within ``budget``."""
+    if sum(len(o.columns) for _, o in examples) <= budget:
+        return [value for value, _ in examples]
+    seen: set[tuple[str, str]] = set()
+    chosen: list[int] = []
+    for index, (_, observation) in enumerate(examples):
+        pairs = set(zip(observation.labels, observation.columns, strict=False)) | {("", c) for c in observation.columns}
+        if not pairs <= seen:
+            seen |= pairs
+            chosen.append(index)
+    spent = sum(len(examples[i][1].columns) for i in chosen)
+    for index, (_, observation) in enumerate(examples):
+        if index not in chosen and spent + len(observation.columns) <= budget:
+            chosen.append(index)
+            spent += len(observation.columns)
+    return [examples[i][0] for i in sorted(chosen)]
+
+
+# --------------------------------------------------------------------------- saved runs
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """Whether a property replays: its saved examples (None: generate), why, and a warning
+    about an unreadable saved run."""
+
+    examples: tuple[Sequence[Any], ...] | None
+    why: str
+    warning: str | None = None
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+
+
+class ReplayStore:
+    """The saved runs of one project: ``<directory>/<tool>/<property>.json``."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+
+    def path(self, tool: str, prop: str) -> Path:
+        return self.directory / tool / f"{prop}.json"
+
+    def _read(self, path: Path) -> Any:
+        """The saved run at ``path`` (None when there is none); raises ``ValueError`` with the
+        reason it cannot be read. Opened without following a symlink."""
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        try:
+            fd = os.open(path, flags)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ValueError("a symlink (not followed)") from None
+            raise ValueError(exc.strerror or str(exc)) from None
+        with os.fdopen(fd, "rb") as handle:
+            import stat
+
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise ValueError("not a regular file")
+            data = handle.read(MAX_SAVED_BYTES + 1)
+        if len(data) > MAX_SAVED_BYTES:
+            raise ValueError(f"larger than {MAX_SAVED_BYTES} bytes")
+        try:
+            saved = json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not valid JSON ({exc.__class__.__name__})") from None
+        if (not isinstance(saved, dict) or saved.get("format") != FORMAT or not isinstance(saved.get("inputs"), dict)
+                or not isinstance(saved.get("examples"), list) or not isinstance(saved.get("generated_at"), str)):
+            raise ValueError(f"not a saved fuzz run of format {FORMAT}")
+        return saved
+
+    def decide(self, tool: str, prop: str, inputs: Mapping[str, str]) -> Decision:
+        """Replay (the saved examples) when ``inputs`` hash as in the saved run, else say why not."""
+        path = self.path(tool, prop)
+        try:
+            saved = self._read(path)
+        except ValueError as exc:
+            warning = f"warning: fuzz replay: {path}: {exc}; generating"
+            return Decision(None, "saved run unreadable", warning)
+        if saved is None:
+            return Decision(None, "first run")
+        changed = [CHANGED.get(name, f"{name} changed") for name in sorted(set(inputs) | set(saved["inputs"]))
+                   if inputs.get(name) != saved["inputs"].get(name)]
+        if changed:
+            return Decision(None, ", ".join(changed))
+        try:
+            since = _stamp(datetime.fromisoformat(saved["generated_at"]))
+        except ValueError:
+            return Decision(None, "saved run unreadable",
+                            f"warning: fuzz replay: {path}: a bad generated_at; generating")
+        return Decision(tuple(saved["examples"]), f"inputs unchanged since {since}")
+
+    def save(self, tool: str, prop: str, inputs: Mapping[str, str], examples: Sequence[Any]) -> str | None:
+        """Save a run that held; returns a one-line warning when it could not be written."""
+        body = {"format": FORMAT, "tool": tool, "property": prop,
+                "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "inputs": dict(inputs), "examples": list(examples)}
+        path = self.path(tool, prop)
+        try:
+            write_atomic(path, json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode("ascii"),
+                         what="fuzz replay file")
+        except (HarnessError, OSError, ValueError) as exc:
+            return f"warning: fuzz replay: {path}: not saved ({str(exc).splitlines()[0] if str(exc) else exc})"
+        return None
+
+    def forget(self, tool: str, prop: str) -> None:
+        """Drop the saved run of a property that did not hold (never through a symlink)."""
+        path = self.path(tool, prop)
+        try:
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+        except OSError:
+            pass
+
+
+# --------------------------------------------------------------------------- what a run says
+
+
+def summary_lines(rows: Iterable[tuple[str, str, str, str, int]]) -> list[str]:
+    """One line per tool from (tool, property, mode, why, examples): what was replayed (since
+    the oldest of its saved runs) and what was generated and why; properties are named when a
+    tool's differ."""
+    tools: dict[str, list[tuple[str, str, str, int]]] = {}
+    for tool, prop, mode, why, examples in rows:
+        tools.setdefault(tool, []).append((prop, mode, why, examples))
+    lines = []
+    for tool, props in sorted(tools.items()):
+        parts: dict[tuple[str, str], list[tuple[str, str, int]]] = {}
+        for prop, mode, why, examples in props:
+            parts.setdefault((mode, "" if mode == REPLAYED else why), []).append((prop, why, examples))
+        texts = []
+        for (mode, _), members in parts.items():
+            count = sum(n for _, _, n in members)
+            why = min(w for _, w, _ in members)  # replayed: the oldest "inputs unchanged since ..."
+            names = "" if len(parts) == 1 else f"{', '.join(p for p, _, _ in members)}: "
+            verb = f"replayed {count:,} saved examples" if mode == REPLAYED else f"generated {count:,} examples"
+            texts.append(f"{names}{verb} ({why})")
+        lines.append(f"{tool}: {'; '.join(texts)}")
+    return lines
