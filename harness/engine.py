@@ -116,7 +116,10 @@ class CaseResult:
 
 @dataclass(frozen=True, slots=True)
 class RunStarted:
-    total: int
+    """A run begins: how many cases it has (None when they are streamed, not counted first) and
+    for which tools."""
+
+    total: int | None
     tools: tuple[str, ...]
 
 
@@ -419,15 +422,26 @@ class Engine:
             excerpt=excerpt(raw),
         )
 
-    def run(self, cases: Iterable[Case], notes: Iterable[str] = ()) -> Iterator[Event]:
-        """Evaluate every case, yielding events; the last event carries the summary."""
-        cases = list(cases)
-        summary = Summary(notes=list(notes))
+    def run(self, cases: Iterable[Case], notes: Iterable[str] = (), *,
+            tools: Iterable[str] | None = None) -> Iterator[Event]:
+        """Evaluate every case, yielding events; the last event carries the summary.
+
+        Without ``tools`` the cases are listed and counted first. With ``tools`` (what the run's
+        ``RunStarted`` names) they are streamed: each case is made, evaluated and dropped in
+        turn, so memory stays flat however many there are, and ``notes`` may still grow while
+        the cases are made (they are read at the end)."""
+        if tools is None:
+            cases = list(cases)
+            started_event = RunStarted(len(cases), tuple(sorted({c.tool for c in cases})))
+        else:
+            started_event = RunStarted(None, tuple(sorted(set(tools))))
+        summary = Summary()
         started = time.perf_counter()
-        yield RunStarted(len(cases), tuple(sorted({c.tool for c in cases})))
+        yield started_event
         for index, case in enumerate(cases):
             result = self.evaluate(case)
             summary.add(result)
             yield CaseFinished(index, result)
+        summary.notes = list(notes)
         summary.duration_s = time.perf_counter() - started
         yield RunFinished(summary)
