@@ -19,7 +19,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
@@ -203,6 +202,8 @@ class AtomicWriter:
         self.mode = mode
         self.what = what
         check_target(self.path, what)
+        import tempfile  # writes only: reading commands (lint) need not load it
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, self._tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name[:64]}.", suffix=".tmp")
@@ -263,6 +264,8 @@ def write_new(path: Path, data: bytes, mode: int = 0o644, *, what: str = "file")
 
     The whole file appears at once (hard link of a finished temporary file), and an existing
     file, symlink or anything else at ``path`` is never replaced."""
+    import tempfile
+
     path = Path(path)
     tmp: str | None = None
     try:
