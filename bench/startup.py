@@ -86,7 +86,7 @@ def measure(args: argparse.Namespace) -> int:
     runs = commands(args.contract)
     best = dict.fromkeys(runs, float("inf"))
     cpu = dict.fromkeys(runs, float("inf"))
-    for name, command in runs.items():  # warm the file cache and the bytecode
+    for command in runs.values():  # warm the file cache and the bytecode
         timed(command)
     for _ in range(args.repeat):
         for name, command in runs.items():
