@@ -281,12 +281,34 @@ def skipped_case(skipped: CaseSkipped) -> TestCase:
     return case
 
 
+_ATTRIBUTE_SPACE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+
+
+def _as_reparsed(element: ET.Element) -> None:
+    """What an XML parser makes of ``element`` once written and read back — how the report was
+    built before it was streamed (junit-xml's document parsed to add properties): line breaks
+    and tabs in attribute values become spaces, a carriage return in text a line feed."""
+    for node in element.iter():
+        for name, value in node.attrib.items():
+            node.set(name, value.translate(_ATTRIBUTE_SPACE))
+        if node.text and "\r" in node.text:
+            node.text = node.text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def testcase_xml(testcase: TestCase, properties: dict[str, str]) -> str:
     """One ``<testcase>`` element as junit-xml builds it, with ``properties`` as its first
-    child (junit-xml has no per-testcase properties; the JUnit schema allows them), illegal XML
-    characters removed as junit-xml removes them."""
+    child (junit-xml has no per-testcase properties; the JUnit schema allows them), laid out as
+    junit-xml's pretty-printed document lays it out one level down, illegal XML characters
+    removed as junit-xml removes them."""
     element = TestSuite("", [testcase]).build_xml_doc().find("testcase")
     assert element is not None
+    children = list(element)
+    if children:  # each child (failure, skipped) on its own line, indented
+        element.text = "\n\t\t\t"
+        for child in children:
+            child.tail = "\n\t\t\t"
+        children[-1].tail = "\n\t\t"
+    _as_reparsed(element)  # the properties were added after the document was read back
     if properties:
         props = ET.Element("properties")
         for name, value in properties.items():
