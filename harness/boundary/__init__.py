@@ -5,7 +5,9 @@ schema layer) to compile a contract, and ``contract-harness lint`` should not pa
 pipeline, audit and retry it never runs.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness import lazy_exports
 
 if TYPE_CHECKING:
     from harness.boundary.audit import AuditRecord, AuditSink, JsonlAuditSink, MemoryAuditSink, RawStore
@@ -46,12 +48,4 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness.boundary' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())
