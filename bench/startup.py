@@ -34,9 +34,15 @@ REPO = _HERE.parent
 TARGET = 6.0
 
 
-def commands(contract: str) -> dict[str, list[str]]:
+def commands(contract: str, before: str | None = None) -> dict[str, list[str]]:
     script = shutil.which("contract-harness", path=str(Path(sys.executable).parent)) or "contract-harness"
-    return {
+    older = {}
+    if before:  # an earlier version of the package, run the same way (PYTHONPATH first)
+        folder = str(Path(before).resolve())
+        boot = f"import sys; sys.path.insert(0, {folder!r}); from harness.cli import main; sys.exit(main())"
+        older = {"before: --help": [sys.executable, "-c", boot, "--help"],
+                 "before: lint CONTRACT": [sys.executable, "-c", boot, "lint", contract]}
+    return {**older,
         "python -c pass": [sys.executable, "-c", "pass"],
         "contract-harness --help": [script, "--help"],
         "contract-harness lint CONTRACT": [script, "lint", contract],
@@ -76,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15, help="rounds; the best of each command is kept")
     parser.add_argument("--contract", default="contracts/review_status", help="the contract lint runs on")
+    parser.add_argument("--before", metavar="DIR",
+                        help="a folder holding an earlier version of the harness package (e.g. from "
+                             "`git archive`), measured the same way in the same rounds")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="startup-pycache-") as cache:
         ENV["PYTHONPYCACHEPREFIX"] = cache
@@ -83,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def measure(args: argparse.Namespace) -> int:
-    runs = commands(args.contract)
+    runs = commands(args.contract, args.before)
     best = dict.fromkeys(runs, float("inf"))
     cpu = dict.fromkeys(runs, float("inf"))
     for command in runs.values():  # warm the file cache and the bytecode
