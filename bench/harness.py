@@ -206,6 +206,8 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
             for label, code in versions.items():  # alternating, so drift in machine speed hits both
                 run = child_check(root, args.max_mutants, *extra, code=code)
                 results.append({"scale": scale, "variant": name + label, **run})
+                print(f"  {scale}x {name + label}: {run['cases']:,} cases in {run['seconds']:.1f} s, "
+                      f"peak RSS {run['rss_mib']:,.0f} MiB", flush=True)
     base = {r["variant"]: r for r in results if r["scale"] == scales[0]}
     for r in results:
         r["rss_over_base"] = r["rss_mib"] / base[r["variant"]]["rss_mib"]
