@@ -15,6 +15,13 @@ Builds a synthetic project (TOOLS tools x FIXTURES accepted fixtures, scaled by 
 
 Targets: check within 1.5x of the plain loop; the plugin within 1.5x of pytest's floor; time
 linear in the number of cases.
+
+Then, for each factor of --memory-scales, ``contract-harness check`` in a child process of its
+own (peak RSS from ``resource.getrusage``, cases per second from its wall time), with and
+without ``--json`` and with ``--no-differential``; the smallest scale is the baseline the others'
+memory is a ratio of (flat in the number of cases: about 1.0x). Targets (issue 17): peak RSS
+under 500 MB with ``--json`` at any size (470,000 cases: ``--tools 1000 --max-mutants 46
+--scales '' --memory-scales 1``), and 10,000 cases/s on the 100-tool corpus.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -154,6 +162,74 @@ def time_plain_loop(root: Path, max_mutants: int) -> tuple[float, int]:
     return time.perf_counter() - started, count
 
 
+#: A check in a child process: its argv in, its wall time, peak RSS and case count out.
+_CHILD = """
+import contextlib, io, json, re, resource, sys, time
+from harness.cli import main
+out = io.StringIO()
+started = time.perf_counter()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    code = main(json.loads(sys.argv[1]))
+seconds = time.perf_counter() - started
+found = re.search(r"(?:all|of) (\\d+) cases", out.getvalue())
+print(json.dumps({"code": code, "seconds": seconds, "cases": int(found.group(1)) if found else 0,
+                  "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def child_check(root: Path, max_mutants: int, *extra: str, code: Path | None = None) -> dict[str, Any]:
+    """``contract-harness check`` on ``root`` in a fresh interpreter: seconds, cases, peak RSS.
+    ``code``: a folder holding another version of the ``harness`` package to run instead."""
+    argv = ["check", str(root), "--no-progress", "--max-mutants", str(max_mutants), *extra]
+    env = {**os.environ, "PYTHONPATH": str(code)} if code else None
+    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(argv)], cwd=root, capture_output=True,
+                          text=True, env=env)
+    if done.returncode != 0 or not done.stdout.strip():
+        raise SystemExit(f"check failed in its child:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    if result["code"] != 0:
+        raise SystemExit(f"check found problems on the synthetic corpus: exit {result['code']}")
+    return result
+
+
+def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[str, Any]]:
+    """Peak RSS and cases/s of check in a child process, per scale and variant."""
+    variants = {"check --json": ["--json", "report.json"], "check": [], "check --no-differential":
+                ["--no-differential"]}
+    rows, results = [], []
+    versions = {"": None} if not args.before else {"": None, " (before)": Path(args.before).resolve()}
+    for scale in scales:
+        root = tmp / f"m{scale}"
+        if not root.exists():
+            build_project(root, args.tools * scale, args.fixtures)
+        for name, extra in variants.items():
+            for label, code in versions.items():  # alternating, so drift in machine speed hits both
+                run = child_check(root, args.max_mutants, *extra, code=code)
+                results.append({"scale": scale, "variant": name + label, **run})
+                print(f"  {scale}x {name + label}: {run['cases']:,} cases in {run['seconds']:.1f} s, "
+                      f"peak RSS {run['rss_mib']:,.0f} MiB", flush=True)
+    base = {r["variant"]: r for r in results if r["scale"] == scales[0]}
+    for r in results:
+        r["rss_over_base"] = r["rss_mib"] / base[r["variant"]]["rss_mib"]
+        r["cases_per_s"] = r["cases"] / r["seconds"]
+        rows.append([f"{r['scale']}x", f"{args.tools * r['scale']}", f"{r['cases']:,}", r["variant"],
+                     f"{r['seconds']:.1f}", f"{r['cases_per_s']:,.0f}", f"{r['rss_mib']:,.0f}",
+                     f"{r['rss_over_base']:.2f}x"])
+    print(table(rows, ["scale", "tools", "cases", "variant", "s", "cases/s", "peak RSS MiB",
+                       f"RSS vs {scales[0]}x"]))
+    if args.before:
+        now = {(r["scale"], r["variant"]): r for r in results}
+        for (scale, variant), r in now.items():
+            old = now.get((scale, variant + " (before)"))
+            if old is not None:
+                print(f"{scale}x {variant}: peak RSS {r['rss_mib'] / old['rss_mib']:.2f}x before, "
+                      f"cases/s {r['cases_per_s'] / old['cases_per_s']:.2f}x before")
+    worst = max(r["rss_mib"] for r in results if r["variant"] == "check --json")
+    print(f"targets: peak RSS with --json under 500 MB (worst here {worst * 1.048576:,.0f} MB); "
+          "RSS flat in the number of cases (ratios near 1.0x); 10,000 cases/s on the 100-tool corpus")
+    return results
+
+
 _PYTEST_LINE = re.compile(r"(\d+) passed.* in ([0-9.]+)s")
 
 
@@ -182,11 +258,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scales", default="1,4,16")
     parser.add_argument("--pytest-scales", default="1,4", help="scales at which pytest is measured")
     parser.add_argument("--repeat", type=int, default=3, help="best of N runs for each measurement")
+    parser.add_argument("--memory-scales", default="1,16",
+                        help="scales at which check's peak RSS is measured in a child process ('' for none)")
+    parser.add_argument("--before", metavar="DIR",
+                        help="a folder holding an earlier version of the harness package (e.g. from "
+                             "`git archive`): its check is measured beside this one's, alternating")
     args = parser.parse_args(argv)
-    scales = [int(s) for s in args.scales.split(",")]
+    scales = [int(s) for s in args.scales.split(",") if s]
+    memory_scales = [int(s) for s in args.memory_scales.split(",") if s]
     pytest_scales = {int(s) for s in args.pytest_scales.split(",") if s}
     rows, results = [], []
+    measured: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
+        if memory_scales:
+            measured = memory(Path(tmp), args, memory_scales)
+        if not scales:
+            print(f"saved {save('harness-memory', measured)}")
+            return 0
         # Warm both paths (imports, compiled validators) so neither pays start-up in its timing.
         warm = Path(tmp) / "warm"
         build_project(warm, 2, 2)
@@ -240,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     print("targets: check/loop <= 1.5x; plugin/floor <= 1.5x; time linear in cases")
     print("(the plugin's time over the floor is the cases' own work; part of it is the reference\n"
           " validator, python jsonschema, which --no-differential skips)")
-    print(f"saved {save('harness', results)}")
+    print(f"saved {save('harness', {'timing': results, 'memory': measured})}")
     return 0
 
 

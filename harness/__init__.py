@@ -5,6 +5,7 @@ The names load on first use, so importing the package (as pytest does to load th
 the CLI to print ``--help``) costs nothing until one is needed.
 """
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -69,16 +70,22 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness' has no attribute {name!r}")
-    import importlib
+def lazy_exports(package: str, exports: dict[str, str], scope: dict[str, Any]) -> Callable[[str], Any]:
+    """A package's ``__getattr__``: each name of ``exports`` (name -> the module defining it)
+    imported on first use and kept in the package's ``scope``, so importing the package costs
+    nothing until a name is needed (``harness``, ``harness.boundary``, ``harness.guard``)."""
 
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(module), name)
+        scope[name] = value
+        return value
+
+    return __getattr__
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -14,9 +14,10 @@ For each case the boundary runs, and the verdict is compared with the expectatio
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,7 @@ from harness.boundary.pipeline import Boundary, Verdict
 from harness.cases import Case, CaseExpectation
 from harness.codes import LAYER_ORDER, Layer
 from harness.contract import Contract
-from harness.differential import compare
+from harness.differential import ReferenceValidator, compare
 from harness.errors import HarnessError, InvalidRequest
 from harness.mutations import CANARY_PREFIX
 from harness.pointer import MISSING, escape_token
@@ -116,7 +117,10 @@ class CaseResult:
 
 @dataclass(frozen=True, slots=True)
 class RunStarted:
-    total: int
+    """A run begins: how many cases it has (None when they are streamed, not counted first) and
+    for which tools."""
+
+    total: int | None
     tools: tuple[str, ...]
 
 
@@ -281,17 +285,61 @@ def _schema_accepts(contract: Contract, version: int, document: Any) -> bool | N
     return validator.is_valid(document)
 
 
-def _differential(contract: Contract, version: int, document: Any) -> str | None:
-    if document is None:
-        return None
+def _validators(contract: Contract, version: int) -> tuple[Any, ReferenceValidator | None]:
+    """The production and reference validators of the schema layer (the vendor schema's for a
+    tool with an adapter)."""
     if contract.adapter:
-        production, reference = contract.vendor_validator(), contract.vendor_reference_validator()
-    else:
-        production, reference = contract.validator(version), contract.reference_validator(version)
-    if production is None or reference is None:
-        return None
-    disagreement = compare(production.is_valid(document), reference, document)
-    return disagreement.describe() if disagreement else None
+        return contract.vendor_validator(), contract.vendor_reference_validator()
+    return contract.validator(version), contract.reference_validator(version)
+
+
+#: How many (schema, document) pairs the engine remembers the reference verdict of.
+DIFFERENTIAL_MEMORY = 8192
+
+
+class Differential:
+    """The differential check of a run: the production validator's verdict against the reference
+    validator's, on each document that parsed, compared once per distinct (schema, document).
+
+    A document is known by its canonical JSON text (keys sorted; ``1`` and ``1.0`` stay apart,
+    as both validators tell them apart) — its sha256 is kept, with the comparison's outcome, for
+    the last :data:`DIFFERENTIAL_MEMORY` pairs, so memory stays flat however long the run. The
+    same document under the same schema has the same verdict from both validators, so a pair
+    already compared cannot disagree differently: only the reference validator's time is saved
+    (a fixture and the mutants that leave its parsed document unchanged, a fixture shared by
+    versions, the same payload in two sources)."""
+
+    def __init__(self, memory: int = DIFFERENTIAL_MEMORY) -> None:
+        self.memory = memory
+        self._seen: OrderedDict[tuple[int, bytes], str | None] = OrderedDict()
+        self.compared = 0
+        self.remembered = 0
+
+    def check(self, contract: Contract, version: int, document: Any) -> str | None:
+        """Why the two validators disagree on ``document``, or None."""
+        if document is None:
+            return None
+        production, reference = _validators(contract, version)
+        if production is None or reference is None:
+            return None
+        try:
+            text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError, RecursionError):  # nothing canonical to know it by: compare it
+            key = None
+        else:
+            key = (id(reference), hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+            if key in self._seen:
+                self._seen.move_to_end(key)
+                self.remembered += 1
+                return self._seen[key]
+        self.compared += 1
+        disagreement = compare(production.is_valid(document), reference, document)
+        found = disagreement.describe() if disagreement else None
+        if key is not None:
+            self._seen[key] = found
+            if len(self._seen) > self.memory:
+                self._seen.popitem(last=False)
+        return found
 
 
 def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[str, str | None, str]:
@@ -360,6 +408,8 @@ class Engine:
 
     def __init__(self, *, differential: bool = True) -> None:
         self.differential = differential
+        #: The run's differential check (its counts say how many pairs were compared).
+        self.differentials = Differential()
         self._boundaries: dict[tuple[int, int], Boundary] = {}
 
     def boundary(self, contract: Contract, version: int | None) -> Boundary:
@@ -381,7 +431,7 @@ class Engine:
             document = None if parsed is MISSING else parsed
             status, problem, detail = _judge(case, verdict, document, version)
             if status == PASSED and self.differential:
-                disagreement = _differential(contract, version, document)
+                disagreement = self.differentials.check(contract, version, document)
                 if disagreement:
                     status, problem, detail = FINDING, "differential", disagreement
             layer, code = verdict.layer, verdict.code
@@ -419,15 +469,26 @@ class Engine:
             excerpt=excerpt(raw),
         )
 
-    def run(self, cases: Iterable[Case], notes: Iterable[str] = ()) -> Iterator[Event]:
-        """Evaluate every case, yielding events; the last event carries the summary."""
-        cases = list(cases)
-        summary = Summary(notes=list(notes))
+    def run(self, cases: Iterable[Case], notes: Iterable[str] = (), *,
+            tools: Iterable[str] | None = None) -> Iterator[Event]:
+        """Evaluate every case, yielding events; the last event carries the summary.
+
+        Without ``tools`` the cases are listed and counted first. With ``tools`` (what the run's
+        ``RunStarted`` names) they are streamed: each case is made, evaluated and dropped in
+        turn, so memory stays flat however many there are, and ``notes`` may still grow while
+        the cases are made (they are read at the end)."""
+        if tools is None:
+            cases = list(cases)
+            started_event = RunStarted(len(cases), tuple(sorted({c.tool for c in cases})))
+        else:
+            started_event = RunStarted(None, tuple(sorted(set(tools))))
+        summary = Summary()
         started = time.perf_counter()
-        yield RunStarted(len(cases), tuple(sorted({c.tool for c in cases})))
+        yield started_event
         for index, case in enumerate(cases):
             result = self.evaluate(case)
             summary.add(result)
             yield CaseFinished(index, result)
+        summary.notes = list(notes)
         summary.duration_s = time.perf_counter() - started
         yield RunFinished(summary)

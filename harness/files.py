@@ -15,11 +15,12 @@ line with the path and the reason.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 from harness.errors import ContractError, HarnessError
 
@@ -181,27 +182,81 @@ def write_atomic(path: Path, data: bytes, mode: int = 0o644, *, what: str = "fil
 
     The target must be absent or a regular file; raises :class:`OutputError` otherwise, and on
     any failure to write (nothing is left behind: the temporary file is removed)."""
-    path = Path(path)
-    check_target(path, what)
-    tmp: str | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:64]}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        check_target(path, what)  # narrow the window in which the target may have changed
-        os.replace(tmp, path)
-        tmp = None
-    except OutputError:
-        raise
-    except OSError as exc:
-        raise _failed(path, what, exc) from None
-    finally:
-        if tmp is not None and os.path.lexists(tmp):
-            os.unlink(tmp)
+    with AtomicWriter(path, mode, what=what) as out:
+        out.write(data)
+
+
+class AtomicWriter:
+    """A file written piece by piece that appears at ``path`` whole or not at all.
+
+    The pieces go to a temporary file beside the target (same folder, so the final rename is
+    atomic); :meth:`commit` syncs it and renames it over ``path``, :meth:`abort` removes it. As
+    a context manager it commits when the block ends normally and aborts on any exception
+    (``KeyboardInterrupt`` included): an interrupted run leaves the old file, never half of a
+    new one. A process killed outright leaves only its hidden ``.<name>.*.tmp`` beside the
+    target. Errors are :class:`OutputError`, as for :func:`write_atomic`.
+    """
+
+    def __init__(self, path: Path | str, mode: int = 0o644, *, what: str = "file") -> None:
+        self.path = Path(path)
+        self.mode = mode
+        self.what = what
+        check_target(self.path, what)
+        import tempfile  # writes only: reading commands (lint) need not load it
+
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, self._tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name[:64]}.", suffix=".tmp")
+        except OSError as exc:
+            raise _failed(self.path, what, exc) from None
+        self._handle: BinaryIO | None = os.fdopen(fd, "wb")
+
+    def write(self, data: bytes) -> None:
+        if self._handle is None:
+            raise ValueError(f"{shown(self.path)}: already committed or aborted")
+        try:
+            self._handle.write(data)
+        except OSError as exc:
+            self.abort()
+            raise _failed(self.path, self.what, exc) from None
+
+    def commit(self) -> None:
+        """Sync the temporary file and rename it over the target."""
+        if self._handle is None:
+            raise ValueError(f"{shown(self.path)}: already committed or aborted")
+        try:
+            handle, self._handle = self._handle, None
+            with handle:
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(self._tmp, self.mode)
+            check_target(self.path, self.what)  # narrow the window in which the target may have changed
+            os.replace(self._tmp, self.path)
+        except OutputError:
+            self.abort()
+            raise
+        except OSError as exc:
+            self.abort()
+            raise _failed(self.path, self.what, exc) from None
+
+    def abort(self) -> None:
+        """Drop what was written; the target is left as it was. Safe to call more than once."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                handle.close()
+        with contextlib.suppress(OSError):
+            if os.path.lexists(self._tmp):
+                os.unlink(self._tmp)
+
+    def __enter__(self) -> AtomicWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.abort()
 
 
 def write_new(path: Path, data: bytes, mode: int = 0o644, *, what: str = "file") -> bool:
@@ -209,6 +264,8 @@ def write_new(path: Path, data: bytes, mode: int = 0o644, *, what: str = "file")
 
     The whole file appears at once (hard link of a finished temporary file), and an existing
     file, symlink or anything else at ``path`` is never replaced."""
+    import tempfile
+
     path = Path(path)
     tmp: str | None = None
     try:

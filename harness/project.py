@@ -17,7 +17,6 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable, Iterator
-from importlib import resources
 from pathlib import Path
 
 from harness.errors import ContractError, UsageError
@@ -51,6 +50,8 @@ def demo_root() -> Path:
     In a wheel they are package data under ``harness/demo/``; in a source checkout (an
     editable install) they are this repository's own top-level folders.
     """
+    from importlib import resources  # only for the demo
+
     packaged = Path(str(resources.files("harness").joinpath("demo")))
     if (packaged / CONTRACTS).is_dir():
         return packaged

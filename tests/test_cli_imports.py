@@ -53,3 +53,26 @@ def test_a_command_loads_its_own_module_only() -> None:
         "import contextlib, io\nfrom harness.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n    assert main(['guard', '--help']) == 0")
     assert {name for name in modules if name.startswith("harness.cli.")} == {"harness.cli.guard"}
+
+
+#: What ``lint`` on a contract needs is the loader, the schema model and the rules: YAML, the
+#: production validator (contract.yaml's meta-schema) and ``referencing``. Nothing that runs
+#: cases, renders reports or talks to upstreams.
+LINT_NEEDS_NOT = ("jsonschema", "deepdiff", "rich", "anyio", "hypothesis", "hypothesis_jsonschema", "httpx",
+                  "mcp", "junit_xml", "greenery", "regex")
+
+
+def test_lint_on_one_contract_loads_only_what_linting_needs() -> None:
+    from pathlib import Path
+
+    contract = Path(__file__).resolve().parent.parent / "contracts" / "review_status"
+    modules = _modules_after(
+        "import contextlib, io\nfrom harness.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['lint', {str(contract)!r}]) == 0")
+    assert sorted(name for name in modules if name.split(".")[0] in LINT_NEEDS_NOT) == []
+    ours = {name for name in modules if name.startswith("harness.")}
+    assert "harness.lint.engine" in ours  # it did lint
+    assert not ours & {"harness.engine", "harness.cases", "harness.mutations", "harness.differential",
+                       "harness.boundary.pipeline", "harness.reporting", "harness.drift", "harness.lint.sarif"}
+    assert {name for name in ours if name.startswith("harness.cli.")} == {"harness.cli.lint", "harness.cli.check"}

@@ -492,7 +492,7 @@ def test_an_internal_error_is_still_one_line_with_a_hint(project: Path, capsys: 
     def broken(*_: Any) -> Any:
         raise ZeroDivisionError("division by zero\nsecond line")
 
-    monkeypatch.setattr(harness.cli.check, "collect", broken)
+    monkeypatch.setattr(harness.cli.check, "stream", broken)
     line = one_line_error(*run(["check"], capsys)[::2])
     assert line == ("contract-harness: error: harness.internal: ZeroDivisionError: division by zero "
                     "(an internal error; --debug shows the traceback)")

@@ -105,8 +105,8 @@ def test_the_json_reporter_fed_event_by_event_writes_what_json_report_builds_at_
     reporter = JsonReporter(tmp_path / "r.json")
     for event in events:
         reporter.handle(event)
-    assert len(reporter.lines) == len(_results(events)) > 20
-    assert all(isinstance(line, str) for line in reporter.lines)  # encoded on arrival, no result kept
+    assert reporter.count == len(_results(events)) > 20
+    assert not any(isinstance(v, list) for v in vars(reporter).values())  # spooled on arrival, nothing kept
     last = events[-1]
     assert isinstance(last, RunFinished)
     at_once = dump_report(json_report(_results(events), last.summary))

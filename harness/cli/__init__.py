@@ -47,9 +47,9 @@ def command_help(command: str) -> str:
     return COMMANDS[command][1]
 
 
-def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
-    """The parser, with the full parsers of ``commands`` (default: every one) and, for the others,
-    a name and a line of help: enough to list them, nothing imported."""
+def build_parser(commands: Iterable[str] | None = None, *, others: bool = True) -> argparse.ArgumentParser:
+    """The parser, with the full parsers of ``commands`` (default: every one) and, for the others
+    (unless not ``others``), a name and a line of help: enough to list them, nothing imported."""
     wanted = set(COMMANDS if commands is None else commands)
     parser = _Parser(
         prog="contract-harness",
@@ -61,7 +61,7 @@ def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentPars
     for name, (module, line) in COMMANDS.items():
         if name in wanted:
             importlib.import_module(f"harness.cli.{module}").register(sub)
-        else:
+        elif others:
             sub.add_parser(name, help=line)
     return parser
 
@@ -90,7 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(state_dir("hypothesis")))
     argv = sys.argv[1:] if argv is None else list(argv)
     command = requested(argv)
-    parser = build_parser([command] if command else [])
+    # A command named: its parser alone (the others' are only listed by --help, which names none).
+    parser = build_parser([command], others=False) if command else build_parser([])
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version, or a usage error

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.cases import DEFAULT_MAX_MUTANTS, SOURCES, Case, cases_for, shard
 from harness.cli import command_help
 
 # Re-exported: other subcommands import them from here; they live in the light _common module.
 from harness.cli._common import contract_roots as contract_roots
 from harness.cli._common import load_contracts as load_contracts
 from harness.cli._common import project_roots as project_roots
-from harness.drift.template import upstream_redactor
-from harness.engine import Engine
 from harness.errors import UsageError
-from harness.mutations import REGISTRY
 from harness.project import state_dir
-from harness.reporting import dispatch, reporters_for
-from harness.reporting.reproductions import protected
+
+if TYPE_CHECKING:
+    from harness.cases import Case
+    from harness.contract import Contract
+
+# The library (cases, engine, reporters) is imported by the functions that use it: other
+# commands (lint, on every commit) import this module for its argument helpers alone.
 
 DEFAULT_CASES_DIR = ".contract-harness/cases"
 CASES_DIR_HELP = f"(default: {DEFAULT_CASES_DIR} in the project root)"
@@ -64,6 +66,8 @@ def add_demo_argument(p: argparse.ArgumentParser) -> None:
 
 
 def add_selection_arguments(p: argparse.ArgumentParser) -> None:
+    from harness.cases import DEFAULT_MAX_MUTANTS, SOURCES
+
     add_contract_arguments(p)
     p.add_argument("--source", action="append", choices=SOURCES,
                    help="only cases of this source (repeatable)")
@@ -86,27 +90,39 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     return index, count
 
 
-def collect(args: argparse.Namespace) -> tuple[list[Case], list[str]]:
-    """The selected cases of the selected contracts, and why some could not be made."""
+def stream(args: argparse.Namespace) -> tuple[Iterator[Case], list[str], list[Contract]]:
+    """The selected cases of the selected contracts, made one contract at a time as they are
+    consumed (so a run holds one contract's cases, not all of them); the notes on why some could
+    not be made, filled in as they are; the contracts. Options and contracts are checked before
+    this returns. With ``--shard`` the cases are listed first: a slice is taken by sorted id."""
+    from harness.cases import SOURCES, cases_for, shard
+    from harness.mutations import REGISTRY
+
     if args.max_mutants < 0:
         raise UsageError(f"--max-mutants must be >= 0, not {args.max_mutants}")
     if args.operator:
         REGISTRY.select(args.operator, select_option="--operator")
     sharding = parse_shard(args.shard)
-    cases: list[Case] = []
+    contracts = load_contracts(args.contracts, args.tool, args.demo)
     notes: list[str] = []
-    for contract in load_contracts(args.contracts, args.tool, args.demo):
-        collected = cases_for(
-            contract,
-            sources=args.source or SOURCES,
-            max_mutants=args.max_mutants,
-            operators=args.operator,
-        )
-        cases.extend(collected.cases)
-        notes.extend(collected.notes)
+
+    def made() -> Iterator[Case]:
+        for contract in contracts:
+            collected = cases_for(contract, sources=args.source or SOURCES, max_mutants=args.max_mutants,
+                                  operators=args.operator)
+            notes.extend(collected.notes)
+            yield from collected.cases
+
+    cases = made()
     if sharding:
-        cases = shard(cases, *sharding)
-    return cases, notes
+        cases = iter(shard(list(cases), *sharding))
+    return cases, notes, contracts
+
+
+def collect(args: argparse.Namespace) -> tuple[list[Case], list[str]]:
+    """The selected cases of the selected contracts, listed, and why some could not be made."""
+    cases, notes, _ = stream(args)
+    return list(cases), notes
 
 
 def report_files(args: argparse.Namespace) -> dict[str, str | None]:
@@ -115,13 +131,29 @@ def report_files(args: argparse.Namespace) -> dict[str, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    cases, notes = collect(args)
-    contracts = {id(c.contract): c.contract for c in cases}.values()
+    from harness.drift.template import upstream_redactor
+    from harness.engine import Engine
+    from harness.reporting import dispatch, reporters_for
+    from harness.reporting.reproductions import protected
+
+    cases, notes, contracts = stream(args)
     redactor = upstream_redactor(contracts, os.environ)
-    fixtures = {c.id: (c.path, c.contract.root) for c in cases if c.path is not None}
+    # Where the case being reported came from: the engine evaluates one case at a time, in the
+    # order made, and its events are reported before the next case is made, so only the current
+    # case's fixture file is ever asked for (and nothing grows with the run).
+    fixtures: dict[str, tuple[Path, Path]] = {}
+
+    def tracked() -> Iterator[Case]:
+        for case in cases:
+            fixtures.clear()
+            if case.path is not None:
+                fixtures[case.id] = (case.path, case.contract.root)
+            yield case
+
     reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
     engine = Engine(differential=not args.no_differential)
     cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
-    summary = dispatch(protected(engine.run(cases, notes), redactor, cases_dir, fixtures), reporters)
+    events = engine.run(tracked(), notes, tools=[c.tool for c in contracts])
+    summary = dispatch(protected(events, redactor, cases_dir, fixtures), reporters)
     assert summary is not None
     return 0 if summary.ok else 1

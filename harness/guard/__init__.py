@@ -9,7 +9,9 @@
 load on first use (the ``mcp`` SDK is a heavy import).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness import lazy_exports
 
 if TYPE_CHECKING:
     from harness.guard.function import AsyncGuardedFunction, GuardedFunction, guard_tool
@@ -36,15 +38,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness.guard' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 def __dir__() -> list[str]:

@@ -65,8 +65,12 @@ def render_json(report: LintReport, root: Path | None = None) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
+def _sarif(report: LintReport, root: Path | None) -> str:
+    from harness.lint.sarif import render_sarif  # only when asked for: lint runs on every commit
+
+    return render_sarif(report, root)
+
+
 def reporters() -> dict[str, Callable[[LintReport, Path | None], str]]:
     """Output formats by name (``--format``)."""
-    from harness.lint.sarif import render_sarif
-
-    return {"text": render_text, "json": render_json, "sarif": render_sarif}
+    return {"text": render_text, "json": render_json, "sarif": _sarif}

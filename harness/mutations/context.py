@@ -126,9 +126,20 @@ class MutationContext:
         return Document(self.schema)
 
     def schema_nodes(self, pointer: str) -> list[Node]:
-        """The subschemas that may govern ``pointer`` (:meth:`Document.governing`)."""
+        """The subschemas that may govern ``pointer`` (:meth:`Document.governing`). The answer
+        depends on the schema and the pointer alone, and every fixture of a contract asks it for
+        the same pointers: it is kept on the contract with the model it came from."""
         document = self.schema_model
-        return [] if document is None else document.governing(split(pointer))
+        if document is None:
+            return []
+        if self.schema is self.contract.vendor_schema:  # as schema_model tells them apart
+            which: tuple[Any, ...] = ("vendor",)
+        elif self.schema is self.contract.schema(self.version):
+            which = ("version", self.version)
+        else:  # a model built for this context alone: nothing to share
+            return document.governing(split(pointer))
+        nodes = self.contract.memo(("governing", *which, pointer), lambda: tuple(document.governing(split(pointer))))
+        return list(nodes)
 
     def keyword_values(self, pointer: str, keyword: str) -> list[Any]:
         return [n.get(keyword) for n in self.schema_nodes(pointer) if n.has(keyword)]

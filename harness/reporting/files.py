@@ -1,10 +1,13 @@
 """Report files: JSON (stable, documented structure), JUnit XML, Markdown, reproductions.
 
-Each file reporter folds every event in as it comes (:meth:`FileReporter.case`) and keeps only
-what its format still needs — the JSON reporter one encoded line per case, the JUnit reporter one
-testcase, the Markdown reporter the cases that did not hold — then writes the file once,
-atomically, when the run finishes. A :class:`~harness.reporting.Contributor` adds what its kind
-of run has (drift, fuzz).
+Each file reporter folds every event in as it comes (:meth:`FileReporter.case`) and keeps in
+memory only what does not grow with the run: the JSON and JUnit reporters write each case, encoded
+as it finishes, to a spool file (anonymous, beside the target), the Markdown reporter keeps the
+cases it will show. When the run finishes the file is written once, atomically
+(:class:`~harness.files.AtomicWriter`): what only the end knows (the summary, the per-tool
+counts) first, then the spooled cases copied after it. A run cut short leaves no report at the
+target path, and memory stays flat in the number of cases. A
+:class:`~harness.reporting.Contributor` adds what its kind of run has (drift, fuzz).
 """
 
 from __future__ import annotations
@@ -14,14 +17,17 @@ import hashlib
 import json
 import re
 import shlex
+import tempfile
 import xml.etree.ElementTree as ET
+from array import array
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from junit_xml import TestCase, TestSuite, to_xml_report_string
+import junit_xml
+from junit_xml import TestCase, TestSuite
 
 from harness import __version__
 from harness.engine import (
@@ -35,7 +41,7 @@ from harness.engine import (
     RunFinished,
     Summary,
 )
-from harness.files import write_atomic
+from harness.files import AtomicWriter, write_atomic
 from harness.reporting import Contributor
 
 FORMAT_VERSION = 1
@@ -75,7 +81,11 @@ class FileReporter(abc.ABC):
         elif isinstance(event, CaseSkipped):
             self.skipped(event)
         elif isinstance(event, RunFinished):
-            write_atomic(self.path, self.render(event.summary).encode("utf-8"), what="report")
+            try:
+                with AtomicWriter(self.path, what="report") as out:
+                    self.write(out, event.summary)
+            finally:
+                self.close()
 
     @abc.abstractmethod
     def case(self, result: CaseResult) -> None:
@@ -84,9 +94,54 @@ class FileReporter(abc.ABC):
     def skipped(self, event: CaseSkipped) -> None:  # noqa: B027 - most formats do not list them
         """A case deliberately not run."""
 
-    @abc.abstractmethod
+    def write(self, out: AtomicWriter, summary: Summary) -> None:
+        """Write the whole file to ``out`` (default: :meth:`render`, encoded)."""
+        out.write(self.render(summary).encode("utf-8"))
+
     def render(self, summary: Summary) -> str:
-        """The file's whole text."""
+        """The file's whole text (formats that spool their cases write them instead)."""
+        raise NotImplementedError(f"{type(self).__name__} writes its file with write()")
+
+    def close(self) -> None:  # noqa: B027 - only spooling formats hold anything
+        """Release what the reporter holds (spool files); called once the file is written."""
+
+
+class Spool:
+    """Encoded cases on their way to a report: an anonymous temporary file (beside the report,
+    removed by the system when closed or when the process ends, however it ends) written in
+    order and read back in pieces."""
+
+    _CHUNK = 1 << 20
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        # Closed by close(), or by the system with the process: it has no name to leave behind.
+        self._file: IO[bytes] = tempfile.TemporaryFile(dir=folder, prefix=".spool.")  # noqa: SIM115
+        self.size = 0
+
+    def append(self, data: bytes) -> tuple[int, int]:
+        """Add ``data``; its (offset, length) in the spool."""
+        offset = self.size
+        self._file.write(data)
+        self.size += len(data)
+        return offset, len(data)
+
+    def read(self, offset: int, length: int) -> bytes:
+        self._file.seek(offset)
+        data = self._file.read(length)
+        self._file.seek(0, 2)
+        return data
+
+    def copy_to(self, out: AtomicWriter) -> None:
+        """Everything spooled, in order."""
+        self._file.flush()
+        self._file.seek(0)
+        while chunk := self._file.read(self._CHUNK):
+            out.write(chunk)
+        self._file.seek(0, 2)
+
+    def close(self) -> None:
+        self._file.close()
 
 
 # --------------------------------------------------------------------------- JSON
@@ -137,19 +192,48 @@ def dump_report(document: dict[str, Any]) -> str:
 
 
 class JsonReporter(FileReporter):
-    """The JSON report; each case is encoded when it finishes, the document around them at the end."""
+    """The JSON report; each case is encoded when it finishes and spooled, the document around
+    them written at the end with the spooled cases copied in: the same bytes as
+    :func:`dump_report` of :func:`json_report`, in memory flat in the number of cases."""
 
     def __init__(self, path: str | Path, command: str | None = None, *,
                  contributor: Contributor | None = None) -> None:
         super().__init__(path, contributor=contributor)
         self.command = command or self.contributor.command
-        self.lines: list[str] = []
+        self.count = 0
+        self._spool: Spool | None = None
 
     def case(self, result: CaseResult) -> None:
-        self.lines.append(case_line(self.contributor.json_case(result, result.to_dict())))
+        if self._spool is None:
+            self._spool = Spool(self.path.parent)
+        line = case_line(self.contributor.json_case(result, result.to_dict()))
+        self._spool.append(((",\n" if self.count else "") + line).encode("utf-8"))
+        self.count += 1
 
-    def render(self, summary: Summary) -> str:
-        return assemble(json_report([], summary, self.command, self.contributor.json_members(summary)), self.lines)
+    def write(self, out: AtomicWriter, summary: Summary) -> None:
+        document = json_report([], summary, self.command, self.contributor.json_members(summary))
+        marker = json.dumps(_PLACEHOLDER)
+        head = json.dumps({**document, "cases": _PLACEHOLDER}, indent=2, ensure_ascii=False)
+        if self._spool is None or head.count(marker) != 1:
+            # No case, or the marker text elsewhere in the document: the slow, exact way.
+            lines = self._spool_lines()
+            out.write(assemble(document, lines).encode("utf-8"))
+            return
+        before, after = head.split(marker)
+        out.write((before + "[\n").encode("utf-8"))
+        self._spool.copy_to(out)
+        out.write(("\n  ]" + after + "\n").encode("utf-8"))
+
+    def _spool_lines(self) -> list[str]:
+        if self._spool is None:
+            return []
+        text = self._spool.read(0, self._spool.size).decode("utf-8")
+        return text.split(",\n") if text else []  # a line never holds a newline
+
+    def close(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
 
 
 # --------------------------------------------------------------------------- JUnit
@@ -197,47 +281,151 @@ def skipped_case(skipped: CaseSkipped) -> TestCase:
     return case
 
 
+_ATTRIBUTE_SPACE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+
+
+def _as_reparsed(element: ET.Element) -> None:
+    """What an XML parser makes of ``element`` once written and read back — how the report was
+    built before it was streamed (junit-xml's document parsed to add properties): line breaks
+    and tabs in attribute values become spaces, a carriage return in text a line feed."""
+    for node in element.iter():
+        for name, value in node.attrib.items():
+            node.set(name, value.translate(_ATTRIBUTE_SPACE))
+        if node.text and "\r" in node.text:
+            node.text = node.text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def testcase_xml(testcase: TestCase, properties: dict[str, str]) -> str:
+    """One ``<testcase>`` element as junit-xml builds it, with ``properties`` as its first
+    child (junit-xml has no per-testcase properties; the JUnit schema allows them), laid out as
+    junit-xml's pretty-printed document lays it out one level down, illegal XML characters
+    removed as junit-xml removes them."""
+    element = TestSuite("", [testcase]).build_xml_doc().find("testcase")
+    assert element is not None
+    children = list(element)
+    if children:  # each child (failure, skipped) on its own line, indented
+        element.text = "\n\t\t\t"
+        for child in children:
+            child.tail = "\n\t\t\t"
+        children[-1].tail = "\n\t\t"
+    _as_reparsed(element)  # the properties were added after the document was read back
+    if properties:
+        props = ET.Element("properties")
+        for name, value in properties.items():
+            ET.SubElement(props, "property", name=name, value=value)
+        element.insert(0, props)
+    return junit_xml._clean_illegal_xml_chars(ET.tostring(element, encoding="unicode"))  # type: ignore[no-any-return]
+
+
+@dataclass
+class _Suite:
+    """What a testsuite's element needs, counted as its cases arrive, and where they are spooled."""
+
+    tests: int = 0
+    failures: int = 0
+    skipped: int = 0
+    time: float = 0  # as junit-xml sums it (from the int 0): "0" for a suite of untimed cases
+    cases: array[int] = field(default_factory=lambda: array("q"))
+    skips: array[int] = field(default_factory=lambda: array("q"))
+
+    def attributes(self, name: str) -> dict[str, str]:
+        return {"disabled": "0", "errors": "0", "failures": str(self.failures), "name": name,
+                "skipped": str(self.skipped), "tests": str(self.tests), "time": str(self.time)}
+
+
+def _open_tag(tag: str, attributes: dict[str, str]) -> str:
+    return ET.tostring(ET.Element(tag, attributes), encoding="unicode").removesuffix(" />")
+
+
 class JUnitReporter(FileReporter):
     """One testsuite per tool (``<suite>.<tool>``), one testcase per case with its layer
     properties (a contributor adds its own), per-layer counts on each suite; cases deliberately
-    not run are skipped testcases with their reason."""
+    not run are skipped testcases with their reason.
+
+    Each testcase is serialised when its case finishes and spooled; only per-tool counts and
+    spool offsets stay in memory. A contributor that adds testcase properties is asked when the
+    file is written (fuzz's statistics are known only then): its testcases keep their ids."""
 
     def __init__(self, path: str | Path, *, contributor: Contributor | None = None) -> None:
         super().__init__(path, contributor=contributor)
-        self.cases: dict[str, list[TestCase]] = {}
-        self.skips: dict[str, list[TestCase]] = {}
-        self.properties: dict[tuple[str, str], tuple[str, dict[str, str]]] = {}
+        self.suites: dict[str, _Suite] = {}
+        self._spool: Spool | None = None
+        # Only a contributor that adds properties needs the case ids at the end.
+        self._late = type(self.contributor).junit_properties is not Contributor.junit_properties
+        self._ids: dict[int, str] = {}
+
+    def _add(self, tool: str, text: str, spans: str, case_id: str | None) -> _Suite:
+        if self._spool is None:
+            self._spool = Spool(self.path.parent)
+        suite = self.suites.setdefault(tool, _Suite())
+        offset, length = self._spool.append(text.encode("utf-8"))
+        getattr(suite, spans).extend((offset, length))
+        if case_id is not None and self._late:
+            self._ids[offset] = case_id
+        suite.tests += 1
+        return suite
 
     def case(self, result: CaseResult) -> None:
         testcase = junit_case(result)
-        self.cases.setdefault(result.tool, []).append(testcase)
-        self.properties[(result.tool, testcase.name)] = (result.id, _properties(result))
+        suite = self._add(result.tool, testcase_xml(testcase, _properties(result)), "cases", result.id)
+        suite.failures += bool(testcase.is_failure())
+        if testcase.elapsed_sec:
+            suite.time += testcase.elapsed_sec
 
     def skipped(self, event: CaseSkipped) -> None:
-        self.skips.setdefault(event.tool, []).append(skipped_case(event))
+        suite = self._add(event.tool, testcase_xml(skipped_case(event), {}), "skips", None)
+        suite.skipped += 1
 
-    def render(self, summary: Summary) -> str:
-        suites = []
-        for tool in sorted(set(self.cases) | set(self.skips)):
+    def _testcase(self, offset: int, length: int) -> bytes:
+        assert self._spool is not None
+        data = self._spool.read(offset, length)
+        extra = self.contributor.junit_properties(self._ids[offset]) if offset in self._ids else {}
+        if not extra:
+            return data
+        element = ET.fromstring(data)
+        props = element.find("properties")
+        if props is None:
+            props = ET.Element("properties")
+            element.insert(0, props)
+        for name, value in extra.items():
+            found = next((p for p in props if p.get("name") == name), None)
+            if found is None:
+                ET.SubElement(props, "property", name=name, value=value)
+            else:
+                found.set("value", value)
+        return junit_xml._clean_illegal_xml_chars(ET.tostring(element, encoding="unicode")).encode("utf-8")  # type: ignore[no-any-return]
+
+    def write(self, out: AtomicWriter, summary: Summary) -> None:
+        tools = sorted(self.suites)
+        total = {"disabled": 0, "errors": 0, "failures": sum(self.suites[t].failures for t in tools),
+                 "tests": sum(self.suites[t].tests for t in tools)}
+        # As junit-xml sums them: each suite's time as its text, read back.
+        elapsed = sum(float(str(self.suites[t].time)) for t in tools)
+        root = {**{k: str(v) for k, v in total.items()}, "time": str(float(elapsed) if tools else 0)}
+        out.write(('<?xml version="1.0" encoding="utf-8"?>\n' + _open_tag("testsuites", root if tools else {})
+                   + (">\n" if tools else " />")).encode("utf-8"))
+        for tool in tools:
+            suite = self.suites[tool]
             counts = summary.tools[tool].columns if tool in summary.tools else {}
-            properties = {f"rejected_by_{c}" if c != "accepted" else "accepted": str(counts.get(c, 0))
-                          for c in Summary.columns()}
-            suites.append(TestSuite(f"{self.contributor.junit_suite}.{tool}",
-                                    self.cases.get(tool, []) + self.skips.get(tool, []), properties=properties))
-        text = to_xml_report_string(suites, encoding="utf-8")
-        # junit-xml has no per-testcase properties; add them (the JUnit schema allows them).
-        root = ET.fromstring(text)
-        for suite in root.iter("testsuite"):
-            for testcase in suite.iter("testcase"):
-                found = self.properties.get((testcase.get("classname", ""), testcase.get("name", "")))
-                if found is None:
-                    continue
-                case_id, standard = found
-                props = ET.Element("properties")
-                for name, value in {**standard, **self.contributor.junit_properties(case_id)}.items():
-                    ET.SubElement(props, "property", name=name, value=value)
-                testcase.insert(0, props)
-        return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode")
+            head = [_open_tag("testsuite", suite.attributes(f"{self.contributor.junit_suite}.{tool}")) + ">",
+                    "\t\t<properties>"]
+            for column in Summary.columns():
+                name = f"rejected_by_{column}" if column != "accepted" else "accepted"
+                head.append("\t\t\t" + ET.tostring(ET.Element("property", name=name, value=str(counts.get(column, 0))),
+                                                    encoding="unicode"))
+            head.append("\t\t</properties>")
+            out.write(("\t" + "\n".join(head) + "\n").encode("utf-8"))
+            for spans in (suite.cases, suite.skips):
+                for i in range(0, len(spans), 2):
+                    out.write(b"\t\t" + self._testcase(spans[i], spans[i + 1]) + b"\n")
+            out.write(b"\t</testsuite>\n")
+        if tools:
+            out.write(b"</testsuites>")  # no newline at the end, as junit-xml writes it
+
+    def close(self) -> None:
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -264,6 +452,7 @@ def code_span(text: str, *, cell: bool = True) -> str:
 
 
 _MAX_MARKDOWN_PROBLEMS = 200
+_MAX_REPRODUCE = 20
 
 
 def layer_table_markdown(summary: Summary) -> list[str]:
@@ -274,9 +463,12 @@ def layer_table_markdown(summary: Summary) -> list[str]:
 
 
 def markdown(results: Sequence[CaseResult], summary: Summary, title: str = "Contract harness",
-             contributor: Contributor | None = None) -> str:
+             contributor: Contributor | None = None, *, more: int = 0,
+             reproducible: Sequence[CaseResult] | None = None) -> str:
     """A report for a CI job summary: verdict line, tools x layers table, the contributor's
-    sections, the cases that did not hold (``results`` need hold only those), notes."""
+    sections, the cases that did not hold (``results`` need hold only those, and only the first
+    ones shown: ``more`` says how many others there were), notes. ``reproducible``: the cases
+    whose reproduce commands are listed (default: those among ``results``)."""
     contributor = contributor or Contributor()
     failed = summary.count(FAILED)
     findings = summary.count(FINDING)
@@ -301,9 +493,10 @@ def markdown(results: Sequence[CaseResult], summary: Summary, title: str = "Cont
                 f"{md_cell(r.code or 'accepted')} | {code_span(r.instance_pointer or '/') if r.layer else '`-`'} | "
                 f"{md_cell(r.detail)} |"
             )
-        if len(problems) > _MAX_MARKDOWN_PROBLEMS:
-            lines.append(f"| … | {len(problems) - _MAX_MARKDOWN_PROBLEMS} more in the JSON report | | | | |")
-        repro = [r for r in problems if r.reproduce][:20]
+        hidden = len(problems) - len(problems[:_MAX_MARKDOWN_PROBLEMS]) + more
+        if hidden:
+            lines.append(f"| … | {hidden} more in the JSON report | | | | |")
+        repro = [r for r in (problems if reproducible is None else reproducible) if r.reproduce][:_MAX_REPRODUCE]
         if repro:
             lines += ["", "<details><summary>Reproduce</summary>", "", "```sh"]
             lines += [r.reproduce or "" for r in repro]
@@ -314,18 +507,30 @@ def markdown(results: Sequence[CaseResult], summary: Summary, title: str = "Cont
 
 
 class MarkdownReporter(FileReporter):
-    """The Markdown report; keeps only the cases that did not hold."""
+    """The Markdown report; keeps only the cases it shows: the first cases that did not hold
+    (all of them for a contributor that writes its own list of problems) and the first ones with
+    a reproduce command, and counts the others."""
 
     def __init__(self, path: str | Path, *, contributor: Contributor | None = None) -> None:
         super().__init__(path, contributor=contributor)
         self.problems: list[CaseResult] = []
+        self.more = 0
+        self.reproducible: list[CaseResult] = []
+        self._keep_all = type(self.contributor).markdown_problems is not Contributor.markdown_problems
 
     def case(self, result: CaseResult) -> None:
-        if result.status != PASSED:
+        if result.status == PASSED:
+            return
+        if self._keep_all or len(self.problems) < _MAX_MARKDOWN_PROBLEMS:
             self.problems.append(result)
+        else:
+            self.more += 1
+        if result.reproduce and len(self.reproducible) < _MAX_REPRODUCE:
+            self.reproducible.append(result)
 
     def render(self, summary: Summary) -> str:
-        return markdown(self.problems, summary, self.contributor.title, self.contributor)
+        return markdown(self.problems, summary, self.contributor.title, self.contributor, more=self.more,
+                        reproducible=self.reproducible)
 
 
 # --------------------------------------------------------------------------- reproductions

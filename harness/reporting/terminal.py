@@ -44,14 +44,18 @@ class TerminalReporter:
         self.show_progress = interactive(sys.stderr) if progress is None else progress
         self.max_problems = max_problems
         self.contributor = contributor or Contributor()
+        #: The cases that did not hold and are shown: the first ``max_problems`` (all of them for a
+        #: contributor that writes its own text of problems); ``not_held`` counts every one.
         self.problems: list[CaseResult] = []
+        self.not_held = 0
+        self._keep_all = type(self.contributor).terminal_problems is not Contributor.terminal_problems
         self._progress: Progress | None = None
         self._task: Any = None
 
     def handle(self, event: Event) -> None:
         self.contributor.handle(event)
         if isinstance(event, RunStarted):
-            if self.show_progress and event.total:
+            if self.show_progress and event.total != 0:  # None: streamed, the count unknown
                 self._progress = Progress(
                     TextColumn(f"[bold]{self.contributor.progress_label}"), BarColumn(), MofNCompleteColumn(),
                     TextColumn("{task.fields[failed]} not held"), TextColumn("{task.description}"),
@@ -64,9 +68,11 @@ class TerminalReporter:
                 self._progress.update(self._task, description=f"{event.tool} {event.id.rsplit('::', 1)[-1]}")
         elif isinstance(event, CaseFinished):
             if event.result.status != PASSED:
-                self.problems.append(event.result)
+                self.not_held += 1
+                if self._keep_all or len(self.problems) < self.max_problems:
+                    self.problems.append(event.result)
             if self._progress is not None:
-                self._progress.update(self._task, advance=1, failed=len(self.problems))
+                self._progress.update(self._task, advance=1, failed=self.not_held)
         elif isinstance(event, RunFinished):
             if self._progress is not None:
                 self._progress.stop()
@@ -88,8 +94,8 @@ class TerminalReporter:
         texts = contributor.terminal_problems(self.problems)
         if texts is None:
             texts = [problem_text(r) for r in self.problems[: self.max_problems]]
-            if len(self.problems) > self.max_problems:
-                texts.append(f"... and {len(self.problems) - self.max_problems} more (see the JSON report)")
+            if self.not_held > len(texts):
+                texts.append(f"... and {self.not_held - len(texts)} more (see the JSON report)")
         for text in texts:
             console.print(text, markup=False, soft_wrap=True)
         console.print(contributor.verdict(summary) or verdict(summary), markup=False)
