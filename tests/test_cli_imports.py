@@ -75,4 +75,4 @@ def test_lint_on_one_contract_loads_only_what_linting_needs() -> None:
     assert "harness.lint.engine" in ours  # it did lint
     assert not ours & {"harness.engine", "harness.cases", "harness.mutations", "harness.differential",
                        "harness.boundary.pipeline", "harness.reporting", "harness.drift", "harness.lint.sarif"}
-    assert {name for name in ours if name.startswith("harness.cli.")} == {"harness.cli.lint", "harness.cli.check"}
+    assert {name for name in ours if name.startswith("harness.cli.")} == {"harness.cli.lint", "harness.cli.check", "harness.cli._common"}
