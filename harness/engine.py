@@ -24,10 +24,10 @@ from typing import Any
 from harness.boundary.pipeline import Boundary, Verdict
 from harness.cases import Case, CaseExpectation
 from harness.codes import LAYER_ORDER, Layer
-from harness.contract import Contract
+from harness.contract import Contract, Waiver
 from harness.differential import compare
 from harness.errors import HarnessError, InvalidRequest
-from harness.mutations import CANARY_PREFIX
+from harness.mutations import CANARY_PREFIX, REGISTRY
 from harness.pointer import MISSING, escape_token
 from harness.redaction import json_strings
 
@@ -294,6 +294,55 @@ def _differential(contract: Contract, version: int, document: Any) -> str | None
     return disagreement.describe() if disagreement else None
 
 
+def _absorbed(case: Case) -> str:
+    if case.contract.adapter is not None:
+        return "absorbed by the adapter; nothing reached the agent"
+    return "accepted: a change the contract allows; nothing reached the agent"
+
+
+#: What a check waiver may accept: a near miss the contract's schema lets through, or one the
+#: boundary accepts where a later layer was expected to stop it (a window wider than a day).
+_WAIVABLE = frozenset({"contract_gap", "missed"})
+
+
+def _judged_by(case: Case, version: int) -> str:
+    """The schema a case's document is judged by, as a waiver names it: ``vendor`` or ``v<N>``."""
+    return "vendor" if case.contract.adapter is not None else f"v{version}"
+
+
+def waiver_for(case: Case, version: int, problem: str | None) -> tuple[int, Waiver] | None:
+    """The contract's check waiver (with its index) that accepts this case's problem, if any."""
+    if problem not in _WAIVABLE or case.source not in _NEAR_MISS_SOURCES or case.operator is None:
+        return None
+    for index, waiver in enumerate(case.contract.waivers):
+        if (waiver.check == case.operator and _root(waiver.pointer) == (case.pointer or "")
+                and waiver.schema in (None, _judged_by(case, version))):
+            return index, waiver
+    return None
+
+
+def _root(pointer: str) -> str:
+    return "" if pointer == "/" else pointer
+
+
+def unused_check_waivers(contract: Contract, used: set[int], operators: set[str]) -> list[str]:
+    """Notes on the contract's check waivers that matched no case, among the operators that ran
+    (``unused_waiver``, as lint says of its own): a waiver that outlives its finding would
+    silently accept whatever appears at that pointer later."""
+    notes = []
+    for index, waiver in enumerate(contract.waivers):
+        if not waiver.check or index in used:
+            continue
+        where = f"{contract.tool}: waivers[{index}]"
+        if waiver.check not in REGISTRY:
+            notes.append(f"{where} names no operator {waiver.check!r}{REGISTRY.suggest(waiver.check)} "
+                         "(unused_waiver)")
+        elif waiver.check in operators:
+            notes.append(f"{where}: the check waiver for {waiver.check} at {waiver.pointer or '/'} matches no "
+                         "case (unused_waiver): remove it, or correct its pointer or schema")
+    return notes
+
+
 def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[str, str | None, str]:
     expect = case.expect
     leak = _leak(case, verdict, document)
@@ -309,13 +358,13 @@ def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[s
         near_miss = case.source in _NEAR_MISS_SOURCES
         if near_miss and Layer.SCHEMA in expect.layers and _schema_accepts(case.contract, version, document):
             if verdict.accepted and expect.absorbable:
-                return PASSED, None, "absorbed by the adapter; nothing reached the agent"
+                return PASSED, None, _absorbed(case)
             what = case.description[:1].lower() + case.description[1:] if case.description else "the near miss"
             where = case.pointer or "/"
             return FINDING, "contract_gap", f"the schema accepts {what.rstrip('.')} (at {where})"
         if verdict.accepted:
             if expect.absorbable:
-                return PASSED, None, "absorbed by the adapter; nothing reached the agent"
+                return PASSED, None, _absorbed(case)
             return FAILED, "missed", f"expected {expect.describe()}, but the result was accepted"
     if verdict.layer not in expect.layers:
         return FAILED, "wrong_layer", (
@@ -361,6 +410,9 @@ class Engine:
     def __init__(self, *, differential: bool = True) -> None:
         self.differential = differential
         self._boundaries: dict[tuple[int, int], Boundary] = {}
+        #: Which check waivers accepted a case, by contract (its ``raw`` mapping, which the
+        #: contract object behind an adapter shares with the contract).
+        self.waived: dict[int, set[int]] = {}
 
     def boundary(self, contract: Contract, version: int | None) -> Boundary:
         key = (id(contract), version or contract.version)
@@ -380,6 +432,11 @@ class Engine:
             )
             document = None if parsed is MISSING else parsed
             status, problem, detail = _judge(case, verdict, document, version)
+            waived = waiver_for(case, version, problem)
+            if waived is not None:
+                index, waiver = waived
+                self.waived.setdefault(id(case.contract.raw), set()).add(index)
+                status, problem, detail = PASSED, None, f"waived (waivers[{index}]): {waiver.reason} [{detail}]"
             if status == PASSED and self.differential:
                 disagreement = _differential(contract, version, document)
                 if disagreement:
@@ -425,9 +482,14 @@ class Engine:
         summary = Summary(notes=list(notes))
         started = time.perf_counter()
         yield RunStarted(len(cases), tuple(sorted({c.tool for c in cases})))
+        contracts: dict[int, tuple[Contract, set[str]]] = {}
         for index, case in enumerate(cases):
             result = self.evaluate(case)
             summary.add(result)
+            if case.operator:
+                contracts.setdefault(id(case.contract.raw), (case.contract, set()))[1].add(case.operator)
             yield CaseFinished(index, result)
+        for key, (contract, operators) in contracts.items():
+            summary.notes.extend(unused_check_waivers(contract, self.waived.get(key, set()), operators))
         summary.duration_s = time.perf_counter() - started
         yield RunFinished(summary)

@@ -10,7 +10,7 @@ from typing import Any
 
 from harness.codes import BINDING_REQUEST_ID, Layer, binding_code
 from harness.mutations.context import MutationContext, replace_at, short
-from harness.mutations.registry import NOTE, Mutant, Variant, operator
+from harness.mutations.registry import NOTE, Mutant, Variant, canary_for, operator
 from harness.pointer import MISSING, escape_token, resolve, split
 from harness.timeutil import format_rfc3339
 
@@ -153,3 +153,42 @@ def malformed_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
 def _contract_asserts_format(ctx: MutationContext, result_pointer: str) -> bool:
     nodes = ctx.contract.document(ctx.version).governing(split(result_pointer))
     return any(n.get("format") == "date-time" for n in nodes)
+
+
+#: A fixed future offset no clock skew explains: a window that lets it through is too wide.
+A_DAY_AHEAD = timedelta(days=1)
+
+
+@operator(layer=Layer.FRESHNESS, code="freshness.future", targets="every declared timestamp")
+def day_ahead_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
+    """A well-formed timestamp a day ahead: only a max_future_skew of a day or more lets it through.
+
+    ``future_timestamp`` follows the declared window, however wide; this one does not, so a
+    window widened past any clock skew (a month) turns check red until it is narrowed or waived."""
+    for _rule, where, value in _timestamp_targets(ctx):
+        ahead = format_rfc3339(ctx.now + A_DAY_AHEAD)
+        yield Mutant(
+            "day_ahead_timestamp", where, partial(ctx.replaced, where, ahead),
+            original=short(value), mutated=ahead,
+        )
+
+
+@operator(targets="every string of a vendor document (tools with an adapter)", variants={
+    "read": Variant(Layer.ADAPTER, also=(Layer.SCHEMA, Layer.BINDING, Layer.FRESHNESS)),
+    "unread": Variant(Layer.SCHEMA, structural=True),
+})
+def vendor_canary(ctx: MutationContext) -> Iterator[Mutant]:
+    """A canary in place of each vendor string: one the vendor schema declares (what the adapter
+    reads) must be refused, never mapped to a value the adapter invents; any other may be
+    absorbed, but never reach the agent."""
+    if ctx.contract.adapter is None:
+        return
+    for where, value in ctx.leaves():
+        if not isinstance(value, str) or not where:
+            continue
+        canary = canary_for(ctx.fixture_id, "vendor_canary", where)
+        read = bool(ctx.schema_nodes(where))
+        yield Mutant(
+            "vendor_canary", where, partial(ctx.replaced, where, canary), original=short(value),
+            mutated=short(canary), canary=canary, variant="read" if read else "unread", absorbable=not read,
+        )
