@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import string
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import timedelta
 from functools import partial
 from typing import Any
@@ -96,6 +96,45 @@ def break_binding(ctx: MutationContext) -> Iterator[Mutant]:
         yield Mutant(
             "break_binding", where, partial(ctx.replaced, where, other),
             original=short(value), mutated=short(other), note=rule.name,
+        )
+
+
+def _echoes(ctx: MutationContext) -> Iterator[tuple[str, str, Any]]:
+    """Request arguments the contract object echoes: a member of the same name holding the same
+    value. Yields the argument's name, where the value lives in the raw document, and the value."""
+    args = ctx.request.get("args")
+    if not isinstance(args, Mapping):
+        return
+    for where, value in _contract_leaves(ctx.result):
+        name = split(where)[-1] if where else ""
+        if name in args and args[name] == value and isinstance(value, str | int) and not isinstance(value, bool):
+            raw = ctx.raw_pointer_for(where)
+            if raw is not None:
+                yield name, raw, value
+
+
+def _contract_leaves(document: Any, where: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(document, dict):
+        for key, value in document.items():
+            yield from _contract_leaves(value, f"{where}/{escape_token(key)}")
+    elif not isinstance(document, list):
+        yield where, document
+
+
+@operator(layer=Layer.BINDING, targets="every request argument the result echoes (same name, same value)")
+def change_echo(ctx: MutationContext) -> Iterator[Mutant]:
+    """A value echoing a request argument changed to a well-formed other one: a binding must catch it.
+
+    An argument the result repeats under its own name (``run_id`` asked, ``run_id`` answered)
+    is what a binding compares; with no binding covering it, an answer about another run
+    passes. Waive it with a reason where the echo is not the resource asked for."""
+    for name, where, value in _echoes(ctx):
+        other = _well_formed_alternative(ctx, where, value)
+        if other is MISSING:
+            continue
+        yield Mutant(
+            "change_echo", where, partial(ctx.replaced, where, other), original=short(value),
+            mutated=short(other), note=name,
         )
 
 

@@ -100,7 +100,7 @@ def _room(ctx: MutationContext, where: str, empty: object) -> int:
 
 @operator(targets="every string", mandatory=True, labelled=True, typical_code="schema.maxLength", variants={
     "maxLength+1": Variant(Layer.SCHEMA, structural=True),
-    "oversized": Variant(Layer.SCHEMA, structural=True),
+    "oversized": Variant(Layer.SCHEMA),
     "huge": Variant(Layer.TRANSPORT, "transport.max_bytes"),
 })
 def stretch_string(ctx: MutationContext) -> Iterator[Mutant]:
@@ -109,7 +109,9 @@ def stretch_string(ctx: MutationContext) -> Iterator[Mutant]:
 
     Where maxLength is absent or at or above max_bytes, the oversized string (64 KiB, or the
     largest that fits under max_bytes) must be rejected by the schema: a string nothing bounds
-    but the transport limit is a contract gap. Strings are built lazily."""
+    but the transport limit is a contract gap. Behind an adapter, only the strings the vendor
+    schema declares (what the adapter reads) get one; the adapter is no bound. Strings are
+    built lazily."""
     max_bytes = ctx.contract.limits.max_bytes
     for where, value in ctx.leaves():
         if not isinstance(value, str) or not where:
@@ -128,12 +130,11 @@ def stretch_string(ctx: MutationContext) -> Iterator[Mutant]:
             # a multi-byte original is stretched from "x" so the size is known.
             length = min(OVERSIZED, _room(ctx, where, "") - 1)
             seed = value if value.isascii() else ""
-            if length > max(len(value), 1):
+            if length > max(len(value), 1) and not _absorbable(ctx, where):
                 yield Mutant(
                     "stretch_string", where, partial(_replaced_by_stretched, ctx, where, seed, length),
                     original=f"{len(value)} characters",
                     mutated=f"{length:,} characters (no maxLength below max_bytes)", variant="oversized",
-                    absorbable=_absorbable(ctx, where),
                 )
         yield Mutant(
             "stretch_string", where, partial(_replaced_by_stretched, ctx, where, "", max_bytes + 1),
