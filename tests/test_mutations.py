@@ -168,7 +168,9 @@ def test_success_plus_error_is_no_finding_when_the_vendor_schema_has_no_error_co
     directory = make_contract(yaml_text=yaml_text, files={
         "fixtures/accepted/item_status/open.json": json.dumps({"item": {"id": "it-7", "state": "open"}})})
     contract = load_contract(directory)
-    [case] = cases_for(contract, sources=("mutation",), operators=["success_plus_error"]).cases
+    # The one near miss of the vendor document (its twin on the adapter's output is judged by v1).
+    [case] = [c for c in cases_for(contract, sources=("mutation",), operators=["success_plus_error"]).cases
+              if c.contract.adapter is not None]
     assert case.expect.absorbable
     result = Engine().evaluate(case)
     assert (result.status, result.detail) == ("passed", "absorbed by the adapter; nothing reached the agent")
