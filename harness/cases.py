@@ -92,6 +92,9 @@ class Case:
     fixture: str | None = None
     path: Path | None = None
     description: str = ""
+    #: ``contract`` for a payload that is the contract object of a tool with an adapter (judged
+    #: without the adapter: ``verify --shape contract`` reproduces it), else ``upstream``.
+    shape: str = "upstream"
 
     @property
     def label(self) -> str:
@@ -123,6 +126,7 @@ def _fixture_case(contract: Contract, fixture: Fixture) -> Case:
         path=fixture.path,
         fixture=fixture.id,
         description=fixture.description,
+        shape="contract" if target is not contract else "upstream",
     )
 
 
@@ -226,6 +230,7 @@ def mutation_cases(
                     fixture=fixture.id,
                     path=fixture.path,
                     description=registry[mutant.operator].summary,
+                    shape="contract" if context is output else "upstream",
                 )
             )
     return cases

@@ -69,6 +69,8 @@ class CaseResult:
     reproduce: str | None = None
     #: The first bytes of the payload, for people (HTML report); never parsed.
     excerpt: str = ""
+    #: ``contract``: the payload is the contract object of a tool with an adapter.
+    shape: str = "upstream"
 
     @property
     def actual(self) -> str:
@@ -474,6 +476,7 @@ class Engine:
             # the reproduction needs no more, and a huge payload is never copied whole.
             payload=raw[: contract.limits.max_bytes + 1] if status != PASSED and raw is not None else None,
             excerpt=excerpt(raw),
+            shape=case.shape,
         )
 
     def run(self, cases: Iterable[Case], notes: Iterable[str] = ()) -> Iterator[Event]:
