@@ -256,6 +256,32 @@ def _unexpected_values(document: Any, contract: Contract, view_values: set[Any])
     return found
 
 
+def _undeclared_vendor_strings(document: Any, contract: Contract) -> set[str]:
+    """A vendor document's strings that the vendor schema does not declare (what the adapter has
+    no business reading), less those equal to a declared one.
+
+    The agent result of an adapter tool is built from the declared fields; a vendor message, URL
+    or name found in it came through a field the agent view did not map from it, even when it
+    sits in an agent-visible member (an adapter copying ``run.message`` into a new field).
+    Without a vendor schema nothing is declared, and nothing is judged here (the canary rule
+    still is)."""
+    model = contract.vendor_document()
+    if model is None:
+        return set()
+    undeclared: set[str] = set()
+    declared: set[str] = set()
+    stack: list[tuple[tuple[str, ...], Any]] = [((), document)]
+    while stack:
+        tokens, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(((*tokens, k), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend(((*tokens, str(i)), v) for i, v in enumerate(node))
+        elif isinstance(node, str):
+            (declared if model.governing(list(tokens)) else undeclared).add(node)
+    return {v for v in undeclared - declared if len(v) >= _MIN_LEAK_LENGTH}
+
+
 def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
     """Why the agent result carries something it must not, or None."""
     agent = verdict.agent_json
@@ -268,9 +294,16 @@ def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
     # The agent result legitimately holds the projected values and the envelope's own words.
     allowed = {v for v in json_strings(data)} | set(json_strings({k: v for k, v in result.items() if k != "data"}))
     agent_strings = list(json_strings(data))
-    for value in _unexpected_values(document, case.contract, allowed):
+    if case.contract.adapter is not None:
+        unexpected = _undeclared_vendor_strings(document, case.contract)
+    else:
+        unexpected = _unexpected_values(document, case.contract, allowed)
+    for value in unexpected:
         if any(value in text for text in agent_strings):
             shown = value if len(value) <= 40 else value[:37] + "..."
+            if case.contract.adapter is not None:
+                return (f"the vendor value {shown!r}, of a field the vendor schema does not declare, reached the "
+                        "agent result")
             return f"the value {shown!r} of a field outside the agent view reached the agent result"
     return None
 

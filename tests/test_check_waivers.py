@@ -42,7 +42,7 @@ def _case(report: dict[str, Any], case_id: str) -> dict[str, Any]:
 
 def test_free_text_in_the_agent_view_is_a_contract_gap_without_a_waiver(
         make_contract: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, report, out = _check(_project(make_contract), tmp_path, capsys)
+    code, report, _out = _check(_project(make_contract), tmp_path, capsys)
     assert code == 1
     case = _case(report, NOTE_CASE)
     assert (case["status"], case["problem"]) == ("finding", "contract_gap")
@@ -68,7 +68,7 @@ def test_a_check_waiver_accepts_the_finding_and_the_case_says_why(
 def test_a_waiver_for_another_schema_does_not_apply(
         make_contract: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     waiver = 'waivers:\n  - {check: text_outside_pin, schema: vendor, pointer: /data/note, reason: "not this one"}\n'
-    code, report, out = _check(_project(make_contract, waiver), tmp_path, capsys)
+    code, report, _out = _check(_project(make_contract, waiver), tmp_path, capsys)
     assert code == 1
     assert _case(report, NOTE_CASE)["problem"] == "contract_gap"
 
