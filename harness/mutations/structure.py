@@ -173,7 +173,7 @@ def stretch_array(ctx: MutationContext) -> Iterator[Mutant]:
             count = max(limits) + 1
             variant, shown = "maxItems+1", f"{count} items (maxItems {max(limits)})"
         else:
-            room = min(OVERSIZED_ARRAY, max_bytes - len(ctx.replaced(where, [])) - 1)
+            room = min(OVERSIZED_ARRAY, ctx.room(items) - 3)  # the brackets, and one byte to spare
             count = room // (len(dumps(items[0])) + 2)
             variant, shown = "oversized", f"{count:,} items (no maxItems below max_bytes)"
             if count <= len(items):

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from harness.codes import Layer
-from harness.mutations.context import MutationContext, short
+from harness.mutations.context import MutationContext, dumps, short
 from harness.mutations.registry import Mutant, Variant, canary_for, operator
 from harness.pointer import resolve, split
 
@@ -93,11 +93,6 @@ def _replaced_by_stretched(ctx: MutationContext, where: str, value: str, length:
 OVERSIZED = 64 * 1024
 
 
-def _room(ctx: MutationContext, where: str, empty: object) -> int:
-    """How many bytes a value at ``where`` may take with the document still under max_bytes."""
-    return ctx.contract.limits.max_bytes - len(ctx.replaced(where, empty))
-
-
 @operator(targets="every string", mandatory=True, labelled=True, typical_code="schema.maxLength", variants={
     "maxLength+1": Variant(Layer.SCHEMA, structural=True),
     "oversized": Variant(Layer.SCHEMA),
@@ -126,10 +121,10 @@ def stretch_string(ctx: MutationContext) -> Iterator[Mutant]:
                 variant="maxLength+1",
             )
         else:
-            # The stretched value is ASCII when the original is (its bytes are its characters);
-            # a multi-byte original is stretched from "x" so the size is known.
-            length = min(OVERSIZED, _room(ctx, where, "") - 1)
-            seed = value if value.isascii() else ""
+            # The stretched value takes one byte a character when the original does (ASCII that
+            # JSON does not escape); any other original is stretched from "x", so the size is known.
+            length = min(OVERSIZED, ctx.room(value) - 3)  # the quotes, and one byte to spare
+            seed = value if dumps(value) == b'"' + value.encode() + b'"' else ""
             if length > max(len(value), 1) and not _absorbable(ctx, where):
                 yield Mutant(
                     "stretch_string", where, partial(_replaced_by_stretched, ctx, where, seed, length),
