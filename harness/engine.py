@@ -442,8 +442,10 @@ def _request_of(case: Case) -> dict[str, Any] | None:
 class Engine:
     """Runs cases through boundaries (one per contract and version, reused)."""
 
-    def __init__(self, *, differential: bool = True) -> None:
+    def __init__(self, *, differential: bool = True, unused_waivers: bool = True) -> None:
         self.differential = differential
+        #: Report check waivers no case used (off for a shard: its waiver's case may be in another).
+        self.unused_waivers = unused_waivers
         self._boundaries: dict[tuple[int, int], Boundary] = {}
         #: Which check waivers accepted a case, by contract (its ``raw`` mapping, which the
         #: contract object behind an adapter shares with the contract).
@@ -525,7 +527,7 @@ class Engine:
             if case.operator:
                 contracts.setdefault(id(case.contract.raw), (case.contract, set()))[1].add(case.operator)
             yield CaseFinished(index, result)
-        for key, (contract, operators) in contracts.items():
+        for key, (contract, operators) in contracts.items() if self.unused_waivers else ():
             summary.notes.extend(unused_check_waivers(contract, self.waived.get(key, set()), operators))
         summary.duration_s = time.perf_counter() - started
         yield RunFinished(summary)

@@ -118,3 +118,14 @@ def test_verify_judges_a_contract_object_without_the_adapter(
     assert "rejected at schema" in capsys.readouterr().out
     assert main([*argv, "--shape", "contract"]) == 0
     assert "accepted (success)" in capsys.readouterr().out
+
+
+def test_a_shard_does_not_call_a_waiver_unused_whose_case_may_be_in_another(
+        make_contract: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    waivers = 'waivers:\n  - {check: null_for_scalar, pointer: /data/item_id, reason: "item ids are never null"}\n'
+    directory = _project(make_contract, waivers)
+    report = tmp_path / "shard.json"
+    main(["check", str(directory), "--no-progress", "--shard", "1/2", "--json", str(report),
+          "--cases-dir", str(tmp_path / "cases")])
+    capsys.readouterr()
+    assert not [n for n in json.loads(report.read_text())["summary"]["notes"] if "unused_waiver" in n]

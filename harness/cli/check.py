@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     redactor = upstream_redactor(contracts, os.environ)
     fixtures = {c.id: (c.path, c.contract.root) for c in cases if c.path is not None}
     reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
-    engine = Engine(differential=not args.no_differential)
+    engine = Engine(differential=not args.no_differential, unused_waivers=args.shard is None)
     cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
     summary = dispatch(protected(engine.run(cases, notes), redactor, cases_dir, fixtures), reporters)
     assert summary is not None
