@@ -21,6 +21,7 @@ from harness.contract import Contract
 from harness.corpus import Expectation, Fixture, fixtures_for
 from harness.errors import HarnessError
 from harness.mutations import REGISTRY, MutationContext, OperatorRegistry
+from harness.mutations.context import dumps
 from harness.timeutil import parse_rfc3339
 
 DEFAULT_MAX_MUTANTS = 64
@@ -91,6 +92,9 @@ class Case:
     fixture: str | None = None
     path: Path | None = None
     description: str = ""
+    #: ``contract`` for a payload that is the contract object of a tool with an adapter (judged
+    #: without the adapter: ``verify --shape contract`` reproduces it), else ``upstream``.
+    shape: str = "upstream"
 
     @property
     def label(self) -> str:
@@ -122,6 +126,7 @@ def _fixture_case(contract: Contract, fixture: Fixture) -> Case:
         path=fixture.path,
         fixture=fixture.id,
         description=fixture.description,
+        shape="contract" if target is not contract else "upstream",
     )
 
 
@@ -156,6 +161,28 @@ def mutation_context(contract: Contract, fixture: Fixture, boundary: Boundary) -
     )
 
 
+def output_context(ctx: MutationContext, boundary: Boundary | None = None) -> MutationContext | None:
+    """For a tool with an adapter: the adapter's output (the contract object) of ``ctx``, ready
+    to be mutated and judged as the current version's schema judges it, without the adapter.
+
+    The raw operators see only the vendor document; an opened or loosened contract schema behind
+    the adapter is visible only to near misses of the object the adapter emits. None when the
+    tool has no adapter or the contract object does not pass on its own.
+    """
+    if ctx.contract.adapter is None:
+        return None
+    target = ctx.contract.without_adapter()
+    raw = dumps(ctx.result)
+    boundary = boundary or Boundary(target)
+    if not boundary.check(raw, ctx.request, now=ctx.now).accepted:
+        return None
+    return MutationContext(
+        contract=target, version=ctx.version, fixture_id=f"{ctx.fixture_id}/contract", raw=raw,
+        document=ctx.result, result=ctx.result, schema=target.schema(ctx.version), now=ctx.now,
+        request=ctx.request,
+    )
+
+
 def mutation_cases(
     contract: Contract,
     fixture: Fixture,
@@ -164,38 +191,48 @@ def mutation_cases(
     registry: OperatorRegistry = REGISTRY,
     max_mutants: int | None = DEFAULT_MAX_MUTANTS,
     operators: Iterable[str] | None = None,
+    output_boundary: Boundary | None = None,
 ) -> list[Case]:
     ctx = mutation_context(contract, fixture, boundary)
+    contexts = [(ctx, "", registry.generate(ctx, max_mutants, operators))]
+    output = output_context(ctx, output_boundary)
+    if output is not None:
+        # Only near misses the schema must stop: the transport, parse and semantic operators
+        # already ran on the vendor document, through the adapter.
+        contexts.append((output, "/contract", [
+            m for m in registry.generate(output, max_mutants, operators) if Layer.SCHEMA in m.layers]))
     cases = []
     seen: set[str] = set()
-    for mutant in registry.generate(ctx, max_mutants, operators):
-        label = registry[mutant.operator].label(mutant)
-        case_id = f"{contract.tool}::mutation::{label}[{fixture.name}]"
-        if case_id in seen:  # two mutants at one place (a binding and its twin): keep ids unique
-            case_id = f"{contract.tool}::mutation::{label}~{len(seen)}[{fixture.name}]"
-        seen.add(case_id)
-        cases.append(
-            Case(
-                id=case_id,
-                tool=contract.tool,
-                source="mutation",
-                contract=contract,
-                expect=CaseExpectation(
-                    False, mutant.layers, mutant.code, None, None, mutant.absorbable
-                ),
-                build=mutant.build,
-                request=fixture.request,
-                now=ctx.now,
-                operator=mutant.operator,
-                pointer=mutant.pointer,
-                original=mutant.original,
-                mutated=mutant.mutated,
-                canary=mutant.canary,
-                fixture=fixture.id,
-                path=fixture.path,
-                description=registry[mutant.operator].summary,
+    for context, suffix, mutants in contexts:
+        for mutant in mutants:
+            label = registry[mutant.operator].label(mutant)
+            case_id = f"{contract.tool}::mutation::{label}[{fixture.name}{suffix}]"
+            if case_id in seen:  # two mutants at one place (a binding and its twin): keep ids unique
+                case_id = f"{contract.tool}::mutation::{label}~{len(seen)}[{fixture.name}{suffix}]"
+            seen.add(case_id)
+            cases.append(
+                Case(
+                    id=case_id,
+                    tool=contract.tool,
+                    source="mutation",
+                    contract=context.contract,
+                    expect=CaseExpectation(
+                        False, mutant.layers, mutant.code, None, None, mutant.absorbable
+                    ),
+                    build=mutant.build,
+                    request=fixture.request,
+                    now=ctx.now,
+                    operator=mutant.operator,
+                    pointer=mutant.pointer,
+                    original=mutant.original,
+                    mutated=mutant.mutated,
+                    canary=mutant.canary,
+                    fixture=fixture.id,
+                    path=fixture.path,
+                    description=registry[mutant.operator].summary,
+                    shape="contract" if context is output else "upstream",
+                )
             )
-        )
     return cases
 
 
@@ -223,6 +260,7 @@ def cases_for(
     notes: list[str] = []
     if "mutation" in wanted:
         boundary = Boundary(contract)
+        output_boundary = Boundary(contract.without_adapter()) if contract.adapter is not None else None
         source_fixtures = fixtures if "accepted" in wanted else fixtures_for(contract, ("accepted",))
         for fixture in source_fixtures:
             if fixture.kind != "accepted":
@@ -231,7 +269,7 @@ def cases_for(
                 cases.extend(
                     mutation_cases(
                         contract, fixture, boundary, registry=registry,
-                        max_mutants=max_mutants, operators=operators,
+                        max_mutants=max_mutants, operators=operators, output_boundary=output_boundary,
                     )
                 )
             except MutationSkipped as exc:

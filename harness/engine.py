@@ -25,10 +25,10 @@ from typing import Any
 from harness.boundary.pipeline import Boundary, Verdict
 from harness.cases import Case, CaseExpectation
 from harness.codes import LAYER_ORDER, Layer
-from harness.contract import Contract
+from harness.contract import Contract, Waiver
 from harness.differential import ReferenceValidator, compare
 from harness.errors import HarnessError, InvalidRequest
-from harness.mutations import CANARY_PREFIX
+from harness.mutations import CANARY_PREFIX, REGISTRY
 from harness.pointer import MISSING, escape_token
 from harness.redaction import json_strings
 
@@ -70,6 +70,8 @@ class CaseResult:
     reproduce: str | None = None
     #: The first bytes of the payload, for people (HTML report); never parsed.
     excerpt: str = ""
+    #: ``contract``: the payload is the contract object of a tool with an adapter.
+    shape: str = "upstream"
 
     @property
     def actual(self) -> str:
@@ -258,6 +260,32 @@ def _unexpected_values(document: Any, contract: Contract, view_values: set[Any])
     return found
 
 
+def _undeclared_vendor_strings(document: Any, contract: Contract) -> set[str]:
+    """A vendor document's strings that the vendor schema does not declare (what the adapter has
+    no business reading), less those equal to a declared one.
+
+    The agent result of an adapter tool is built from the declared fields; a vendor message, URL
+    or name found in it came through a field the agent view did not map from it, even when it
+    sits in an agent-visible member (an adapter copying ``run.message`` into a new field).
+    Without a vendor schema nothing is declared, and nothing is judged here (the canary rule
+    still is)."""
+    model = contract.vendor_document()
+    if model is None:
+        return set()
+    undeclared: set[str] = set()
+    declared: set[str] = set()
+    stack: list[tuple[tuple[str, ...], Any]] = [((), document)]
+    while stack:
+        tokens, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(((*tokens, k), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend(((*tokens, str(i)), v) for i, v in enumerate(node))
+        elif isinstance(node, str):
+            (declared if model.governing(list(tokens)) else undeclared).add(node)
+    return {v for v in undeclared - declared if len(v) >= _MIN_LEAK_LENGTH}
+
+
 def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
     """Why the agent result carries something it must not, or None."""
     agent = verdict.agent_json
@@ -270,9 +298,16 @@ def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
     # The agent result legitimately holds the projected values and the envelope's own words.
     allowed = {v for v in json_strings(data)} | set(json_strings({k: v for k, v in result.items() if k != "data"}))
     agent_strings = list(json_strings(data))
-    for value in _unexpected_values(document, case.contract, allowed):
+    if case.contract.adapter is not None:
+        unexpected = _undeclared_vendor_strings(document, case.contract)
+    else:
+        unexpected = _unexpected_values(document, case.contract, allowed)
+    for value in unexpected:
         if any(value in text for text in agent_strings):
             shown = value if len(value) <= 40 else value[:37] + "..."
+            if case.contract.adapter is not None:
+                return (f"the vendor value {shown!r}, of a field the vendor schema does not declare, reached the "
+                        "agent result")
             return f"the value {shown!r} of a field outside the agent view reached the agent result"
     return None
 
@@ -342,6 +377,55 @@ class Differential:
         return found
 
 
+def _absorbed(case: Case) -> str:
+    if case.contract.adapter is not None:
+        return "absorbed by the adapter; nothing reached the agent"
+    return "accepted: a change the contract allows; nothing reached the agent"
+
+
+#: What a check waiver may accept: a near miss the contract's schema lets through, or one the
+#: boundary accepts where a later layer was expected to stop it (a window wider than a day).
+_WAIVABLE = frozenset({"contract_gap", "missed"})
+
+
+def _judged_by(case: Case, version: int) -> str:
+    """The schema a case's document is judged by, as a waiver names it: ``vendor`` or ``v<N>``."""
+    return "vendor" if case.contract.adapter is not None else f"v{version}"
+
+
+def waiver_for(case: Case, version: int, problem: str | None) -> tuple[int, Waiver] | None:
+    """The contract's check waiver (with its index) that accepts this case's problem, if any."""
+    if problem not in _WAIVABLE or case.source not in _NEAR_MISS_SOURCES or case.operator is None:
+        return None
+    for index, waiver in enumerate(case.contract.waivers):
+        if (waiver.check == case.operator and _root(waiver.pointer) == (case.pointer or "")
+                and waiver.schema in (None, _judged_by(case, version))):
+            return index, waiver
+    return None
+
+
+def _root(pointer: str) -> str:
+    return "" if pointer == "/" else pointer
+
+
+def unused_check_waivers(contract: Contract, used: set[int], operators: set[str]) -> list[str]:
+    """Notes on the contract's check waivers that matched no case, among the operators that ran
+    (``unused_waiver``, as lint says of its own): a waiver that outlives its finding would
+    silently accept whatever appears at that pointer later."""
+    notes = []
+    for index, waiver in enumerate(contract.waivers):
+        if not waiver.check or index in used:
+            continue
+        where = f"{contract.tool}: waivers[{index}]"
+        if waiver.check not in REGISTRY:
+            notes.append(f"{where} names no operator {waiver.check!r}{REGISTRY.suggest(waiver.check)} "
+                         "(unused_waiver)")
+        elif waiver.check in operators:
+            notes.append(f"{where}: the check waiver for {waiver.check} at {waiver.pointer or '/'} matches no "
+                         "case (unused_waiver): remove it, or correct its pointer or schema")
+    return notes
+
+
 def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[str, str | None, str]:
     expect = case.expect
     leak = _leak(case, verdict, document)
@@ -357,13 +441,13 @@ def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[s
         near_miss = case.source in _NEAR_MISS_SOURCES
         if near_miss and Layer.SCHEMA in expect.layers and _schema_accepts(case.contract, version, document):
             if verdict.accepted and expect.absorbable:
-                return PASSED, None, "absorbed by the adapter; nothing reached the agent"
+                return PASSED, None, _absorbed(case)
             what = case.description[:1].lower() + case.description[1:] if case.description else "the near miss"
             where = case.pointer or "/"
             return FINDING, "contract_gap", f"the schema accepts {what.rstrip('.')} (at {where})"
         if verdict.accepted:
             if expect.absorbable:
-                return PASSED, None, "absorbed by the adapter; nothing reached the agent"
+                return PASSED, None, _absorbed(case)
             return FAILED, "missed", f"expected {expect.describe()}, but the result was accepted"
     if verdict.layer not in expect.layers:
         return FAILED, "wrong_layer", (
@@ -406,11 +490,16 @@ def _request_of(case: Case) -> dict[str, Any] | None:
 class Engine:
     """Runs cases through boundaries (one per contract and version, reused)."""
 
-    def __init__(self, *, differential: bool = True) -> None:
+    def __init__(self, *, differential: bool = True, unused_waivers: bool = True) -> None:
         self.differential = differential
         #: The run's differential check (its counts say how many pairs were compared).
         self.differentials = Differential()
+        #: Report check waivers no case used (off for a shard: its waiver's case may be in another).
+        self.unused_waivers = unused_waivers
         self._boundaries: dict[tuple[int, int], Boundary] = {}
+        #: Which check waivers accepted a case, by contract (its ``raw`` mapping, which the
+        #: contract object behind an adapter shares with the contract).
+        self.waived: dict[int, set[int]] = {}
 
     def boundary(self, contract: Contract, version: int | None) -> Boundary:
         key = (id(contract), version or contract.version)
@@ -430,6 +519,11 @@ class Engine:
             )
             document = None if parsed is MISSING else parsed
             status, problem, detail = _judge(case, verdict, document, version)
+            waived = waiver_for(case, version, problem)
+            if waived is not None:
+                index, waiver = waived
+                self.waived.setdefault(id(case.contract.raw), set()).add(index)
+                status, problem, detail = PASSED, None, f"waived (waivers[{index}]): {waiver.reason} [{detail}]"
             if status == PASSED and self.differential:
                 disagreement = self.differentials.check(contract, version, document)
                 if disagreement:
@@ -467,6 +561,7 @@ class Engine:
             # the reproduction needs no more, and a huge payload is never copied whole.
             payload=raw[: contract.limits.max_bytes + 1] if status != PASSED and raw is not None else None,
             excerpt=excerpt(raw),
+            shape=case.shape,
         )
 
     def run(self, cases: Iterable[Case], notes: Iterable[str] = (), *,
@@ -485,10 +580,15 @@ class Engine:
         summary = Summary()
         started = time.perf_counter()
         yield started_event
+        contracts: dict[int, tuple[Contract, set[str]]] = {}
         for index, case in enumerate(cases):
             result = self.evaluate(case)
             summary.add(result)
+            if case.operator:
+                contracts.setdefault(id(case.contract.raw), (case.contract, set()))[1].add(case.operator)
             yield CaseFinished(index, result)
         summary.notes = list(notes)
+        for key, (contract, operators) in contracts.items() if self.unused_waivers else ():
+            summary.notes.extend(unused_check_waivers(contract, self.waived.get(key, set()), operators))
         summary.duration_s = time.perf_counter() - started
         yield RunFinished(summary)

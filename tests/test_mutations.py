@@ -168,7 +168,61 @@ def test_success_plus_error_is_no_finding_when_the_vendor_schema_has_no_error_co
     directory = make_contract(yaml_text=yaml_text, files={
         "fixtures/accepted/item_status/open.json": json.dumps({"item": {"id": "it-7", "state": "open"}})})
     contract = load_contract(directory)
-    [case] = cases_for(contract, sources=("mutation",), operators=["success_plus_error"]).cases
+    # The one near miss of the vendor document (its twin on the adapter's output is judged by v1).
+    [case] = [c for c in cases_for(contract, sources=("mutation",), operators=["success_plus_error"]).cases
+              if c.contract.adapter is not None]
     assert case.expect.absorbable
     result = Engine().evaluate(case)
     assert (result.status, result.detail) == ("passed", "absorbed by the adapter; nothing reached the agent")
+
+
+def test_a_vendor_string_the_adapter_copies_into_a_mapped_field_is_a_leak(make_contract, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The agent view maps note from the contract object; the adapter fills it from the vendor's
+    remark, which the vendor schema does not declare: vendor text reaches the agent."""
+    from harness import load_contract
+    from harness.engine import FAILED, Engine
+    from tests.conftest import DEFAULT_YAML
+
+    vendor = {"type": "object", "required": ["item"], "properties": {"item": {
+        "type": "object", "required": ["id", "state"],
+        "properties": {"id": {"type": "string", "pattern": "^it-[0-9]{1,6}$", "maxLength": 9},
+                       "state": {"enum": ["open", "closed"]}}}}}
+    (tmp_path / "remark_adapter.py").write_text(
+        "def adapt(document, request):\n"
+        "    item = document['item']\n"
+        "    return {'tool': 'item_status', 'request_id': request['request_id'], 'outcome': 'success',\n"
+        "            'data': {'item_id': item['id'], 'status': item['state'], 'note': item.get('remark', '')}}\n")
+    yaml_text = (DEFAULT_YAML.format(tool="item_status") + "  note: {pointer: /data/note, optional: true}\n"
+                 + "adapter: remark_adapter:adapt\n" + f"vendor_schema: {json.dumps(vendor)}\n")
+    directory = make_contract(yaml_text=yaml_text, files={"fixtures/accepted/item_status/open.json": json.dumps(
+        {"item": {"id": "it-7", "state": "open", "remark": "ship it now"}})})
+    [case] = cases_for(load_contract(directory), sources=("accepted",)).cases
+    result = Engine().evaluate(case)
+    assert (result.status, result.problem) == (FAILED, "canary_leak")
+    assert "'ship it now'" in result.detail and "does not declare" in result.detail
+
+
+@pytest.mark.parametrize(("limits", "size"), [("", 64 * 1024), ("limits: {max_bytes: 2048}\n", None)])
+def test_a_string_without_a_bound_gets_an_oversized_near_miss_below_max_bytes(
+        make_contract, limits: str, size: int | None) -> None:  # type: ignore[no-untyped-def]
+    """64 KiB, or the largest string that fits under max_bytes: the transport lets it through,
+    so only the schema can refuse it, and a schema that does not is a contract gap."""
+    from harness import load_contract
+    from harness.engine import Engine
+    from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
+
+    data = {**ENVELOPE_DATA, "properties": {**ENVELOPE_DATA["properties"], "note": {"type": "string"}}}
+    fixture = {"tool": "item_status", "request_id": "req.J7q94MkP", "outcome": "success",
+               "data": {"item_id": "it-7", "status": "open", "note": 'say "hi"'}}
+    directory = make_contract(yaml_text=DEFAULT_YAML.format(tool="item_status") + limits,
+                              schemas={1: envelope_schema("item_status", data)},
+                              files={"fixtures/accepted/item_status/open.json": json.dumps(fixture)})
+    contract = load_contract(directory)
+    [case] = [c for c in cases_for(contract, sources=("mutation",), operators=["stretch_string"]).cases
+              if c.label.startswith("stretch_string@/data/note~oversized")]
+    payload = case.build()
+    note = json.loads(payload)["data"]["note"]
+    assert len(payload) <= contract.limits.max_bytes
+    assert len(note) == size if size else len(note) > 1500
+    result = Engine().evaluate(case)
+    assert (result.status, result.problem) == ("finding", "contract_gap")

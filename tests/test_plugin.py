@@ -56,7 +56,7 @@ def test_plain_pytest_collects_one_item_per_case_with_readable_ids(demo_project)
     assert "contracts/deployment_status/contract.yaml::lint" in lines
     assert "contracts/deployment_status/contract.yaml::compat-v1-v2::policy" in lines
     assert "contracts/deployment_status/contract.yaml::fuzz::rejects_near_misses" in lines
-    assert any("66 tests collected" in line for line in lines)
+    assert any("84 tests collected" in line for line in lines)
 
 
 def test_lint_item_fails_with_the_rule_pointer_and_fix(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -78,10 +78,10 @@ def test_compat_items_fail_when_the_declared_policy_is_violated(demo_project) ->
 
 def test_cases_pass_and_the_summary_shows_the_layer_table(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("-q")
-    result.assert_outcomes(passed=66)
+    result.assert_outcomes(passed=84)
     result.stdout.fnmatch_lines(["*contract cases by rejecting layer*",
                                  "tool*cases*transport*parse*schema*adapter*binding*freshness*projection*accepted*",
-                                 "deployment_status*58*"])
+                                 "deployment_status*76*"])
 
 
 def test_k_selects_by_operator_and_tool(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -125,13 +125,13 @@ def test_a_failing_case_shows_no_secret_of_the_contracts_upstreams(demo_project,
 
 def test_works_under_xdist(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest_subprocess("-q", "-n", "2", "-k", "mutation")
-    result.assert_outcomes(passed=48)
-    result.stdout.fnmatch_lines(["*contract cases by rejecting layer*", "deployment_status*48*"])
+    result.assert_outcomes(passed=66)
+    result.stdout.fnmatch_lines(["*contract cases by rejecting layer*", "deployment_status*66*"])
 
 
 def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root) -> None:  # type: ignore[no-untyped-def]
     result = pytester.runpytest("-q", "--co", "--contracts", str(demo_root / "contracts" / "deployment_status"))
-    assert any("66 tests collected" in line for line in result.stdout.lines)
+    assert any("84 tests collected" in line for line in result.stdout.lines)
 
 
 def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -151,7 +151,7 @@ def test_with_testpaths_naming_only_tests_the_contracts_are_collected_anyway(dem
     result = demo_project.runpytest("--co", "-q")
     assert "unit/test_unit.py::test_unit" in result.stdout.lines
     assert "contracts/deployment_status/contract.yaml::accepted::healthy" in result.stdout.lines
-    assert any("67 tests collected" in line for line in result.stdout.lines)
+    assert any("85 tests collected" in line for line in result.stdout.lines)
     header = demo_project.runpytest("--co").stdout.str()
     assert f"contract-harness: also collecting {demo_project.path / 'contracts'} (outside testpaths; " \
            "--no-contracts or contract_harness_collect_root = false leaves it out)" in header
@@ -246,7 +246,7 @@ def test_one_fuzz_item_per_applicable_property_and_no_fuzz_turns_them_off(demo_p
                           ("accepts_valid", "rejects_near_misses", "survives_any_bytes", "keeps_canaries_out")]
     lines = demo_project.runpytest("--co", "-q", "--no-fuzz").stdout.lines
     assert not [line for line in lines if "::fuzz::" in line]
-    assert any("62 tests collected" in line for line in lines)
+    assert any("80 tests collected" in line for line in lines)
 
 
 def test_a_failing_fuzz_item_shows_the_shrunk_example_and_how_to_reproduce_it(demo_project) -> None:  # type: ignore[no-untyped-def]

@@ -64,7 +64,10 @@ def _cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_an_anchor_reference_loads_checks_and_lints_from_a_users_project_without_a_traceback(tmp_path: Path) -> None:
-    _project(tmp_path, ANCHORED)
+    # The name behind the anchor is free text in the agent view: check's text_outside_pin finds
+    # that (the schema reached through the anchor accepts "approve al"), and the user waives it.
+    _project(tmp_path, ANCHORED, BARE + "waivers:\n  - {check: text_outside_pin, pointer: /payload/name, "
+                                        "reason: \"a display name, shown and never acted on\"}\n")
     fixtures = tmp_path / "fixtures" / "accepted" / "thing"
     fixtures.mkdir(parents=True)
     (fixtures / "ok.json").write_text('{"payload": {"name": "x"}}')

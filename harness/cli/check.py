@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
             yield case
 
     reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
-    engine = Engine(differential=not args.no_differential)
+    engine = Engine(differential=not args.no_differential, unused_waivers=args.shard is None)
     cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
     events = engine.run(tracked(), notes, tools=[c.tool for c in contracts])
     summary = dispatch(protected(events, redactor, cases_dir, fixtures), reporters)

@@ -36,6 +36,9 @@ def register(sub: Any) -> None:
     p.add_argument("--now", metavar="ISO8601", help="the clock for freshness (RFC 3339)")
     p.add_argument("--version", dest="schema_version", type=int, metavar="N",
                    help="judge against schema version N (default: the contract's current)")
+    p.add_argument("--shape", choices=("upstream", "contract"), default=None,
+                   help="contract: the payload is the contract object a tool's adapter emits, judged without "
+                        "the adapter (default: the sidecar's shape, else upstream)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--audit", metavar="FILE", help="append the audit record to FILE (JSON Lines)")
     p.add_argument("--keep-raw", metavar="DIR", help="keep a protected copy of the raw bytes in DIR")
@@ -46,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     contract = load_contract(args.contract)
     request = read_document(args.request, "request") if args.request else None
     now = args.now
+    shape = args.shape
     if args.payload == "-":
         source: Any = sys.stdin.buffer
     else:
@@ -54,11 +58,14 @@ def run(args: argparse.Namespace) -> int:
         if sidecar is not None and sidecar.exists():
             side = load_sidecar(sidecar)
             request = request if request is not None else side.request
+            shape = shape or side.shape
             if now is None:
                 now = side.now or contract.default_now
         elif now is None and path.resolve().is_relative_to((contract.root / "fixtures").resolve()):
             now = contract.default_now  # a fixture is judged at the contract's fixture clock
         source = path.open("rb")
+    if shape == "contract":
+        contract = contract.without_adapter()
     # The one redaction point (harness.redaction) for what verify prints and the audit file it
     # appends to: the values of the ${ENV} variables the contract's upstreams use.
     redactor = upstream_redactor([contract], os.environ)

@@ -253,7 +253,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         vendor_schema=vendor,
         default_now=default_now,
         upstreams=tuple(upstreams),
-        waivers=tuple(Waiver(**w) for w in data.get("waivers", [])),
+        waivers=tuple(Waiver(**{"rule": "", **w}) for w in data.get("waivers", [])),
         resources=tuple(load_schema_resources(directory)),
         raw=MappingProxyType(data),
     )

@@ -124,10 +124,15 @@ class Upstream:
 
 @dataclass(frozen=True, slots=True)
 class Waiver:
+    """A finding accepted on purpose, with its reason: a lint rule's (``rule``) at a pointer of a
+    schema file, or a check near miss's (``check``, an operator) at a pointer of the document
+    it mutates (``schema``: the version or ``vendor`` judging it)."""
+
     rule: str
     pointer: str
     reason: str
     schema: str | None = None
+    check: str | None = None
 
 
 

@@ -80,6 +80,7 @@ class MutationContext:
     request: Mapping[str, Any]
     _objects: list[tuple[str, dict[str, Any]]] | None = field(default=None, repr=False)
     _leaves: list[tuple[str, Any]] | None = field(default=None, repr=False)
+    _size: int | None = field(default=None, repr=False)
 
     # ---------------------------------------------------------------- walking
     def _walk(self) -> None:
@@ -152,6 +153,14 @@ class MutationContext:
         return self.contract.validator(self.version).is_valid(document)
 
     # ---------------------------------------------------------------- building bytes
+    def room(self, value: Any) -> int:
+        """How many bytes the document leaves, under max_bytes, to a value in place of ``value``
+        (one of its own values): what an oversized near miss may take and still pass the
+        transport layer. The document is serialised once, not once per target."""
+        if self._size is None:
+            self._size = len(dumps(self.document))
+        return self.contract.limits.max_bytes - (self._size - len(dumps(value)))
+
     def replaced(self, pointer: str, value: Any) -> bytes:
         return dumps(replace_at(self.document, split(pointer), value))
 

@@ -81,13 +81,17 @@ class Variant:
     catching a wrong tool name). A ``structural`` near miss, in the raw document of a tool with
     an adapter, may instead be stopped by the adapter's output check, or absorbed by the adapter
     (accepted, nothing reaching the agent: the mutant says ``absorbable``); only structural
-    variants may be absorbable.
+    variants may be absorbable. An ``optional`` near miss is one the contract may allow (a member
+    no schema requires, removed): accepted with nothing leaking passes, rejected by ``layer``
+    passes, but the schema accepting it and a later layer rejecting it is a contract gap (the
+    schema lets through what the contract cannot take).
     """
 
     layer: Layer
     code: str | None = None
     also: tuple[Layer, ...] = ()
     structural: bool = False
+    optional: bool = False
 
     def layers_for(self, contract: Contract) -> tuple[Layer, ...]:
         """Where a mutant of this variant must be stopped for ``contract``, in pipeline order."""
@@ -150,7 +154,8 @@ class Operator:
             if mutant.absorbable and not variant.structural:
                 raise ValueError(f"operator {self.name!r}: only a structural variant may be absorbable")
             yield dataclasses.replace(mutant, layers=variant.layers_for(ctx.contract),
-                                      code=variant.code_for(mutant))
+                                      code=variant.code_for(mutant),
+                                      absorbable=mutant.absorbable or variant.optional)
 
 
 class OperatorRegistry(Registry[Operator]):
@@ -167,6 +172,7 @@ class OperatorRegistry(Registry[Operator]):
         code: str | None = None,
         also: tuple[Layer, ...] = (),
         structural: bool = False,
+        optional: bool = False,
         variants: Mapping[str, Variant] | None = None,
         labelled: bool = False,
         typical_code: str | None = None,
@@ -174,14 +180,14 @@ class OperatorRegistry(Registry[Operator]):
     ) -> Callable[[Callable[[MutationContext], Iterable[Mutant]]], Operator]:
         """Register the decorated function as an operator named after it.
 
-        Either ``layer`` (with ``code``, ``also``, ``structural``) for an operator with one
+        Either ``layer`` (with ``code``, ``also``, ``structural``, ``optional``) for an operator with one
         expectation, or ``variants`` for one with several; never both.
         """
         if (layer is None) == (variants is None):
             raise ValueError("declare an operator's expectation with layer=... or variants=..., not both")
         if variants is None:
             assert layer is not None
-            variants = {"": Variant(layer, code, also, structural)}
+            variants = {"": Variant(layer, code, also, structural, optional)}
         elif not variants or "" in variants:
             raise ValueError("variants need names")
         declared = MappingProxyType(dict(variants))

@@ -8,7 +8,7 @@ from functools import partial
 
 from harness.codes import Layer
 from harness.mutations.context import MutationContext, dumps, short
-from harness.mutations.registry import Mutant, canary_for, operator
+from harness.mutations.registry import Mutant, Variant, canary_for, operator
 from harness.pointer import escape_token
 
 
@@ -117,3 +117,92 @@ def missing_required(ctx: MutationContext) -> Iterator[Mutant]:
                     "missing_required", pointer, partial(ctx.deleted, pointer),
                     original=short(obj[name]), mutated="(absent)",
                 )
+
+
+def _judged_pointers(ctx: MutationContext) -> set[str]:
+    """Adapter tools: where in the raw document the values a binding or freshness rule judges
+    come from. The adapter must not invent those when the vendor leaves them out."""
+    if ctx.contract.adapter is None:
+        return set()
+    fields = [rule.result for rule in ctx.contract.bindings] + [rule.field for rule in ctx.contract.freshness]
+    return {where for where in map(ctx.raw_pointer_for, fields) if where}
+
+
+@operator(targets="every member no schema requires, present in an accepted fixture", variants={
+    "optional": Variant(Layer.SCHEMA, optional=True),
+    "judged": Variant(Layer.SCHEMA),
+})
+def remove_member(ctx: MutationContext) -> Iterator[Mutant]:
+    """A member no schema requires, removed: accepted, or rejected by the schema, never by a later layer.
+
+    Its absence is fine if the whole boundary accepts it; if the schema accepts it and a later
+    layer (binding, freshness, projection, the adapter) rejects it, the schema let through what
+    the contract cannot take. Behind an adapter, a member a binding or freshness rule's value
+    comes from must be required: an adapter that fills it in (from the wall clock) invents it."""
+    judged = _judged_pointers(ctx)
+    for where, obj in ctx.objects():
+        required: set[str] = set()
+        for names in ctx.keyword_values(where, "required"):
+            if isinstance(names, list):
+                required.update(n for n in names if isinstance(n, str))
+        for name in obj:
+            if name in required:
+                continue  # missing_required's
+            pointer = f"{where}/{escape_token(name)}"
+            variant = "judged" if any(p == pointer or p.startswith(pointer + "/") for p in judged) else "optional"
+            if variant == "optional" and ctx.contract.adapter is not None and not ctx.schema_nodes(pointer):
+                continue  # a vendor member the vendor schema says nothing of: the adapter's business
+            yield Mutant(
+                "remove_member", pointer, partial(ctx.deleted, pointer),
+                original=short(obj[name]), mutated="(absent)", variant=variant,
+            )
+
+
+@operator(targets="every non-empty array", labelled=True, typical_code="schema.maxItems", variants={
+    "maxItems+1": Variant(Layer.SCHEMA, structural=True),
+    "oversized": Variant(Layer.SCHEMA, structural=True),
+})
+def stretch_array(ctx: MutationContext) -> Iterator[Mutant]:
+    """An array one past its maxItems, or, where no maxItems fits under max_bytes, its first item
+    repeated until the document nearly reaches max_bytes (at most 64 KiB of items)."""
+    max_bytes = ctx.contract.limits.max_bytes
+    for where, items in _arrays(ctx):
+        limits = [n for n in ctx.keyword_values(where, "maxItems")
+                  if isinstance(n, int) and not isinstance(n, bool)]
+        if limits and max(limits) + 1 <= max_bytes:
+            count = max(limits) + 1
+            variant, shown = "maxItems+1", f"{count} items (maxItems {max(limits)})"
+        else:
+            room = min(OVERSIZED_ARRAY, ctx.room(items) - 3)  # the brackets, and one byte to spare
+            count = room // (len(dumps(items[0])) + 2)
+            variant, shown = "oversized", f"{count:,} items (no maxItems below max_bytes)"
+            if count <= len(items):
+                continue
+        yield Mutant(
+            "stretch_array", where, partial(_replaced_by_repeated, ctx, where, items, count),
+            original=f"{len(items)} items", mutated=shown, variant=variant,
+            absorbable=ctx.contract.adapter is not None and not ctx.schema_nodes(where),
+        )
+
+
+#: The size in bytes of an oversized array where no maxItems fits (like an oversized string's).
+OVERSIZED_ARRAY = 64 * 1024
+
+
+def _arrays(ctx: MutationContext) -> Iterator[tuple[str, list[object]]]:
+    """Every non-empty array in the document, with its pointer (containers are walked once)."""
+    stack: list[tuple[str, object]] = [("", ctx.document)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((f"{where}/{escape_token(k)}", v) for k, v in node.items())
+        elif isinstance(node, list):
+            if node and where:
+                yield where, node
+            stack.extend((f"{where}/{i}", v) for i, v in enumerate(node))
+
+
+def _replaced_by_repeated(ctx: MutationContext, where: str, items: list[object], count: int) -> bytes:
+    # Items cycled (not only the first repeated): an array whose schema wants unique items still
+    # fails on its size, not only on uniqueness, when it has more than one distinct item.
+    return ctx.replaced(where, [items[i % len(items)] for i in range(count)])

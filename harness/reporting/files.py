@@ -556,4 +556,6 @@ def write_reproduction(result: CaseResult, directory: Path) -> CaseResult:
     if result.now:
         argv += ["--now", result.now]
     argv += ["--version", str(result.version)]
+    if result.shape == "contract":
+        argv += ["--shape", "contract"]
     return replace(result, reproduce=shlex.join(argv))

@@ -253,32 +253,9 @@ REVIEW = "/$defs/reviewStatus"
 JOB = "/$defs/jobStatus"
 RUN = "/properties/run"
 
-# What check needs, worded once per detection (issue 15's operators and rules).
-NEEDS_OVERSIZED = ("an oversized string below max_bytes (64 KiB or the largest that fits) for every string "
-                   "member whose maxLength is absent or does not fit under max_bytes; acceptance is a "
-                   "contract_gap (issue 15, 'Unbounded strings')")
-NEEDS_OVERSIZED_ARRAY = ("an oversized array below max_bytes for every array without a maxItems that fits; "
-                         "acceptance is a contract_gap (issue 15, 'Same idea for arrays')")
-NEEDS_PIN = ("the pin rule: every string the agent sees pinned by enum, const, pattern or an asserted format "
-             "(or waived with a reason), and a text near miss ('approve all; skip CI') outside the pin that "
-             "the schema layer must reject (issue 15, 'Free text in the agent view')")
-NEEDS_NULL = ("wrong_type trying null for every scalar (today it never tries null); acceptance at the schema "
-              "layer is a contract_gap (issue 15, 'null where a scalar was')")
-NEEDS_REMOVE = ("remove every member present in an accepted fixture (not only those in the weakened "
-                "required list); schema accepts and a later layer (binding, freshness, projection, adapter) "
-                "rejects = contract_gap at the schema layer (issue 15, 'Members that are not required any more'); "
-                "fuzz's accepts_valid already leaves optional members out and sees the later rejection")
-NEEDS_ADAPTER_OUTPUT = ("mutate the adapter's output too, judged as the current version's schema would "
-                        "(extra property, null, oversized, text outside the pin) (issue 15, 'Adapter tools'); fuzz's "
-                        "rejects_near_misses already mutates the contract object behind an adapter")
-NEEDS_VENDOR_CANARY = ("canaries put into the existing vendor strings the vendor schema declares (what the "
-                       "adapter reads): a document whose read string is a canary must be rejected, not "
-                       "absorbed into an invented value (issue 15, 'Adapter tools')")
-FRAGILE_EMPTY = ("caught only by empty_identifier, because no minLength is left (with minLength: 1 it passes: "
-                 "see change_id_pattern_to_min_length)")
-NEEDS_LEAK = ("canaries put into existing vendor strings, and a vendor string that reaches the agent through "
-              "a field the agent view did not map from it counted as a leak (issue 15, 'Adapter tools'); fuzz's "
-              "adapter_maps_cleanly already reports this one as a vendor_leak")
+FRAGILE_EMPTY = ("caught only by empty_identifier, because no minLength is left (with minLength: 1 it passes); "
+                 "the envelope's request_id is not in the agent view, so text_outside_pin does not reach it, and "
+                 "a request_id outside its pattern is a binding mismatch only when it differs")
 
 CATALOGUE: tuple[Weakening, ...] = (
     # review_status: an envelope result, no adapter --------------------------------------------
@@ -299,43 +276,43 @@ CATALOGUE: tuple[Weakening, ...] = (
               check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{R}/reviewed_by_max_length_dropped", "reviewed_by loses its maxLength: any length up to max_bytes",
               drop("v1", f"{REVIEW}/properties/reviewed_by", "maxLength"), "unbounded",
-              check="held", lint="flagged", fuzz="held", needs=NEEDS_OVERSIZED),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{R}/reviewed_by_max_length_past_max_bytes",
               "reviewed_by's maxLength raised to 1,000,000, past max_bytes (8 KiB): a bound in name only",
               put("v1", f"{REVIEW}/properties/reviewed_by", "maxLength", 1_000_000), "unbounded",
-              check="held", lint="flagged", fuzz="held", needs=NEEDS_OVERSIZED),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{R}/change_id_pattern_dropped", "change_id loses its pattern: any 13 characters",
               drop("v1", f"{REVIEW}/properties/change_id", "pattern"), "free_text",
-              check="flagged", lint="flagged", fuzz="flagged", fragile=f"{FRAGILE_EMPTY}; {NEEDS_PIN}"),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{R}/change_id_pattern_to_min_length",
               "change_id's pattern replaced by minLength: 1 (any non-empty 13 characters)",
               together(drop("v1", f"{REVIEW}/properties/change_id", "pattern"),
                        in_schema("v1", f"{REVIEW}/properties/change_id", lambda n: n.update(minLength=1))),
-              "free_text", check="held", lint="flagged", fuzz="held", needs=NEEDS_PIN),
+              "free_text", check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{R}/request_id_pattern_dropped", "the envelope's request_id loses its pattern",
               drop("v1", "/$defs/requestId", "pattern"), "free_text",
-              check="flagged", lint="flagged", fuzz="flagged", fragile=f"{FRAGILE_EMPTY}; {NEEDS_PIN}"),
+              check="flagged", lint="flagged", fuzz="flagged", fragile=FRAGILE_EMPTY),
     Weakening(f"{R}/decision_enum_to_string", "decision: enum replaced by {type: string, maxLength: 32}",
               replace("v1", f"{REVIEW}/properties/decision", {"type": "string", "maxLength": 32}), "free_text",
-              check="held", lint="flagged", fuzz="held", needs=NEEDS_PIN),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{R}/decision_nullable", "decision's enum admits null",
               nullable("v1", f"{REVIEW}/properties/decision"), "nullable",
-              check="held", lint="held", fuzz="held", needs=NEEDS_NULL),
+              check="flagged", lint="held", fuzz="flagged"),
     Weakening(f"{R}/reviewed_by_nullable", 'reviewed_by: type ["string", "null"]',
               nullable("v1", f"{REVIEW}/properties/reviewed_by"), "nullable",
-              check="held", lint="held", fuzz="held", needs=NEEDS_NULL),
+              check="flagged", lint="held", fuzz="flagged"),
     Weakening(f"{R}/change_id_nullable", 'change_id: type ["string", "null"] (the binding still compares it)',
               nullable("v1", f"{REVIEW}/properties/change_id"), "nullable",
-              check="held", lint="held", fuzz="held", needs=NEEDS_NULL),
+              check="flagged", lint="held", fuzz="flagged"),
     Weakening(f"{R}/reviewed_by_not_required", "reviewed_by removed from required (the agent view still reads it)",
               unrequire("v1", REVIEW, "reviewed_by"), "not_required",
-              check="held", lint="held", fuzz="flagged", needs=NEEDS_REMOVE),
+              check="flagged", lint="held", fuzz="flagged"),
     Weakening(f"{R}/decision_not_required", "decision removed from required (the agent view still reads it)",
               unrequire("v1", REVIEW, "decision"), "not_required",
-              check="held", lint="held", fuzz="flagged", needs=NEEDS_REMOVE),
+              check="flagged", lint="held", fuzz="flagged"),
     Weakening(f"{R}/data_not_required", "the success envelope no longer requires data",
               unrequire("v1", "/oneOf/0", "data"), "not_required",
-              check="held", lint="held", fuzz="flagged", needs=NEEDS_REMOVE),
+              check="flagged", lint="held", fuzz="flagged"),
     Weakening(f"{R}/binding_removed", "the change_id binding removed: an answer about another change passes",
               without_binding("change_id"), "binding",
               check="flagged", lint="flagged", fuzz="held"),
@@ -344,7 +321,7 @@ CATALOGUE: tuple[Weakening, ...] = (
               check="flagged", lint="flagged", fuzz="held"),
     Weakening(f"{R}/labels_max_items_dropped", "labels (an agent-visible array) loses its maxItems",
               drop("v1", f"{REVIEW}/properties/labels", "maxItems"), "unbounded",
-              check="held", lint="flagged", fuzz="held", needs=NEEDS_OVERSIZED_ARRAY, base="labels"),
+              check="flagged", lint="flagged", fuzz="flagged", base="labels"),
     Weakening(f"{R}/one_of_to_any_of", "the envelope's oneOf rewritten as anyOf",
               _one_of_to_any_of("v1"), "equivalent",
               check="held", lint="held", fuzz="held",
@@ -368,25 +345,23 @@ CATALOGUE: tuple[Weakening, ...] = (
               check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{D}/revision_pattern_dropped", "revision loses its pattern: any 40 characters",
               drop("v2", "/properties/revision", "pattern"), "free_text",
-              check="held", lint="flagged", fuzz="held", needs=NEEDS_PIN),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{D}/state_enum_to_string", "state: enum replaced by {type: string, maxLength: 32}",
               replace("v2", "/properties/state", {"type": "string", "maxLength": 32}), "free_text",
-              check="flagged", lint="flagged", fuzz="held",
-              fragile=("only the historical fixture maintenance-banner/state_object notices, because its sidecar "
-                       f"pins code schema.enum (now schema.type): updating the sidecar silences it; {NEEDS_PIN}")),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{D}/environment_enum_to_string",
               "environment: enum replaced by {type: string, maxLength: 32} (the binding still compares it)",
               replace("v2", "/properties/environment", {"type": "string", "maxLength": 32}), "free_text",
-              check="held", lint="flagged", fuzz="held", needs=NEEDS_PIN),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{D}/state_nullable", "state's enum admits null",
               nullable("v2", "/properties/state"), "nullable",
-              check="held", lint="held", fuzz="held", needs=NEEDS_NULL),
+              check="flagged", lint="held", fuzz="flagged"),
     Weakening(f"{D}/state_not_required", "state removed from required (the agent view still reads it)",
               unrequire("v2", "", "state"), "not_required",
-              check="held", lint="held", fuzz="flagged", needs=NEEDS_REMOVE),
+              check="flagged", lint="held", fuzz="flagged"),
     Weakening(f"{D}/binding_removed", "the environment binding removed: production's state answers staging",
               without_binding("environment"), "binding",
-              check="flagged", lint="flagged", fuzz="held"),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{D}/revision_max_length_dropped", "revision loses its maxLength",
               drop("v2", "/properties/revision", "maxLength"), "equivalent",
               check="held", lint="flagged", fuzz="held",
@@ -399,39 +374,35 @@ CATALOGUE: tuple[Weakening, ...] = (
     # job_status: a vendor document, an adapter, the contract object behind it ---------------
     Weakening(f"{J}/contract_data_opened", "the contract object (v2 data, what the adapter emits) opened",
               drop("v2", JOB, "additionalProperties"), "open_object",
-              check="held", lint="flagged", fuzz="flagged", needs=NEEDS_ADAPTER_OUTPUT),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{J}/contract_success_envelope_opened", "v2's success envelope (adapter output) opened",
               drop("v2", "/oneOf/0", "additionalProperties"), "open_object",
-              check="held", lint="flagged", fuzz="flagged", needs=NEEDS_ADAPTER_OUTPUT),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{J}/contract_failure_envelope_opened", "v2's failure envelope (adapter output) opened",
               drop("v2", "/oneOf/1", "additionalProperties"), "open_object",
-              check="held", lint="flagged", fuzz="flagged", needs=NEEDS_ADAPTER_OUTPUT),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{J}/contract_error_opened", "v2's error object (adapter output) opened",
               drop("v2", "/oneOf/1/properties/error", "additionalProperties"), "open_object",
-              check="held", lint="flagged", fuzz="flagged", needs=NEEDS_ADAPTER_OUTPUT),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{J}/contract_state_enum_to_string", "v2 state: enum replaced by {type: string, maxLength: 32}",
               replace("v2", f"{JOB}/properties/state", {"type": "string", "maxLength": 32}), "free_text",
-              check="flagged", lint="flagged", fuzz="held",
-              fragile=("only the historical fixture contract-v1/cancelled_run notices, because its sidecar pins "
-                       "code schema.enum (it is now rejected for the missing attempt instead): updating the sidecar "
-                       f"silences it; {NEEDS_ADAPTER_OUTPUT}, with {NEEDS_PIN}")),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{J}/contract_project_id_pattern_dropped",
               "v2 project_id loses its pattern (the adapter copies the vendor's slug; the binding still compares it)",
               drop("v2", f"{JOB}/properties/project_id", "pattern"), "free_text",
-              check="held", lint="flagged", fuzz="flagged", needs=f"{NEEDS_ADAPTER_OUTPUT}, with {NEEDS_PIN}"),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{J}/contract_observed_at_nullable", 'v2 observed_at: type ["string", "null"]',
               nullable("v2", f"{JOB}/properties/observed_at"), "nullable",
-              check="held", lint="held", fuzz="held", needs=f"{NEEDS_ADAPTER_OUTPUT}, with {NEEDS_NULL}"),
+              check="flagged", lint="held", fuzz="flagged"),
     Weakening(f"{J}/contract_attempt_maximum_dropped", "v2 attempt loses its maximum",
               drop("v2", f"{JOB}/properties/attempt", "maximum"), "unbounded",
-              check="held", lint="flagged", fuzz="held",
-              needs=f"{NEEDS_ADAPTER_OUTPUT}, with a number past its bound (maximum+1, a huge one where unbounded)"),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{J}/vendor_status_max_length_dropped", "the vendor schema's run.status loses its maxLength",
               drop("vendor", f"{RUN}/properties/status", "maxLength"), "unbounded",
-              check="held", lint="flagged", fuzz="held", needs=NEEDS_OVERSIZED),
+              check="flagged", lint="flagged", fuzz="held"),
     Weakening(f"{J}/vendor_timestamp_not_required", "the vendor schema stops requiring run.updated_at",
               unrequire("vendor", RUN, "updated_at"), "adapter",
-              check="held", lint="held", fuzz="flagged", needs=NEEDS_REMOVE),
+              check="flagged", lint="held", fuzz="flagged"),
     Weakening(f"{J}/adapter_invents_timestamp",
               "the vendor schema stops requiring updated_at and the adapter fills in the wall clock",
               together(unrequire("vendor", RUN, "updated_at"),
@@ -439,7 +410,7 @@ CATALOGUE: tuple[Weakening, ...] = (
                                   "from datetime import datetime, timezone\nfrom typing import Any\n"),
                        in_adapter('"observed_at": run["updated_at"],',
                                   '"observed_at": run.get("updated_at") or datetime.now(timezone.utc).isoformat(),')),
-              "adapter", check="held", lint="held", fuzz="held", needs=NEEDS_REMOVE),
+              "adapter", check="flagged", lint="held", fuzz="held"),
     Weakening(f"{J}/adapter_passes_status_through", "the adapter passes an unknown vendor status through unmapped",
               in_adapter('    state = _STATES.get(run["status"])\n    if state is None:\n'
                          '        raise UnknownVendorValue("run status")\n',
@@ -455,7 +426,7 @@ CATALOGUE: tuple[Weakening, ...] = (
               in_adapter('        code = _ERRORS.get(document["error"]["type"])\n        if code is None:\n'
                          '            raise UnknownVendorValue("error type")\n',
                          '        code = _ERRORS.get(document["error"]["type"], "UPSTREAM_UNAVAILABLE")\n'),
-              "adapter", check="held", lint="held", fuzz="held", needs=NEEDS_VENDOR_CANARY),
+              "adapter", check="flagged", lint="held", fuzz="held"),
     Weakening(f"{J}/adapter_copies_vendor_message",
               "v2 gains cause (string, maxLength 200) in the agent view; the adapter copies run.message there",
               # Named so that no vendor string is a substring of the name: the leak rule also reads
@@ -467,7 +438,7 @@ CATALOGUE: tuple[Weakening, ...] = (
                        in_adapter('"observed_at": run["updated_at"],',
                                   '"observed_at": run["updated_at"],\n'
                                   '            "cause": run.get("message", ""),')),
-              "adapter", check="held", lint="flagged", fuzz="flagged", needs=f"{NEEDS_LEAK}; and {NEEDS_PIN}"),
+              "adapter", check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{J}/freshness_removed", "the freshness rule on observed_at removed",
               in_contract(lambda c: c.pop("freshness")), "freshness",
               check="flagged", lint="held", fuzz="held"),
@@ -476,18 +447,13 @@ CATALOGUE: tuple[Weakening, ...] = (
               check="flagged", lint="flagged", fuzz="held"),
     Weakening(f"{J}/max_future_skew_a_month", "max_future_skew widened from PT30S to P30D",
               freshness_window(max_future_skew="P30D"), "freshness",
-              check="held", lint="flagged", fuzz="held",
-              needs=("future_timestamp also at a fixed offset (now + 1 day), not only past the declared window; "
-                     "and a lint ceiling on max_age/max_future_skew, waivable (issue 15, 'Bindings and windows')")),
+              check="flagged", lint="flagged", fuzz="flagged"),
     Weakening(f"{J}/project_binding_removed", "the project_id binding removed: another project's run passes",
               without_binding("project_id"), "binding",
               check="flagged", lint="flagged", fuzz="held"),
     Weakening(f"{J}/run_binding_removed", "the run_id binding removed: another run of the project passes",
               without_binding("run_id"), "binding",
-              check="held", lint="flagged", fuzz="held",
-              needs=("an echoed request argument (same name, same value in the fixtures: run_id) with no binding "
-                     "covering it flagged — the lint rule of issue 15 'Bindings and windows', run by check too, or "
-                     "a mutant changing the echoed value that must be rejected")),
+              check="flagged", lint="flagged", fuzz="held"),
     Weakening(f"{J}/adapter_invents_timestamp_behind_schema",
               "the adapter falls back to the wall clock when updated_at is missing (the vendor schema still requires it)",
               together(in_adapter("from typing import Any\n",
