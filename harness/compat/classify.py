@@ -30,6 +30,7 @@ from harness.compat.predicates import (
     all_disjoint,
     branches,
     disjoint,
+    effective_types,
     finite_values,
     forbids,
     matches,
@@ -54,6 +55,7 @@ from harness.compat.registry import (
 )
 from harness.errors import ContractError
 from harness.pointer import MISSING, escape_token, resolve
+from harness.schemas import dialects
 from harness.schemas import keywords as kw
 from harness.schemas.dialects import CONDITIONS, ITEMS, MEMBERS, SIBLING_GROUPS, UNEVALUATED, written_as
 from harness.schemas.resolve import as_schema
@@ -639,8 +641,9 @@ class Comparison:
         writer = finding.writer if rule.writer == DERIVED or finding.writer is not None else Verdict(rule.writer)
         assert reader is not None and writer is not None, f"{rule.name} must give derived verdicts"
         targets = tuple(replace(t, path=t.path if t.path is not None else path) for t in finding.targets)
-        flip, reader_reason, writer_reason = self.context(path)
         note = finding.note
+        reader, writer, note = self._typed_away(keyword, path, reader, writer, note)
+        flip, reader_reason, writer_reason = self.context(path)
         if flip:
             reader, writer = writer, reader
             targets = tuple(replace(t, direction=t.direction.flipped()) for t in targets)
@@ -662,6 +665,30 @@ class Comparison:
             old_location=self._location("old", *old_at), new_location=self._location("new", *new_at),
             note=note, targets=targets,
         )
+
+    def _typed_away(self, keyword: str, path: Path, reader: Verdict, writer: Verdict,
+                    note: str) -> tuple[Verdict, Verdict, str]:
+        """A keyword that constrains only some types (``minimum``: numbers) cannot break the
+        documents of a version whose node admits none of them: ``contains: {type: string}`` ->
+        ``contains: {minimum: 3}`` rejects no old document (the type's removal is its own change)."""
+        typed = dialects.instance_types(keyword)
+        if typed is None:
+            return reader, writer, note
+        for side in ("old", "new"):
+            types = effective_types(self.node(side, path))
+            if types is None or types & typed or not types:
+                continue
+            verdict = reader if side == "old" else writer
+            if verdict is not Verdict.BREAKING:
+                continue
+            why = (f"{keyword} constrains only {'/'.join(sorted(typed))} values and the {side} schema "
+                   f"admits only {'/'.join(sorted(types))} here")
+            note = f"{note}; {why}" if note else why
+            if side == "old":
+                reader = Verdict.SAFE
+            else:
+                writer = Verdict.SAFE
+        return reader, writer, note
 
     def _location(self, side: str, path: Path, keyword: str) -> str | None:
         owner = self.old_side if side == "old" else self.new_side

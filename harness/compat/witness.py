@@ -45,7 +45,7 @@ from harness.fuzz.generate.edges import formatted
 from harness.fuzz.generate.lower import lower
 from harness.pointer import MISSING, join, resolve, split
 from harness.schemas import keywords as kw
-from harness.schemas.dialects import SCALAR_KEYWORDS
+from harness.schemas.dialects import REPORTED_WHOLE, SCALAR_KEYWORDS
 from harness.schemas.resolve import as_schema
 
 
@@ -189,6 +189,9 @@ def at_location(schema_pointer: str, location: str | None) -> bool:
         return True
     pointer = location.split("#", 1)[1] if "#" in location else location
     if schema_pointer == pointer or schema_pointer.startswith(pointer + "/"):
+        return True
+    # A union, negation or contains fails as a whole: a change inside it is what made it fail.
+    if schema_pointer.rsplit("/", 1)[-1] in REPORTED_WHOLE and pointer.startswith(schema_pointer + "/"):
         return True
     # jsonschema-rs reads a name such as "+1" as an array index and writes it "1": compare
     # token by token with that spelling allowed.

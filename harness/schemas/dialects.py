@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from enum import Enum
+from types import MappingProxyType
 from typing import Any
 
 import referencing
@@ -154,6 +155,10 @@ NON_ASSERTING = frozenset({"not", "if"})
 #: In-place keywords whose subschemas are alternatives: one at least (``anyOf``) or exactly one
 #: (``oneOf``) must hold.
 UNIONS = ("anyOf", "oneOf")
+#: Applicators a validator reports as failing themselves when none (or not exactly one) of their
+#: subschemas holds: the error points at the applicator, not at the subschema's keyword that
+#: made it fail.
+REPORTED_WHOLE = frozenset({"anyOf", "oneOf", "not", "contains"})
 #: Keywords that add a condition to the instance of their schema (answered each on its own
 #: terms, beside the schema's plain keywords): the in-place applicators other than the unions.
 CONDITIONS = frozenset({"allOf", "not", "if", "then", "else", "dependentSchemas"})
@@ -187,6 +192,24 @@ SCALAR_KEYWORDS = frozenset({
     "type", "const", "enum", "pattern", "format", "multipleOf", "minimum", "maximum", "exclusiveMinimum",
     "exclusiveMaximum", "minLength", "maxLength",
 })
+#: The instance types a type-specific assertion constrains (any other value passes it): a
+#: change of such a keyword can reject or admit only values of these types.
+_TYPED_KEYWORDS: Mapping[str, frozenset[str]] = MappingProxyType({
+    **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+                    frozenset({"number", "integer"})),
+    **dict.fromkeys(("minLength", "maxLength", "pattern", "format"), frozenset({"string"})),
+    **dict.fromkeys(("minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", *ITEMS),
+                    frozenset({"array"})),
+    **dict.fromkeys(OBJECT_KEYWORDS | {"dependentSchemas"}, frozenset({"object"})),
+})
+
+
+def instance_types(keyword: str) -> frozenset[str] | None:
+    """The instance types ``keyword`` constrains, when it constrains only some (``maximum``:
+    numbers; ``maxLength``: strings); None for a keyword every value is subject to."""
+    return _TYPED_KEYWORDS.get(keyword)
+
+
 #: How older dialects spell a 2020-12 keyword, where they spell it otherwise: the keyword a
 #: validator of that dialect names in its schema pointers.
 _OLDER_SPELLING = {"dependentSchemas": "dependencies", "dependentRequired": "dependencies", "prefixItems": "items",
