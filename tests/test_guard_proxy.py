@@ -573,3 +573,27 @@ def test_the_guard_starts_without_the_engine_reporters_or_drift_runner() -> None
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
     assert done.stdout.strip() == "0 []", done.stdout + done.stderr
+
+
+def test_the_relay_reads_and_writes_the_servers_pipes_through_asyncios_own_streams() -> None:
+    # The hot path skips anyio's stream wrapper (a cancellation check and a loop iteration per
+    # write); it finds the asyncio streams inside anyio's process streams. If a new anyio hid
+    # them, the relay would still work through the wrapper, only slower: this says so.
+    import anyio
+
+    from harness.contract import demo_root
+    from harness.drift.process import stop
+    from harness.guard.policy import Guard
+    from harness.guard.relay import Relay
+    from harness.guard.stdio import start_server
+
+    async def main() -> tuple[bool, bool]:
+        process = await start_server([sys.executable, "-c", "import sys; sys.stdin.read()"])
+        try:
+            relay = Relay(Guard.from_paths([demo_root() / "contracts"]), process, None,  # type: ignore[arg-type]
+                          max_message_bytes=1 << 20, log=lambda text: None)
+            return relay._server_writer is not None, relay._server_reader is not None
+        finally:
+            await stop(process)
+
+    assert anyio.run(main, backend="asyncio") == (True, True)

@@ -48,6 +48,8 @@ PROTOCOL_META_PREFIX = "io.modelcontextprotocol/"
 
 Clock = Callable[[], datetime]
 
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 
 def new_request_id() -> str:
     """The guard's own request id for one call (the client's JSON-RPC id is the client's)."""
@@ -142,10 +144,12 @@ def agent_tool_result(verdict: Verdict, *, modern: bool = False) -> dict[str, An
     block of their JSON. Otherwise the fixed failure envelope, the same two ways, with
     ``isError: true``. Nothing else: no upstream text, no upstream ``_meta``.
     """
-    agent = verdict.agent_result
+    # The verdict's own object, read (never changed) here: ``agent_result`` would serialise
+    # and parse all of it for a copy. The copy the caller gets is parsed from the text.
+    agent = verdict._agent
     failed = agent["outcome"] != "success"
-    payload = agent if failed else agent["data"]
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    text = _encode(agent if failed else agent["data"])
+    payload = json.loads(text)
     result: dict[str, Any] = {
         "content": [{"type": "text", "text": text}],
         "structuredContent": payload,

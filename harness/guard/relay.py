@@ -26,6 +26,7 @@ each message for what it is.
 
 from __future__ import annotations
 
+import asyncio
 import heapq
 import itertools
 import json
@@ -99,8 +100,24 @@ def _shown(ident: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+# One encoder for every message the relay writes (json.dumps with options builds a new one
+# per call).
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def _dumps(message: Any) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return _encode(message).encode("utf-8")
+
+
+def _asyncio_stream(stream: Any, kind: type[Any]) -> Any:
+    """The asyncio stream inside one of anyio's process streams, or None (another backend, or
+    a stream of the caller's own). The relay's hot path reads and writes it directly: anyio's
+    wrapper adds a cancellation check and a yield to the event loop around every write, which
+    is most of what a message costs the loop (the relay's tasks never need the yield: each
+    line is written whole before its first await, and the wait for a full buffer to drain is
+    still awaited)."""
+    inner = getattr(stream, "_stream", None)
+    return inner if isinstance(inner, kind) else None
 
 
 def _parse(line: bytes) -> dict[str, Any] | None:
@@ -161,6 +178,8 @@ class Relay:
         self._listed_names: set[str] = set()
         self._noted: set[str] = set()
         self._group: Any = None
+        self._server_writer: asyncio.StreamWriter | None = _asyncio_stream(process.stdin, asyncio.StreamWriter)
+        self._server_reader: asyncio.StreamReader | None = _asyncio_stream(process.stdout, asyncio.StreamReader)
 
     # ------------------------------------------------------------------ lifecycle
     async def run(self) -> int | None:
@@ -212,11 +231,14 @@ class Relay:
     async def _read_server(self) -> None:
         stdout = self.process.stdout
         assert stdout is not None
+        reader = self._server_reader
         splitter = LineSplitter(self.cap)
         while True:
             try:
-                chunk = await stdout.receive(1 << 16)
+                chunk = await (stdout.receive(1 << 16) if reader is None else reader.read(1 << 16))
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                break
+            if not chunk:  # the asyncio stream's end (anyio's raises EndOfStream)
                 break
             for item in splitter.feed(chunk):
                 await self._server_line(item)
@@ -249,9 +271,14 @@ class Relay:
         stdin = self.process.stdin
         if self._server_closed or stdin is None:
             return
+        writer = self._server_writer
         try:
-            await stdin.send(line + b"\n")
-        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            if writer is None:
+                await stdin.send(line + b"\n")
+            else:
+                writer.write(line + b"\n")
+                await writer.drain()
+        except (OSError, RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             if not self._server_closed:
                 self._server_closed = True
                 self.log("the server stopped reading its input")
@@ -361,7 +388,7 @@ class Relay:
         self._calls[key] = call
         if call.progress is not None:
             self._progress[call.progress] = call
-        deadline = anyio.current_time() + tool.timeout_s
+        deadline = time.monotonic() + tool.timeout_s
         if not self._deadlines or deadline < self._deadlines[0][0]:
             self._wake.set()
         heapq.heappush(self._deadlines, (deadline, next(self._order), call))
@@ -393,7 +420,9 @@ class Relay:
     async def _expire_calls(self) -> None:
         """Answer every guarded call still open at its deadline (one task for all calls)."""
         while True:
-            now = anyio.current_time()
+            # The monotonic clock, not the backend's: only the delay reaches anyio, and reading
+            # anyio's clock looks the backend up on every call.
+            now = time.monotonic()
             # Answered calls leave their entries behind; they are dropped here as soon as they
             # reach the top, so the task sleeps until the earliest call still open rather than
             # waking once per answered call.
