@@ -94,16 +94,24 @@ class FileReporter(abc.ABC):
     def skipped(self, event: CaseSkipped) -> None:  # noqa: B027 - most formats do not list them
         """A case deliberately not run."""
 
+    @abc.abstractmethod
     def write(self, out: AtomicWriter, summary: Summary) -> None:
-        """Write the whole file to ``out`` (default: :meth:`render`, encoded)."""
-        out.write(self.render(summary).encode("utf-8"))
-
-    def render(self, summary: Summary) -> str:
-        """The file's whole text (formats that spool their cases write them instead)."""
-        raise NotImplementedError(f"{type(self).__name__} writes its file with write()")
+        """Write the whole file to ``out``."""
 
     def close(self) -> None:  # noqa: B027 - only spooling formats hold anything
         """Release what the reporter holds (spool files); called once the file is written."""
+
+
+class TextFileReporter(FileReporter):
+    """A report whose whole text is rendered at the end (Markdown, HTML); the spooling formats
+    (JSON, JUnit) write their cases instead."""
+
+    @abc.abstractmethod
+    def render(self, summary: Summary) -> str:
+        """The file's whole text."""
+
+    def write(self, out: AtomicWriter, summary: Summary) -> None:
+        out.write(self.render(summary).encode("utf-8"))
 
 
 class Spool:
@@ -506,7 +514,7 @@ def markdown(results: Sequence[CaseResult], summary: Summary, title: str = "Cont
     return "\n".join(lines) + "\n"
 
 
-class MarkdownReporter(FileReporter):
+class MarkdownReporter(TextFileReporter):
     """The Markdown report; keeps only the cases it shows: the first cases that did not hold
     (all of them for a contributor that writes its own list of problems) and the first ones with
     a reproduce command, and counts the others."""

@@ -20,7 +20,7 @@ from harness import __version__
 from harness.codes import LAYER_ORDER
 from harness.engine import FAILED, FINDING, CaseResult, Summary
 from harness.reporting import Contributor
-from harness.reporting.files import FileReporter
+from harness.reporting.files import TextFileReporter
 
 #: One colour per layer (and for accepted cases); chosen to be distinguishable.
 LAYER_COLOURS = {
@@ -213,7 +213,7 @@ def render(
     return "\n".join(out) + "\n"
 
 
-class HtmlReporter(FileReporter):
+class HtmlReporter(TextFileReporter):
     """The HTML page; each case goes into the matrix as it finishes (a compact summary of it, for
     the panel), the contributor's sections after the matrix."""
 
