@@ -12,6 +12,7 @@ it collects a contract.
 
 from __future__ import annotations
 
+import abc
 import itertools
 import os
 from collections.abc import Iterator
@@ -51,8 +52,9 @@ class ContractItem(pytest.Item):
         self.add_marker(self.marker)
         self.extra_keyword_matches.update({contract.tool, *keywords} - {""})
 
-    def check(self) -> str | None:  # pragma: no cover - every item overrides it
-        raise NotImplementedError
+    @abc.abstractmethod
+    def check(self) -> str | None:
+        """Why the check did not hold, or None."""
 
     def runtest(self) -> None:
         failure = self.check()
