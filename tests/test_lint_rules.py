@@ -267,6 +267,14 @@ def test_schema_rule_reports_exactly_the_expected_pointers(case: Case) -> None:
     assert sorted(_pointers(case)) == sorted(case.expected)
 
 
+def test_a_dangling_reference_names_the_definition_or_anchor_meant() -> None:
+    schema = {"$defs": {"payload": {"type": "string"}, "other": {"$anchor": "item", "type": "integer"}},
+              "properties": {"a": {"$ref": "#/$defs/paylaod"}, "b": {"$ref": "#itme"}}}
+    messages = sorted(f.message for f in lint_schema(schema, select=["dangling_ref"]).findings)
+    assert messages == ["$ref '#/$defs/paylaod' points at nothing in this document (did you mean 'payload'?)",
+                        "$ref '#itme' points at nothing in this document (did you mean 'item'?)"]
+
+
 # --------------------------------------------------------------------------- contract cases
 
 

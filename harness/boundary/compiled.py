@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urljoin
+from urllib.parse import urljoin
 
-from harness.errors import ContractError, did_you_mean
-from harness.pointer import resolve, split
+from harness.errors import ContractError
 
 if TYPE_CHECKING:
     from harness.boundary.schema import SchemaValidator
@@ -131,14 +130,7 @@ def _refuse_dangling(document: Document, file: Path, code: str, prefix: str = ""
         for ref in document.references(node):
             if ref.status != "dangling":
                 continue
-            name = ref.value.partition("#")[2]
-            if name.startswith("/"):
-                *parent, last = split(unquote(name))
-                known = resolve(document.root.schema, parent, None)
-                hint = did_you_mean(last, known if isinstance(known, dict) else ())
-            else:
-                anchors = (n.schema.get("$anchor") for n in document.nodes if isinstance(n.schema, dict))
-                hint = did_you_mean(name, (a for a in anchors if isinstance(a, str)))
+            hint = document.meant(ref)
             raise ContractError(
                 f"{ref.keyword} {ref.value!r} names nothing in this schema{hint}",
                 file=str(file), pointer=f"{prefix}{node.pointer}/{ref.keyword}", code=code,

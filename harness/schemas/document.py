@@ -241,6 +241,20 @@ class Document:
             self._references[node] = found
         return found
 
+    def meant(self, ref: Reference) -> str:
+        """For a dangling reference, `` (did you mean X?)`` naming the nearest ``$anchor`` or
+        sibling definition of this document; else the empty string."""
+        from harness.errors import did_you_mean
+        from harness.pointer import resolve, split
+
+        name = unquote(ref.value.partition("#")[2])
+        if name.startswith("/"):
+            *parent, last = split(name)
+            known = resolve(self.root.schema, parent, None)
+            return did_you_mean(last, known if isinstance(known, dict) else ())
+        anchors = (n.schema.get("$anchor") for n in self.nodes if isinstance(n.schema, dict))
+        return did_you_mean(name, (a for a in anchors if isinstance(a, str)))
+
     def reference(self, node: Node) -> Reference | None:
         """Where the node's (first) reference keyword leads, or None if it has none."""
         found = self.references(node)

@@ -38,5 +38,5 @@ def dangling_ref(node: Node) -> Iterator[Hit]:
     """
     ref = node.document.reference(node)
     if ref is not None and ref.status == "dangling":
-        yield Hit(f"{ref.keyword} {ref.value!r} points at nothing in this document",
+        yield Hit(f"{ref.keyword} {ref.value!r} points at nothing in this document{node.document.meant(ref)}",
                   pointer=node.at(ref.keyword))
