@@ -752,7 +752,7 @@ class _Resources:
         self.plain = all(plain(content, root.dialect) for content in self._by_uri.values())
         for uri, content in list(self._by_uri.items()) if self.plain else ():
             if isinstance(content, dict) and "$id" in content:
-                named = urljoin(uri, content["$id"])
+                named = urljoin(uri, content["$id"].rstrip("#"))  # as Resource.id() reads it
                 self.plain = self.plain and self._by_uri.setdefault(named, content) is content
         root._plain = self.plain
         self._entries = entries
