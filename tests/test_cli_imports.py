@@ -55,6 +55,17 @@ def test_a_command_loads_its_own_module_only() -> None:
     assert {name for name in modules if name.startswith("harness.cli.")} == {"harness.cli.guard"}
 
 
+@pytest.mark.parametrize("command", ["check", "lint", "init", "import", "lock", "guard", "sandbox"])
+def test_a_command_help_builds_its_parser_without_the_command_library(command: str) -> None:
+    modules = _modules_after(
+        "import contextlib, io\nfrom harness.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    assert main([{command!r}, '--help']) == 0")
+    assert _heavy(modules) == []
+    library = ("harness.cases", "harness.engine", "harness.mutations", "harness.contract.load", "harness.lint.",
+               "harness.schemas", "harness.boundary.")
+    assert sorted(name for name in modules if name.startswith(library)) == []
+
+
 #: What ``lint`` on a contract needs is the loader, the schema model and the rules: YAML and the
 #: production validator (contract.yaml's meta-schema). Nothing that runs cases, renders reports
 #: or talks to upstreams; and not ``referencing`` (nor its ``attrs``) for a contract whose
