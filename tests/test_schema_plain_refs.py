@@ -166,3 +166,35 @@ def test_a_dangling_pointer_and_a_remote_resource_are_told_apart_without_referen
     assert document._resources.plain
     statuses = [document.reference(kid).status for kid in document.kids(document.root, "allOf")]  # type: ignore[union-attr]
     assert statuses == ["dangling", "remote", "local"]
+
+
+def test_a_root_read_under_another_uri_is_one_document_with_its_copy_among_the_resources(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # As a contract's vendor schema is read: with contract.yaml's URI, its file (by file URI
+    # and by $id) among the resources. The copy is the root itself, not a second document
+    # claiming the same $id (which of the two a registry held depended on its crawl order).
+    def vendor() -> dict[str, Any]:
+        return {"$id": "https://example.invalid/vendor.json", "$defs": {"a": {"type": "string"}},
+                "properties": {"x": {"$ref": "#/$defs/a"}, "y": {"$ref": "vendor.json#/$defs/a"}}}
+
+    copy = vendor()
+    resources = [("file:///p/contracts/t/schemas/vendor.json", copy), ("https://example.invalid/vendor.json", copy)]
+    document, fast, slow = _both(vendor(), monkeypatch, file="/p/contracts/t/contract.yaml", resources=resources)
+    assert document._resources.plain and fast == slow
+    x, y = (document.reference(document.by_pointer[f"/properties/{name}"]) for name in "xy")
+    assert x is not None and y is not None
+    assert (x.status, y.status) == ("local", "local")
+    assert x.target is y.target is document.by_pointer["/$defs/a"]
+
+
+def test_the_demo_lints_without_referencing() -> None:
+    import subprocess
+    import sys
+
+    code = ("import contextlib, io, sys\nfrom harness.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    assert main(['lint', {str(REPO / 'contracts')!r}]) == 0\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('referencing', 'attr', 'attrs')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

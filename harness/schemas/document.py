@@ -651,10 +651,10 @@ _LISTS = frozenset(k for k, kind in SLOTS.items() if kind is Slot.LIST)
 def plain(schema: Any, dialect: str = dialects.DEFAULT) -> bool:
     """Whether ``schema``, read in its own dialect or (without ``$schema``) in ``dialect``,
     names nothing but itself and has the shape of a schema: no anchor anywhere, no identifier
-    but a ``$id`` at its root that every reading takes alike (a string not starting with ``#``,
-    no ``$ref`` beside it, no draft-04), and a schema (or, where a keyword takes them, an array
-    or object of schemas) under every keyword that holds subschemas in any dialect, ``$ref``
-    siblings included.
+    but a ``$id`` at its root that every reading takes alike (a string not starting with ``#``;
+    not draft-04, nor beside a ``$ref`` in draft-06/07, which ignore it there), and a schema
+    (or, where a keyword takes them, an array or object of schemas) under every keyword that
+    holds subschemas in any dialect, ``$ref`` siblings included.
 
     In a set of plain schemas every base URI is its resource's URI or root ``$id``, there is no
     anchor to find, and ``referencing``'s crawl of the set cannot fail half-way, so a ``$ref``
@@ -664,11 +664,12 @@ def plain(schema: Any, dialect: str = dialects.DEFAULT) -> bool:
     own, known = dialects.detect(schema)
     declared = isinstance(schema, dict) and "$schema" in schema
     crawled = own if known and declared else dialect  # as dialects.resource reads it
+    readings = {own if declared else dialect, crawled}  # the document's, the registry's
     legacy = crawled == "draft-04"  # draft-04's crawl fails on a boolean subschema
     if isinstance(schema, dict) and "$id" in schema:
         identifier = schema["$id"]
-        if not isinstance(identifier, str) or identifier.startswith("#") or "$ref" in schema \
-                or "draft-04" in (dialect, own, crawled):
+        if not isinstance(identifier, str) or identifier.startswith("#") or "draft-04" in readings \
+                or ("$ref" in schema and not readings.isdisjoint(dialects.REF_OVERRIDES)):
             return False
         schema = {k: v for k, v in schema.items() if k != "$id"}
     if legacy and isinstance(schema, bool):
@@ -742,6 +743,12 @@ class _Resources:
             uri = urldefrag(uri)[0]
             if uri in own:
                 continue
+            named = content.get("$id") if isinstance(content, dict) else None
+            if isinstance(named, str) and urldefrag(urljoin(uri, named))[0] in own and content == root.schema:
+                # The root's own file under another URI (a vendor schema is read with
+                # contract.yaml's URI): the root itself there, not a copy claiming its $id
+                # (which of the two the registry then held depended on its crawl order).
+                content = root.schema
             self.contents.setdefault(id(content), (uri, content))
             entries.append((uri, content))
         #: URI -> content, as the registry holds them after its crawl: a later one under the
