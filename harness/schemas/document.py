@@ -6,10 +6,11 @@ dialect (:mod:`harness.schemas.dialects`) are entered, and in draft-04/06/07 the
 ``$recursiveRef``) are resolved by ``referencing`` — the library python-jsonschema resolves with
 — against the document and the resources handed in (a contract's other schema files), never the
 network; a reference into another resource leads to a node of that resource's own document.
-In a set of schemas that declares no identifier and no anchor anywhere (most contracts: their
-references are JSON pointers), ``$ref`` is resolved here, reading URIs and pointers as
-``referencing`` does, and ``referencing`` is not imported (``lint`` starts from pre-commit on
-every commit); the answers are the same (``tests/test_schema_model.py`` compares both ways).
+In a set of schemas with no anchor and no identifier but at a file's root (:func:`plain`: most
+contracts, whose references are JSON pointers), ``$ref`` is resolved here, reading URIs and
+pointers as ``referencing`` does, and ``referencing`` is not imported (``lint`` starts from
+pre-commit on every commit); the answers are the same (``tests/test_schema_plain_refs.py``
+compares both ways).
 
 Questions that need more than one node — "does a ``maxLength`` apply to this string, counting
 ``allOf`` branches, the schemas around it and every place that ``$ref``s it?", "which
@@ -707,6 +708,18 @@ def plain(schema: Any, dialect: str = dialects.DEFAULT) -> bool:
     return True
 
 
+def _names(content: Any, uri: str) -> str | None:
+    """The URI (without fragment) a schema handed in under ``uri`` names itself by its root
+    ``$id``; None without one (or with one that is no URI)."""
+    named = content.get("$id") if isinstance(content, dict) else None
+    if not isinstance(named, str):
+        return None
+    try:
+        return urldefrag(urljoin(uri, named))[0]
+    except ValueError:
+        return None
+
+
 class _Remote(Exception):
     """A reference to a resource nobody handed in."""
 
@@ -743,8 +756,7 @@ class _Resources:
             uri = urldefrag(uri)[0]
             if uri in own:
                 continue
-            named = content.get("$id") if isinstance(content, dict) else None
-            if isinstance(named, str) and urldefrag(urljoin(uri, named))[0] in own and content == root.schema:
+            if _names(content, uri) in own and content == root.schema:
                 # The root's own file under another URI (a vendor schema is read with
                 # contract.yaml's URI): the root itself there, not a copy claiming its $id
                 # (which of the two the registry then held depended on its crawl order).
@@ -759,7 +771,11 @@ class _Resources:
         self.plain = all(plain(content, root.dialect) for content in self._by_uri.values())
         for uri, content in list(self._by_uri.items()) if self.plain else ():
             if isinstance(content, dict) and "$id" in content:
-                named = urljoin(uri, content["$id"].rstrip("#"))  # as Resource.id() reads it
+                try:
+                    named = urljoin(uri, content["$id"].rstrip("#"))  # as Resource.id() reads it
+                except ValueError:  # not a URI (``http://[``): the crawl fails on it
+                    self.plain = False
+                    break
                 self.plain = self.plain and self._by_uri.setdefault(named, content) is content
         root._plain = self.plain
         self._entries = entries
