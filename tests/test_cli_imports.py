@@ -55,7 +55,7 @@ def test_a_command_loads_its_own_module_only() -> None:
     assert {name for name in modules if name.startswith("harness.cli.")} == {"harness.cli.guard"}
 
 
-@pytest.mark.parametrize("command", ["check", "lint", "init", "import", "lock", "guard", "sandbox"])
+@pytest.mark.parametrize("command", ["check", "verify", "lint", "compat", "drift", "init", "import", "lock", "guard", "sandbox"])
 def test_a_command_help_builds_its_parser_without_the_command_library(command: str) -> None:
     modules = _modules_after(
         "import contextlib, io\nfrom harness.cli import main\n"
