@@ -22,10 +22,9 @@ from harness.corpus import Expectation, Fixture, fixtures_for
 from harness.errors import HarnessError
 from harness.mutations import REGISTRY, MutationContext, OperatorRegistry
 from harness.mutations.context import dumps
+from harness.project import DEFAULT_MAX_MUTANTS as DEFAULT_MAX_MUTANTS  # defined there for check --help
+from harness.project import SOURCES as SOURCES
 from harness.timeutil import parse_rfc3339
-
-DEFAULT_MAX_MUTANTS = 64
-SOURCES = ("accepted", "rejected", "historical", "mutation")
 
 
 @dataclass(frozen=True, slots=True)

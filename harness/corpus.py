@@ -17,7 +17,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +24,7 @@ from harness.boundary.parse import strict_loads
 from harness.boundary.schema import SchemaValidator, validator_for
 from harness.codes import Layer, layer_of
 from harness.contract import load_yaml, schema_error
+from harness.documents import packaged
 from harness.errors import ContractError
 from harness.files import MAX_SCHEMA_BYTES, read_bytes, shown
 
@@ -93,7 +93,7 @@ ACCEPT = Expectation(True)
 
 @cache
 def _sidecar_validator() -> SchemaValidator:
-    text = resources.files("harness").joinpath("sidecar.schema.json").read_bytes()
+    text = packaged("sidecar.schema.json")
     return validator_for(strict_loads(text))
 
 

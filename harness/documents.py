@@ -22,6 +22,23 @@ from harness.pointer import escape_token
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
 
 
+def packaged(name: str) -> bytes:
+    """A data file of the harness package (``contract.schema.json``, ...), read through the
+    package's own loader as :func:`pkgutil.get_data` reads it (a folder or a zip alike):
+    ``importlib.resources`` would import ``zipfile`` and ``tempfile`` into every ``lint``."""
+    import os
+
+    import harness
+
+    loader: Any = harness.__spec__.loader if harness.__spec__ is not None else None
+    folder = os.path.dirname(harness.__file__ or "")
+    if loader is None or not hasattr(loader, "get_data"):
+        with open(os.path.join(folder, name), "rb") as file:
+            return file.read()
+    data: bytes = loader.get_data(os.path.join(folder, name))
+    return data
+
+
 class _StrictLoader(_BaseLoader):  # type: ignore[misc]
     """SafeLoader that refuses repeated mapping keys, as the parse layer does for JSON."""
 

@@ -27,6 +27,11 @@ CONTRACT_FILE = "contract.yaml"
 #: Folder of the harness's own state in a project (cases, fuzz examples, hypothesis caches).
 STATE_DIR = ".contract-harness"
 FIXTURE_KINDS = ("accepted", "rejected", "historical")
+#: Where a case of ``check`` comes from: a fixture kind, or a mutation of an accepted fixture
+#: (here, not in :mod:`harness.cases`, so that ``check --help`` lists them without the library).
+SOURCES = (*FIXTURE_KINDS, "mutation")
+#: Mutants made of each accepted fixture unless asked otherwise (sampled deterministically).
+DEFAULT_MAX_MUTANTS = 64
 PAYLOAD_SUFFIX = ".json"
 SIDECAR_SUFFIX = ".case.yaml"
 NOT_FOUND_HINT = (

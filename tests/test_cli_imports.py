@@ -55,11 +55,23 @@ def test_a_command_loads_its_own_module_only() -> None:
     assert {name for name in modules if name.startswith("harness.cli.")} == {"harness.cli.guard"}
 
 
-#: What ``lint`` on a contract needs is the loader, the schema model and the rules: YAML, the
-#: production validator (contract.yaml's meta-schema) and ``referencing``. Nothing that runs
-#: cases, renders reports or talks to upstreams.
+@pytest.mark.parametrize("command", ["check", "verify", "lint", "compat", "drift", "init", "import", "lock", "guard", "sandbox"])
+def test_a_command_help_builds_its_parser_without_the_command_library(command: str) -> None:
+    modules = _modules_after(
+        "import contextlib, io\nfrom harness.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    assert main([{command!r}, '--help']) == 0")
+    assert _heavy(modules) == []
+    library = ("harness.cases", "harness.engine", "harness.mutations", "harness.contract.load", "harness.lint.",
+               "harness.schemas", "harness.boundary.")
+    assert sorted(name for name in modules if name.startswith(library)) == []
+
+
+#: What ``lint`` on a contract needs is the loader, the schema model and the rules: YAML and the
+#: production validator (contract.yaml's meta-schema). Nothing that runs cases, renders reports
+#: or talks to upstreams; and not ``referencing`` (nor its ``attrs``) for a contract whose
+#: references are JSON pointers (the demo's): the schema model resolves those itself.
 LINT_NEEDS_NOT = ("jsonschema", "deepdiff", "rich", "anyio", "hypothesis", "hypothesis_jsonschema", "httpx",
-                  "mcp", "junit_xml", "greenery", "regex")
+                  "mcp", "junit_xml", "greenery", "regex", "referencing", "attr", "attrs")
 
 
 def test_lint_on_one_contract_loads_only_what_linting_needs() -> None:

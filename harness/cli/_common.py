@@ -7,12 +7,17 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.contract import Contract, discover, load_contract, load_json_file, load_yaml
 from harness.errors import UsageError
 from harness.files import kind_of, shown
 from harness.project import CONTRACTS, check_layout, project_root
+
+if TYPE_CHECKING:
+    from harness.contract import Contract
+
+# The loader (YAML, the production validator, the schema model) is imported by the functions
+# that read documents: a command's --help builds its parser from this module without it.
 
 
 def existing_file(path: str, what: str) -> Path:
@@ -32,6 +37,8 @@ def existing_file(path: str, what: str) -> Path:
 
 def read_document(path: str, what: str) -> Any:
     """A JSON or YAML file given on the command line, parsed strictly (errors: file:line:column)."""
+    from harness.documents import load_json_file, load_yaml
+
     file = existing_file(path, what)
     if file.suffix == ".json":
         return load_json_file(file, what=f"{what} file")
@@ -72,6 +79,7 @@ def load_contracts(paths: list[str], tools: list[str] | None, demo: bool = False
     or the embedded demo with ``demo``), after the project's layout is checked; with ``locks``,
     a published schema version changed in place (schemas.lock) is an error."""
     from harness import lock
+    from harness.contract import discover, load_contract
 
     roots = contract_roots(paths, demo)
     directories = discover(roots)

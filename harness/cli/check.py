@@ -66,7 +66,7 @@ def add_demo_argument(p: argparse.ArgumentParser) -> None:
 
 
 def add_selection_arguments(p: argparse.ArgumentParser) -> None:
-    from harness.cases import DEFAULT_MAX_MUTANTS, SOURCES
+    from harness.project import DEFAULT_MAX_MUTANTS, SOURCES
 
     add_contract_arguments(p)
     p.add_argument("--source", action="append", choices=SOURCES,

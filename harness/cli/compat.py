@@ -7,11 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness import lock
 from harness.cli import command_help
 from harness.cli.check import add_demo_argument
 from harness.compat.model import Budget, Policy
-from harness.contract import load_contract
 from harness.errors import UsageError
 from harness.files import write_atomic
 from harness.project import CONTRACTS, check_layout, project_root
@@ -67,6 +65,10 @@ def _contracts_dir(option: str | None, demo: bool = False) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The loader (YAML, the validator, the schema model) loads here, not for compat --help.
+    from harness import lock
+    from harness.contract import load_contract
+
     base = _contracts_dir(args.contracts, args.demo)
     if base.name == CONTRACTS:
         check_layout([base.parent])

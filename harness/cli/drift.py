@@ -8,12 +8,9 @@ from typing import Any
 
 from harness.cli import command_help
 from harness.cli.check import CASES_DIR_HELP, add_demo_argument, load_contracts, report_files
-from harness.drift.runner import DEFAULT_CONCURRENCY, DriftRunner, plan
+from harness.drift import DEFAULT_CONCURRENCY
 from harness.errors import UsageError
 from harness.project import state_dir
-from harness.reporting import dispatch, reporters_for
-from harness.reporting.drift import DriftContributor
-from harness.reporting.reproductions import protected
 
 
 def register(sub: Any) -> None:
@@ -75,6 +72,13 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The runner (the engine, deepdiff, async transports) and the reporters load here, not for
+    # drift --help.
+    from harness.drift.runner import DriftRunner, plan
+    from harness.reporting import dispatch, reporters_for
+    from harness.reporting.drift import DriftContributor
+    from harness.reporting.reproductions import protected
+
     if args.concurrency < 1:
         raise UsageError(f"concurrency must be at least 1, not {args.concurrency}")
     contracts = load_contracts(args.contracts, args.tool, args.demo)

@@ -11,9 +11,10 @@ from harness.cli import command_help
 from harness.cli.check import add_demo_argument, contract_roots
 from harness.errors import UsageError
 from harness.files import write_atomic
-from harness.lint import RULES, lint_paths
-from harness.lint.reporters import reporters, summary
 from harness.project import CONTRACTS
+
+# The linter (its rules, the contract loader, the schema model) is imported by the functions
+# that lint: ``lint --help`` builds its parser without it.
 
 FORMATS = ("text", "json", "sarif")
 
@@ -60,11 +61,16 @@ def default_paths(demo: bool = False) -> list[Path]:
 
 
 def list_rules() -> str:
+    from harness.lint import RULES
+
     width = max(len(r.id) for r in RULES)
     return "".join(f"{r.id:<{width}}  {r.severity.value:<7}  {r.summary}\n" for r in RULES)
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.lint import lint_paths
+    from harness.lint.reporters import reporters, summary
+
     if args.list_rules:
         sys.stdout.write(list_rules())
         return 0

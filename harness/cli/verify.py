@@ -6,16 +6,14 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.boundary.audit import JsonlAuditSink, RawStore
-from harness.boundary.pipeline import Boundary, Verdict
 from harness.cli import command_help
 from harness.cli._common import existing_file, read_document
-from harness.contract import load_contract
-from harness.corpus import load_sidecar, sidecar_for
-from harness.drift.template import upstream_redactor
 from harness.pointer import display
+
+if TYPE_CHECKING:
+    from harness.boundary.pipeline import Verdict
 
 
 def register(sub: Any) -> None:
@@ -46,6 +44,13 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The boundary and the loader load here, not for verify --help.
+    from harness.boundary.audit import JsonlAuditSink, RawStore
+    from harness.boundary.pipeline import Boundary
+    from harness.contract import load_contract
+    from harness.corpus import load_sidecar, sidecar_for
+    from harness.drift.template import upstream_redactor
+
     contract = load_contract(args.contract)
     request = read_document(args.request, "request") if args.request else None
     now = args.now

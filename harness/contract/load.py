@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from datetime import timedelta
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -37,7 +36,7 @@ from harness.contract.records import (
     ViewField,
     Waiver,
 )
-from harness.documents import load_json_file, load_yaml
+from harness.documents import load_json_file, load_yaml, packaged
 from harness.errors import ContractError
 from harness.errors import did_you_mean as did_you_mean  # re-exported: harness.contract.did_you_mean
 from harness.pointer import escape_token, resolve, split
@@ -63,7 +62,7 @@ _META: SchemaValidator | None = None
 
 def meta_schema() -> Any:
     """The JSON Schema every contract.yaml must satisfy."""
-    text = resources.files("harness").joinpath("contract.schema.json").read_bytes()
+    text = packaged("contract.schema.json")
     return strict_loads(text)
 
 

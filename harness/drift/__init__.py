@@ -44,6 +44,10 @@ __all__ = [
     "schema_shape",
 ]
 
+#: Upstreams checked at once unless asked otherwise (here, not in the runner, so that
+#: ``drift --help`` states it without loading the runner).
+DEFAULT_CONCURRENCY = 4
+
 _EXPORTS = {
     **dict.fromkeys(("DriftCheck", "DriftChecked", "DriftNotCalled"), "harness.drift.check"),
     **dict.fromkeys(("CHANGE_KINDS", "Change", "Comparison", "compare", "diff_shapes"), "harness.drift.diff"),

@@ -24,6 +24,7 @@ import anyio
 from harness.boundary.pipeline import Boundary, Clock, Verdict
 from harness.codes import TRANSPORT_UNAVAILABLE
 from harness.contract import Contract, Upstream
+from harness.drift import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY  # defined there for drift --help
 from harness.drift.baseline import Baseline, Recorder, hints_for, load_baseline
 from harness.drift.check import (
     DRIFTED,
@@ -57,7 +58,6 @@ from harness.engine import Event, RunFinished, RunStarted, Summary
 from harness.errors import ContractError, InvalidRequest, UsageError
 from harness.pointer import MISSING
 
-DEFAULT_CONCURRENCY = 4
 _STDERR_TAIL = 4000
 
 

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from harness.schemas.dialects import DIALECTS, DRAFT_2020_12, dialect_of
 from harness.schemas.document import Declared, Document, Node, Reference
-from harness.schemas.resolve import Expanded, Location, Unmodelled, as_schema, expand
 
 if TYPE_CHECKING:
     from harness.fuzz.generate import GenerationStats, from_expanded, from_schema, sample
+    from harness.schemas.resolve import Expanded, Location, Unmodelled, as_schema, expand
 
 __all__ = [
     "DIALECTS",
@@ -47,17 +47,21 @@ __all__ = [
     "sample",
 ]
 
-#: Generation's names, moved to :mod:`harness.fuzz.generate`, load on first use: it imports
-#: hypothesis, which loading a contract (that asks this package about its references) must not.
-#: (``lower`` is not among them: it would be shadowed by the module of that name.)
-_MOVED = frozenset({"GenerationStats", "from_expanded", "from_schema", "sample"})
+#: Names that load on first use, by module. Generation's, moved to :mod:`harness.fuzz.generate`:
+#: it imports hypothesis, which loading a contract (that asks this package about its references)
+#: must not. (``lower`` is not among them: it would be shadowed by the module of that name.)
+#: :func:`expand` and its records: ``lint`` and the loader never expand a schema.
+_LAZY = {
+    **dict.fromkeys(("GenerationStats", "from_expanded", "from_schema", "sample"), "harness.fuzz.generate"),
+    **dict.fromkeys(("Expanded", "Location", "Unmodelled", "as_schema", "expand"), "harness.schemas.resolve"),
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _MOVED:
+    if name not in _LAZY:
         raise AttributeError(f"module 'harness.schemas' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module("harness.fuzz.generate"), name)
+    value = getattr(importlib.import_module(_LAZY[name]), name)
     globals()[name] = value
     return value

@@ -116,7 +116,7 @@ class Bundle:
                 continue
             base = document.root.base
             content = document.schema
-            if isinstance(content, dict) and document.specification.id_of(content) is None:
+            if isinstance(content, dict) and document.identifier(content) is None:
                 content = {**content, "$id": base}
             self._embedded[document] = base
             self.defs.setdefault("$defs", {})[self._name(document.root)] = copy.deepcopy(content)

@@ -18,13 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from enum import Enum
 from types import MappingProxyType
-from typing import Any
-
-import referencing
-import referencing.exceptions
-import referencing.jsonschema
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import ContractError
+
+if TYPE_CHECKING:
+    import referencing
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 #: Meta-schema URI (without the empty fragment) -> dialect name.
@@ -39,13 +38,11 @@ DEFAULT = "2020-12"
 #: Oldest first.
 ORDER = ("draft-04", "draft-06", "draft-07", "2019-09", "2020-12")
 
-_SPECIFICATIONS: dict[str, referencing.Specification[Any]] = {
-    "draft-04": referencing.jsonschema.DRAFT4,
-    "draft-06": referencing.jsonschema.DRAFT6,
-    "draft-07": referencing.jsonschema.DRAFT7,
-    "2019-09": referencing.jsonschema.DRAFT201909,
-    "2020-12": referencing.jsonschema.DRAFT202012,
-}
+#: Dialect -> the ``referencing`` specification of it, filled on first use: ``referencing``
+#: (with ``attrs``) is imported only by a schema set that needs it (identifiers, anchors, a
+#: reference into a resource nobody handed in: see :mod:`harness.schemas.document`), not by
+#: ``lint`` on a contract whose references are all JSON pointers.
+_SPECIFICATIONS: dict[str, referencing.Specification[Any]] = {}
 
 #: Dialects in which ``$ref`` replaces its schema object: sibling keywords are ignored.
 REF_OVERRIDES = frozenset({"draft-04", "draft-06", "draft-07"})
@@ -280,13 +277,20 @@ def dialects_with(keyword: str) -> tuple[str, ...]:
 def specification(dialect: str) -> referencing.Specification[Any]:
     """The ``referencing`` specification that reads ``$id``, anchors and subresources as
     ``dialect`` does (2020-12 for a dialect the harness does not know)."""
-    return _SPECIFICATIONS.get(dialect, referencing.jsonschema.DRAFT202012)
+    if not _SPECIFICATIONS:
+        import referencing.jsonschema as spec
+
+        _SPECIFICATIONS.update({"draft-04": spec.DRAFT4, "draft-06": spec.DRAFT6, "draft-07": spec.DRAFT7,
+                                "2019-09": spec.DRAFT201909, "2020-12": spec.DRAFT202012})
+    return _SPECIFICATIONS.get(dialect, _SPECIFICATIONS["2020-12"])
 
 
 def resource(schema: Any, default: str = DEFAULT) -> referencing.Resource[Any]:
     """A ``referencing`` resource of a schema, in the dialect its ``$schema`` names (else
     ``default``)."""
     if not isinstance(schema, Mapping | bool):
+        import referencing
+
         return referencing.Resource.opaque(schema)  # not a schema: nothing in it to index
     dialect, known = detect(schema)
     if not known or not isinstance(schema, Mapping) or "$schema" not in schema:
@@ -295,12 +299,16 @@ def resource(schema: Any, default: str = DEFAULT) -> referencing.Resource[Any]:
 
 
 def _refuse(uri: str) -> referencing.Resource[Any]:
+    import referencing.exceptions
+
     raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 def registry(resources: Iterable[tuple[str, Any]], default: str = DEFAULT) -> referencing.Registry[Any]:
     """A ``referencing`` registry of these schemas (by URI) that never retrieves anything else:
     a reference to any other URI is unresolvable, never a network fetch."""
+    import referencing
+
     empty: referencing.Registry[Any] = referencing.Registry(retrieve=_refuse)  # type: ignore[call-arg]
     return empty.with_resources((uri, resource(schema, default)) for uri, schema in resources)
 

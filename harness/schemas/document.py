@@ -6,6 +6,11 @@ dialect (:mod:`harness.schemas.dialects`) are entered, and in draft-04/06/07 the
 ``$recursiveRef``) are resolved by ``referencing`` — the library python-jsonschema resolves with
 — against the document and the resources handed in (a contract's other schema files), never the
 network; a reference into another resource leads to a node of that resource's own document.
+In a set of schemas with no anchor and no identifier but at a file's root (:func:`plain`: most
+contracts, whose references are JSON pointers), ``$ref`` is resolved here, reading URIs and
+pointers as ``referencing`` does, and ``referencing`` is not imported (``lint`` starts from
+pre-commit on every commit); the answers are the same (``tests/test_schema_plain_refs.py``
+compares both ways).
 
 Questions that need more than one node — "does a ``maxLength`` apply to this string, counting
 ``allOf`` branches, the schemas around it and every place that ``$ref``s it?", "which
@@ -17,23 +22,30 @@ onboarding, generation) stays short and reads a schema the same way.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
-import referencing
-import referencing.exceptions
-import referencing.jsonschema
-from referencing._core import Resolver  # the type Registry.resolver() returns; not re-exported
-
 from harness.pointer import escape_token, is_index
 from harness.schemas import dialects
-from harness.schemas.dialects import ALTERNATIVES, BRANCHES, CONTAINERS, IN_PLACE, NON_ASSERTING, REF_KEYWORDS, Slot
+from harness.schemas.dialects import (
+    ALTERNATIVES,
+    BRANCHES,
+    CONTAINERS,
+    IN_PLACE,
+    NON_ASSERTING,
+    REF_KEYWORDS,
+    SLOTS,
+    Slot,
+)
 
 if TYPE_CHECKING:
+    import referencing
+    from referencing._core import Resolver  # the type Registry.resolver() returns; not re-exported
+
     from harness.contract import Contract
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -163,8 +175,8 @@ class Document:
             self.dialect = dialect  # a resource without $schema is read in its referrer's dialect
         self.vocabulary = dialects.VOCABULARIES[self.dialect]
         self.ref_overrides = self.dialect in dialects.REF_OVERRIDES
-        self.specification = dialects.specification(self.dialect)
         self.children: dict[str, list[Node]] = {}
+        self._plain: bool = _resources.plain if _resources is not None else False  # the root's: set by _Resources
         self._resources = _resources or _Resources(self, resources)
         self.nodes: list[Node] = self._walk()
         self.by_pointer: dict[str, Node] = {n.pointer: n for n in self.nodes}
@@ -177,6 +189,19 @@ class Document:
     @property
     def root(self) -> Node:
         return self.nodes[0]
+
+    @property
+    def specification(self) -> referencing.Specification[Any]:
+        """The ``referencing`` specification of the document's dialect (imports ``referencing``)."""
+        return dialects.specification(self.dialect)
+
+    def identifier(self, schema: Any) -> Any:
+        """The identifier (``$id``, ``id`` in draft-04) of a schema object as ``referencing``
+        reads it in this dialect. In a plain set (see :func:`plain`) only a resource's root
+        may have one, a ``$id`` every dialect of the set reads alike."""
+        if self._plain:
+            return schema.get("$id") if isinstance(schema, dict) else None
+        return self.specification.id_of(schema)
 
     # ------------------------------------------------------------------ walk
     def _walk(self) -> list[Node]:
@@ -225,7 +250,7 @@ class Document:
     def _base(self, schema: Any, base: str) -> str:
         """The base URI inside ``schema``: changed by its ``$id`` as ``referencing`` reads it
         in this dialect (``id`` in draft-04, none beside ``$ref`` before 2019-09)."""
-        identifier = self.specification.id_of(schema) if isinstance(schema, dict) else None
+        identifier = self.identifier(schema) if isinstance(schema, dict) else None
         if isinstance(identifier, str) and identifier:
             return urldefrag(urljoin(base, identifier))[0]
         return base
@@ -614,6 +639,102 @@ def join_uri(base: str, ref: str) -> str:
 #: ``"$id": 5``, a pointer through a string).
 _MALFORMED = (AttributeError, TypeError, ValueError, LookupError)
 
+#: Keywords whose presence in a schema object gives ``referencing`` an identifier or an anchor
+#: to index (in some dialect: ``id`` is draft-04's ``$id``).
+_NAMING = frozenset({"$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"})
+#: Keywords holding subschemas in some dialect, for the harness's walk or ``referencing``'s
+#: crawl (``contentSchema`` is one ``referencing`` enters; the walk does not).
+_HOLDERS = frozenset(SLOTS) | {"contentSchema"}
+_MAPS = frozenset(k for k, kind in SLOTS.items() if kind is Slot.MAP)
+_LISTS = frozenset(k for k, kind in SLOTS.items() if kind is Slot.LIST)
+
+
+def plain(schema: Any, dialect: str = dialects.DEFAULT) -> bool:
+    """Whether ``schema``, read in its own dialect or (without ``$schema``) in ``dialect``,
+    names nothing but itself and has the shape of a schema: no anchor anywhere, no identifier
+    but a ``$id`` at its root that every reading takes alike (a string not starting with ``#``;
+    not draft-04, nor beside a ``$ref`` in draft-06/07, which ignore it there), and a schema
+    (or, where a keyword takes them, an array or object of schemas) under every keyword that
+    holds subschemas in any dialect, ``$ref`` siblings included.
+
+    In a set of plain schemas every base URI is its resource's URI or root ``$id``, there is no
+    anchor to find, and ``referencing``'s crawl of the set cannot fail half-way, so a ``$ref``
+    is resolved by URI and JSON pointer alone: the model then does that itself, without
+    ``referencing``. Checking more than any one dialect reads only makes the answer False more
+    often (then ``referencing`` resolves, as always)."""
+    own, known = dialects.detect(schema)
+    declared = isinstance(schema, dict) and "$schema" in schema
+    crawled = own if known and declared else dialect  # as dialects.resource reads it
+    readings = {own if declared else dialect, crawled}  # the document's, the registry's
+    legacy = crawled == "draft-04"  # draft-04's crawl fails on a boolean subschema
+    if isinstance(schema, dict) and "$id" in schema:
+        identifier = schema["$id"]
+        if not isinstance(identifier, str) or identifier.startswith("#") or "draft-04" in readings \
+                or ("$ref" in schema and not readings.isdisjoint(dialects.REF_OVERRIDES)):
+            return False
+        schema = {k: v for k, v in schema.items() if k != "$id"}
+    if legacy and isinstance(schema, bool):
+        return False
+    stack = [schema]
+    while stack:
+        current = stack.pop()
+        if not isinstance(current, dict):
+            continue
+        if not _NAMING.isdisjoint(current):
+            return False
+        for keyword in _HOLDERS.intersection(current):
+            value = current[keyword]
+            if keyword in _MAPS:
+                if not isinstance(value, dict):
+                    return False
+                subs = list(value.values())
+                if keyword == "dependencies" and not (subs and isinstance(subs[0], Mapping)):
+                    # Property dependencies (arrays of names) first: the crawl skips them all.
+                    stack.extend(sub for sub in subs if isinstance(sub, dict))
+                    continue
+            elif keyword in _LISTS or (keyword == "items" and isinstance(value, list)):
+                if not isinstance(value, list) or (keyword == "items" and crawled == "2020-12"):
+                    return False
+                subs = value
+            else:
+                subs = [value]
+            for sub in subs:
+                if isinstance(sub, bool):
+                    if legacy and keyword not in ("additionalProperties", "additionalItems"):
+                        return False
+                elif not isinstance(sub, dict):
+                    return False
+            stack.extend(subs)
+    return True
+
+
+def _names(content: Any, uri: str) -> str | None:
+    """The URI (without fragment) a schema handed in under ``uri`` names itself by its root
+    ``$id``; None without one (or with one that is no URI)."""
+    named = content.get("$id") if isinstance(content, dict) else None
+    if not isinstance(named, str):
+        return None
+    try:
+        return urldefrag(urljoin(uri, named))[0]
+    except ValueError:
+        return None
+
+
+class _Remote(Exception):
+    """A reference to a resource nobody handed in."""
+
+
+def _pointer(contents: Any, pointer: str) -> Any:
+    """What a JSON pointer (a URI fragment: percent-encoded) reaches in ``contents``, read as
+    ``referencing`` reads it (``Resource.pointer``): an index into any sequence by ``int()``;
+    raises what it raises (LookupError, ValueError, TypeError) where nothing is there."""
+    for segment in unquote(pointer[1:]).split("/"):
+        if isinstance(contents, Sequence):
+            contents = contents[int(segment)]
+        else:
+            contents = contents[segment.replace("~1", "/").replace("~0", "~")]
+    return contents
+
 
 class _Resources:
     """The documents a schema's references may reach: one ``referencing`` registry over the
@@ -623,6 +744,9 @@ class _Resources:
     def __init__(self, root: Document, resources: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None:
         self.root = root
         pairs = list(resources.items()) if isinstance(resources, Mapping) else list(resources)
+        # The root's base first (its ``$id`` read alike with or without ``referencing`` when
+        # the root is plain), then whether the whole set is.
+        root._plain = plain(root.schema, root.dialect)
         own = {root.uri, root._base(root.schema, root.uri)}
         #: id(content) -> (first URI it was handed in under, content); the root's own entry is
         #: the root (a copy of the same file among the resources is left out).
@@ -632,19 +756,65 @@ class _Resources:
             uri = urldefrag(uri)[0]
             if uri in own:
                 continue
+            if _names(content, uri) in own and content == root.schema:
+                # The root's own file under another URI (a vendor schema is read with
+                # contract.yaml's URI): the root itself there, not a copy claiming its $id
+                # (which of the two the registry then held depended on its crawl order).
+                content = root.schema
             self.contents.setdefault(id(content), (uri, content))
             entries.append((uri, content))
-        registry = dialects.registry(entries, default=root.dialect).with_resource(
-            root.uri, dialects.resource(root.schema, root.dialect))
-        self.registry: referencing.Registry[Any]
-        try:
-            self.registry = registry.crawl()
-        except _MALFORMED:
-            # A schema its meta-schema rejects (an ``$id`` that is no string, ``$defs`` that is
-            # no object) cannot be indexed; its references are then read without the index.
-            self.registry = registry
+        #: URI -> content, as the registry holds them after its crawl: a later one under the
+        #: same URI wins, the root is added last, then each is also under its root ``$id``.
+        self._by_uri: dict[str, Any] = {**dict(entries), root.uri: root.schema}
+        #: No anchor, no identifier but root ``$id`` s, each naming one content (see
+        #: :func:`plain`): ``$ref`` is resolved without ``referencing``.
+        self.plain = all(plain(content, root.dialect) for content in self._by_uri.values())
+        for uri, content in list(self._by_uri.items()) if self.plain else ():
+            if isinstance(content, dict) and "$id" in content:
+                try:
+                    named = urljoin(uri, content["$id"].rstrip("#"))  # as Resource.id() reads it
+                except ValueError:  # not a URI (``http://[``): the crawl fails on it
+                    self.plain = False
+                    break
+                self.plain = self.plain and self._by_uri.setdefault(named, content) is content
+        root._plain = self.plain
+        self._entries = entries
+        self._registry: referencing.Registry[Any] | None = None
         self.documents: dict[int, Document] = {}
         self._nodes: dict[int, Node] = {}
+
+    @property
+    def registry(self) -> referencing.Registry[Any]:
+        """One ``referencing`` registry over the root and the resources, crawled (made on
+        first use: a plain set resolves its ``$ref`` s without it)."""
+        if self._registry is None:
+            root = self.root
+            registry = dialects.registry(self._entries, default=root.dialect).with_resource(
+                root.uri, dialects.resource(root.schema, root.dialect))
+            try:
+                self._registry = registry.crawl()
+            except _MALFORMED:
+                # A schema its meta-schema rejects (an ``$id`` that is no string, ``$defs`` that
+                # is no object) cannot be indexed; its references are then read without the index.
+                self._registry = registry
+        return self._registry
+
+    def _lookup(self, base: str, value: str) -> Any:
+        """What ``value`` leads to from ``base`` in a plain set, as ``Resolver.lookup`` finds
+        it: the resource by URI (:class:`_Remote` if nobody handed it in), then the pointer; a
+        fragment that is no pointer names an anchor, and a plain set has none (LookupError)."""
+        if value.startswith("#"):
+            uri, fragment = base, value[1:]
+        else:
+            uri, fragment = urldefrag(urljoin(base, value))
+        if uri not in self._by_uri:
+            raise _Remote(uri)
+        contents = self._by_uri[uri]
+        if fragment.startswith("/"):
+            return _pointer(contents, fragment)
+        if fragment:
+            raise LookupError(fragment)
+        return contents
 
     def index(self, document: Document) -> None:
         self.documents[id(document.schema)] = document
@@ -665,6 +835,8 @@ class _Resources:
     def _scoped(self, base: str) -> Resolver[Any]:
         """A resolver at ``base`` whose dynamic scope starts at the root document, where a
         validator of the root starts."""
+        import referencing.exceptions
+
         resolver: Resolver[Any] = self.registry.resolver(base_uri=self.root.root.base)
         if base == self.root.root.base:
             return resolver
@@ -676,6 +848,17 @@ class _Resources:
 
     def locate(self, node: Node, keyword: str, value: str) -> Reference:
         uri = join_uri(node.base, value)
+        if self.plain and keyword == "$ref":
+            try:
+                contents = self._lookup(node.base, value)
+            except _Remote:
+                return Reference(keyword, value, uri, "remote")
+            except _MALFORMED:
+                return Reference(keyword, value, uri, "dangling")
+            return self._found(node, keyword, value, uri, contents)
+        import referencing.exceptions
+        import referencing.jsonschema
+
         try:
             if keyword == "$recursiveRef":
                 resolved = referencing.jsonschema.lookup_recursive_ref(self._scoped(node.base))
@@ -688,7 +871,11 @@ class _Resources:
             return Reference(keyword, value, uri, "dangling")
         except referencing.exceptions.Unresolvable:
             return Reference(keyword, value, uri, "remote")
-        target = self._node_of(resolved.contents)
+        return self._found(node, keyword, value, uri, resolved.contents)
+
+    def _found(self, node: Node, keyword: str, value: str, uri: str, contents: Any) -> Reference:
+        """The reference whose lookup reached ``contents``: its node, local or in another resource."""
+        target = self._node_of(contents)
         owner = target if target is not None else self._resource_root(uri)
         if target is None and owner is not None and (uri.partition("#")[2] or "/").startswith("/"):
             # Not an object (``true``, ``false``): found by its pointer from its resource's root.
@@ -698,6 +885,11 @@ class _Resources:
 
     def _resource_root(self, uri: str) -> Node | None:
         """The node at the root of the resource ``uri`` names."""
+        if self.plain:
+            contents = self._by_uri.get(urldefrag(uri)[0], _Remote)
+            return None if contents is _Remote else self._node_of(contents)
+        import referencing.exceptions
+
         try:
             contents = self.registry.resolver().lookup(urldefrag(uri)[0]).contents
         except (referencing.exceptions.Unresolvable, *_MALFORMED):
