@@ -12,6 +12,7 @@ import re
 import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
@@ -175,7 +176,7 @@ class ReferenceValidator:
                 root = self._validator
                 self._steps = _Steps(_descend_ref(root, root.schema["$ref"]) if self._wrapped else root)
             return self._rejects_from(self._steps.root, instance, 0, error, 0)
-        except Exception:  # noqa: BLE001 - nothing shown; the full validation reports it
+        except Exception:  # nothing shown: the full validation meets it
             return False
 
     def _rejects_from(self, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: Any, depth: int, error: Any,
@@ -303,7 +304,7 @@ def _walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: A
             if not isinstance(value, str):
                 break
             offset += 1
-            at = steps.at(tuple(path[:offset]), lambda v=validator, r=value: _descend_ref(v, r))
+            at = steps.at(tuple(path[:offset]), partial(_descend_ref, validator, value))
             continue
         if kind == "allOf":
             index = _index(after)
@@ -333,7 +334,7 @@ def _walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: A
             else:
                 subschema, offset = value, offset + 1
             instance, depth = instance[index], depth + 1
-        at = steps.at(tuple(path[:offset]), lambda v=validator, s=subschema: _descend(v, s))
+        at = steps.at(tuple(path[:offset]), partial(_descend, validator, subschema))
     return at, instance, depth, offset
 
 
@@ -342,6 +343,8 @@ def _all_branches_rejected(reference: ReferenceValidator, at: tuple[Any, dict[st
     """At a ``oneOf``/``anyOf`` where the production validator found no valid branch (its error's
     context holds each branch's errors): whether the reference rejects every branch too."""
     validator, _ = at
+    steps = reference._steps
+    assert steps is not None
     path = list(error.evaluation_path)
     keyword = path[offset]
     branches = validator.schema.get(keyword)
@@ -355,7 +358,7 @@ def _all_branches_rejected(reference: ReferenceValidator, at: tuple[Any, dict[st
             if index is not None and inner_path[offset] == keyword:
                 found.setdefault(index, []).append(inner)
     for index, branch in enumerate(branches):
-        start = reference._steps.at((*path[:offset + 1], index), lambda b=branch: _descend(validator, b))
+        start = steps.at((*path[:offset + 1], index), partial(_descend, validator, branch))
         if not any(reference._rejects_from(start, instance, depth, inner, offset + 2)
                    for inner in found.get(index, ())[:_TRIES_PER_BRANCH]):
             return False
