@@ -180,6 +180,8 @@ class Summary:
     tools: dict[str, ToolSummary] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     duration_s: float = 0.0
+    #: The differential check's counts (:meth:`Differential.counts`), when it ran.
+    differential: dict[str, int] | None = None
 
     def add(self, result: CaseResult) -> None:
         self.count_case(result.tool, result.column, result.status, result.operator)
@@ -225,6 +227,7 @@ class Summary:
             "ok": self.ok,
             "duration_s": round(self.duration_s, 3),
             "notes": self.notes,
+            **({"differential": dict(self.differential)} if self.differential is not None else {}),
             "tools": {
                 name: {
                     "total": t.total,
@@ -615,4 +618,6 @@ class Engine:
         for key, (contract, operators) in contracts.items() if self.unused_waivers else ():
             summary.notes.extend(unused_check_waivers(contract, self.waived.get(key, set()), operators))
         summary.duration_s = time.perf_counter() - started
+        if self.differential:
+            summary.differential = self.differentials.counts()
         yield RunFinished(summary)
