@@ -25,6 +25,8 @@ from harness.engine import CaseFinished, Engine, RunFinished
 from harness.errors import RejectedInput
 from tests.conftest import ENVELOPE_DATA, envelope_schema, item
 
+PROPERTIES: dict[str, Any] = dict(ENVELOPE_DATA["properties"])  # type: ignore[call-overload]
+
 DEMO_TOOLS = ("review_status", "job_status", "deployment_status")
 
 
@@ -50,7 +52,8 @@ def test_every_rejection_confirmed_on_a_subschema_of_a_demo_schema_is_one_the_wh
     confirmed = rejected = 0
     for tool in DEMO_TOOLS:
         contract = demo(tool)
-        production, reference = contract.validator(), contract.reference_validator()
+        production: Any = contract.validator()
+        reference: Any = contract.reference_validator()
         if contract.adapter is not None:
             production, reference = contract.vendor_validator(), contract.vendor_reference_validator()
         assert production is not None and reference is not None
@@ -137,7 +140,7 @@ def _replaced(value: Any, where: tuple[Any, ...], new: Any) -> Any:
     if not where:
         return new
     copy = dict(value) if isinstance(value, dict) else list(value)
-    copy[where[0]] = _replaced(value[where[0]], where[1:], new)  # type: ignore[index]
+    copy[where[0]] = _replaced(value[where[0]], where[1:], new)
     return copy
 
 
@@ -225,7 +228,7 @@ def test_a_disagreement_inside_one_branch_of_a_oneof_is_reported_though_the_othe
     # Python-only regex syntax: jsonschema-rs (ECMA-262) says the note is no regex, python's re
     # reads it. Production: no branch of the envelope's oneOf holds; reference: the success branch
     # holds, so the walk's branch-by-branch confirmation fails and the whole document is compared.
-    data = dict(ENVELOPE_DATA, properties={**ENVELOPE_DATA["properties"], "note": {"type": "string", "format": "regex"}})
+    data = dict(ENVELOPE_DATA, properties={**PROPERTIES, "note": {"type": "string", "format": "regex"}})
     contract = load_contract(make_contract(schemas={1: envelope_schema("item_status", data)}))
     result, counts = _engine_check(contract, item(note="(?P<n>a)"))
     assert (result.status, result.problem) == ("finding", "differential")
@@ -238,7 +241,7 @@ def test_a_pattern_the_validators_read_differently_behind_refs_allof_and_items_i
     # ECMA-262's \d is ASCII; python's matches any Unicode digit: production rejects, the reference
     # accepts, at the end of a path through $ref, allOf and items.
     data = dict(ENVELOPE_DATA, properties={
-        **ENVELOPE_DATA["properties"],
+        **PROPERTIES,
         "codes": {"type": "array", "items": {"allOf": [{"$ref": "#/$defs/code"}]}},
     })
     schema = envelope_schema("item_status", data)
@@ -259,7 +262,7 @@ def test_a_reference_with_another_format_checker_disagrees_where_the_walk_ends(
     # checker as an argument): production rejects a malformed date-time; this reference accepts.
     import jsonschema
 
-    data = dict(ENVELOPE_DATA, properties={**ENVELOPE_DATA["properties"],
+    data = dict(ENVELOPE_DATA, properties={**PROPERTIES,
                                            "note": {"type": "string", "format": "date-time"}})
     schema = envelope_schema("item_status", data)
     contract = load_contract(make_contract(schemas={1: schema}))
