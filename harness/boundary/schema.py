@@ -271,5 +271,5 @@ def check(ev: Evaluation) -> Rejection | None:
         if contract.adapter is None:
             ev.set_result(ev.document)
         return None
-    violation = validator.violations(ev.document)[0]
-    return violation_to_rejection(violation)
+    # The first of ``violations``, without converting the others.
+    return violation_to_rejection(_to_violation(_best(validator.first_error(ev.document))))

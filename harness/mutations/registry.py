@@ -146,6 +146,12 @@ class Operator:
 
     def __call__(self, ctx: MutationContext) -> Iterator[Mutant]:
         """The operator's mutants for one fixture, each with the expectation its variant declares."""
+        for mutant in self.bare(ctx):
+            yield self.expected(mutant, ctx)
+
+    def bare(self, ctx: MutationContext) -> Iterator[Mutant]:
+        """The operator's mutants as it yields them (each naming a variant it declares), before
+        their expectations are filled in: what sampling chooses among."""
         for mutant in self.func(ctx):
             variant = self.variants.get(mutant.variant)
             if variant is None:
@@ -153,9 +159,13 @@ class Operator:
                                  f"not declare (declared: {', '.join(map(repr, self.variants))})")
             if mutant.absorbable and not variant.structural:
                 raise ValueError(f"operator {self.name!r}: only a structural variant may be absorbable")
-            yield dataclasses.replace(mutant, layers=variant.layers_for(ctx.contract),
-                                      code=variant.code_for(mutant),
-                                      absorbable=mutant.absorbable or variant.optional)
+            yield mutant
+
+    def expected(self, mutant: Mutant, ctx: MutationContext) -> Mutant:
+        """A bare mutant of this operator with the expectation its variant declares."""
+        variant = self.variants[mutant.variant]
+        return dataclasses.replace(mutant, layers=variant.layers_for(ctx.contract), code=variant.code_for(mutant),
+                                   absorbable=mutant.absorbable or variant.optional)
 
 
 class OperatorRegistry(Registry[Operator]):
@@ -208,11 +218,12 @@ class OperatorRegistry(Registry[Operator]):
                  only: Iterable[str] | None = None) -> list[Mutant]:
         """Every operator's mutants for one fixture, sampled to ``max_mutants``."""
         wanted = set(only) if only is not None else None
-        groups = {op.name: list(op(ctx)) for op in self if wanted is None or op.name in wanted}
+        groups = {op.name: list(op.bare(ctx)) for op in self if wanted is None or op.name in wanted}
         # Mandatory operators are dealt first: when the cap is tight, they are the ones kept.
         dealing = sorted(groups, key=lambda name: not self[name].mandatory)
         picked = {id(m) for m in sample([groups[name] for name in dealing], max_mutants)}
-        return [m for group in groups.values() for m in group if id(m) in picked]
+        # Only the mutants kept get their expectations (and, when run, their bytes).
+        return [self[name].expected(m, ctx) for name, group in groups.items() for m in group if id(m) in picked]
 
 
 def _spread(items: list[Mutant], count: int) -> list[Mutant]:
