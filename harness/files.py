@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import stat
 from pathlib import Path
@@ -61,9 +62,18 @@ def _unencodable(text: str) -> bool:
 def inside(path: Path, folder: Path) -> bool:
     """Whether ``path``, every symlink resolved, is ``folder`` or below it."""
     try:
-        return path.resolve().is_relative_to(folder.resolve())
+        root = _resolved(folder) if folder.is_absolute() else folder.resolve()  # a relative one moves with the cwd
+        return path.resolve().is_relative_to(root)
     except (OSError, RuntimeError):  # a symlink loop
         return False
+
+
+@functools.lru_cache(maxsize=256)
+def _resolved(folder: Path) -> Path:
+    """A folder resolved once per process: the few folders files are held inside (a project's
+    root, its contract folders) are asked about for every fixture read; the file's own path is
+    resolved at each read."""
+    return folder.resolve()
 
 
 def read_bytes(
