@@ -62,17 +62,28 @@ def _unencodable(text: str) -> bool:
 def inside(path: Path, folder: Path) -> bool:
     """Whether ``path``, every symlink resolved, is ``folder`` or below it."""
     try:
-        root = _resolved(folder) if folder.is_absolute() else folder.resolve()  # a relative one moves with the cwd
-        return path.resolve().is_relative_to(root)
+        return _real(path).is_relative_to(_resolved(folder) if folder.is_absolute() else folder.resolve())
     except (OSError, RuntimeError):  # a symlink loop
         return False
 
 
-@functools.lru_cache(maxsize=256)
+def _real(path: Path) -> Path:
+    """``path.resolve()``; for a file that is no symlink, its folder's resolved path (kept per
+    process, see :func:`_resolved`) and its name: one ``lstat`` instead of one per component."""
+    if not path.is_absolute() or path.name in ("", ".", ".."):
+        return path.resolve()
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return path.resolve()
+    except OSError:
+        return path.resolve()
+    return _resolved(path.parent) / path.name
+
+
+@functools.lru_cache(maxsize=1024)
 def _resolved(folder: Path) -> Path:
-    """A folder resolved once per process: the few folders files are held inside (a project's
-    root, its contract folders) are asked about for every fixture read; the file's own path is
-    resolved at each read."""
+    """An absolute folder resolved once per process: the few folders files are held inside (a
+    project's root) or read from (a tool's fixtures) are asked about for every fixture read."""
     return folder.resolve()
 
 
