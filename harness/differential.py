@@ -85,15 +85,21 @@ def _bounded_keywords() -> dict[Callable[..., Any], Any]:
 
 
 _BOUNDED: dict[Callable[..., Any], Any] | None = None
+_BOUNDED_CLASSES: dict[Any, Any] = {}
 
 
 def bounded(cls: Any) -> Any:
-    """A python-jsonschema validator class whose pattern searches are time-bounded."""
+    """A python-jsonschema validator class whose pattern searches are time-bounded (one per
+    class: making a class costs about a millisecond)."""
     global _BOUNDED
+    found = _BOUNDED_CLASSES.get(cls)
+    if found is not None:
+        return found
     if _BOUNDED is None:
         _BOUNDED = _bounded_keywords()
     replaced = {name: _BOUNDED[func] for name, func in cls.VALIDATORS.items() if func in _BOUNDED}
-    return jsonschema.validators.extend(cls, replaced) if replaced else cls
+    found = _BOUNDED_CLASSES[cls] = jsonschema.validators.extend(cls, replaced) if replaced else cls
+    return found
 
 
 def _word(valid: bool) -> str:
