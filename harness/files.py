@@ -62,15 +62,21 @@ def _unencodable(text: str) -> bool:
 def inside(path: Path, folder: Path) -> bool:
     """Whether ``path``, every symlink resolved, is ``folder`` or below it."""
     try:
-        return _real(path).is_relative_to(_resolved(folder) if folder.is_absolute() else folder.resolve())
+        return _real(path).is_relative_to(_resolved(_absolute(folder)))
     except (OSError, RuntimeError):  # a symlink loop
         return False
+
+
+def _absolute(path: Path) -> Path:
+    """``path`` from the working directory (as ``resolve`` starts), not yet resolved."""
+    return path if path.is_absolute() else Path(os.getcwd(), path)
 
 
 def _real(path: Path) -> Path:
     """``path.resolve()``; for a file that is no symlink, its folder's resolved path (kept per
     process, see :func:`_resolved`) and its name: one ``lstat`` instead of one per component."""
-    if not path.is_absolute() or path.name in ("", ".", ".."):
+    path = _absolute(path)
+    if path.name in ("", ".", ".."):
         return path.resolve()
     try:
         if stat.S_ISLNK(os.lstat(path).st_mode):
