@@ -12,13 +12,16 @@ import re
 import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import jsonschema._keywords
+import jsonschema._legacy_keywords
 import jsonschema._utils
 import referencing
 import referencing.exceptions
+import referencing.jsonschema
 
 from harness.schemas.dialects import registry as offline_registry
 from harness.schemas.dialects import resource
@@ -82,15 +85,21 @@ def _bounded_keywords() -> dict[Callable[..., Any], Any]:
 
 
 _BOUNDED: dict[Callable[..., Any], Any] | None = None
+_BOUNDED_CLASSES: dict[Any, Any] = {}
 
 
 def bounded(cls: Any) -> Any:
-    """A python-jsonschema validator class whose pattern searches are time-bounded."""
+    """A python-jsonschema validator class whose pattern searches are time-bounded (one per
+    class: making a class costs about a millisecond)."""
     global _BOUNDED
+    found = _BOUNDED_CLASSES.get(cls)
+    if found is not None:
+        return found
     if _BOUNDED is None:
         _BOUNDED = _bounded_keywords()
     replaced = {name: _BOUNDED[func] for name, func in cls.VALIDATORS.items() if func in _BOUNDED}
-    return jsonschema.validators.extend(cls, replaced) if replaced else cls
+    found = _BOUNDED_CLASSES[cls] = jsonschema.validators.extend(cls, replaced) if replaced else cls
+    return found
 
 
 def _word(valid: bool) -> str:
@@ -125,9 +134,73 @@ class ReferenceValidator:
             if "$schema" in schema:
                 root["$schema"] = schema["$schema"]
         self._validator = cls(root, registry=registry, format_checker=cls.FORMAT_CHECKER)
+        #: The schema as written is reached from the root through one ``$ref`` (to its file's URI).
+        self._wrapped = root is not schema
+        self._steps: _Steps | None = None
 
     def is_valid(self, instance: Any) -> bool:
         return bool(self._validator.is_valid(instance))
+
+    def rejects(self, instance: Any, error: Any) -> bool:
+        """Whether this validator rejects ``instance``, shown on the part of it that the production
+        validator's ``error`` (a jsonschema-rs ``ValidationError``) points at; False means *not
+        shown* (the caller then validates the whole document), never "valid".
+
+        The walk follows ``error.evaluation_path`` from the root with this validator's own
+        machinery, step by step as python-jsonschema's ``descend`` takes it (the same subschema,
+        the same ``referencing`` resolver with its base URI and dynamic scope, the same validator
+        class and format checker), through conjunctive steps only (:data:`_CONJUNCTIVE`:
+        ``properties/<name>`` to that member, ``prefixItems/<i>`` and ``items`` to an item,
+        ``allOf/<i>`` and ``$ref`` to the same instance). It stops at any other step — ``not``,
+        ``if``/``then``/``else``, ``contains``, ``dependentSchemas``, ``additionalProperties``,
+        ``patternProperties``, ``propertyNames``, ``unevaluated*``, ``$dynamicRef``: whose
+        applicability or target depends on evaluating something else — and there evaluates the
+        one keyword the production error names (the keyword function, called as ``iter_errors``
+        calls it), or the whole subschema when the path names no keyword of it. At a
+        ``oneOf``/``anyOf`` where the production found no valid branch (its error's ``context``
+        holds each branch's errors), each branch is walked the same way along the production's
+        errors inside it, instead of the keyword being evaluated: if this validator rejects every
+        branch, it rejects the ``oneOf``/``anyOf``.
+
+        Why a rejection shown here is the whole document's: python-jsonschema's verdict on a
+        schema is "no error", and ``iter_errors`` yields every error of every applicable keyword,
+        each keyword function called with (validator, value, instance, schema) alone — so an
+        error of one keyword is an error of its subschema. Each conjunctive keyword function
+        (``properties``, ``allOf``, ``prefixItems``, ``items``, ``$ref``) yields, unfiltered,
+        every error of ``descend`` on each of its subschemas, on an instance fixed before any
+        evaluation (the member named, when present; the item at an index past the prefix; the
+        instance itself); so an error of the subschema reached is an error of its parent, and by
+        induction of the root. ``oneOf`` and ``anyOf`` yield an error when no branch is valid.
+        The subschema is evaluated by the validator object the full evaluation would evaluate it
+        with there (its schema, resolver, class and format checker are made the same way), so
+        its verdict is the one the full run computes at that place. A pattern search that times
+        out, or any error of the reference itself, shows nothing (the caller's full validation
+        then meets it as it did before); so does a step the walk does not know.
+        """
+        try:
+            if self._steps is None:
+                root = self._validator
+                self._steps = _Steps(_descend_ref(root, root.schema["$ref"]) if self._wrapped else root)
+            return self._rejects_from(self._steps.root, instance, 0, error, 0)
+        except Exception:  # nothing shown: the full validation meets it
+            return False
+
+    def _rejects_from(self, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: Any, depth: int, error: Any,
+                      offset: int) -> bool:
+        assert self._steps is not None
+        path = list(error.evaluation_path)
+        at, instance, depth, offset = _walk(self._steps, at, instance, depth, path, list(error.instance_path),
+                                            offset)
+        validator, applicable = at
+        keyword = path[offset] if offset < len(path) else None
+        if keyword not in applicable:  # the walk stopped at no keyword of this subschema: all of it
+            return not validator.is_valid(instance)
+        function, value = applicable[keyword]
+        if function in _BRANCHING and offset == len(path) - 1:
+            return _all_branches_rejected(self, at, instance, depth, error, offset)
+        # One keyword of the subschema, as ``iter_errors`` calls it: any error it yields is one of
+        # the subschema's.
+        return next(iter(function(validator, value, instance, validator.schema) or ()), None) is not None
 
     def first_message(self, instance: Any) -> str:
         error = jsonschema.exceptions.best_match(self._validator.iter_errors(instance))
@@ -137,12 +210,172 @@ class ReferenceValidator:
         return f"{error.validator} at {where}"
 
 
+
+# --------------------------------------------------------------- confirming a rejection
+
+_KEYWORDS, _LEGACY = jsonschema._keywords, jsonschema._legacy_keywords
+#: python-jsonschema keyword functions that apply a subschema conjunctively to an instance fixed
+#: by the schema and the instance alone, by how the walk takes their step.
+_CONJUNCTIVE: dict[Callable[..., Any], str] = {
+    _KEYWORDS.properties: "properties",
+    _KEYWORDS.allOf: "allOf",
+    _KEYWORDS.prefixItems: "prefixItems",
+    _KEYWORDS.items: "items",
+    _LEGACY.items_draft6_draft7_draft201909: "items-legacy",
+    _KEYWORDS.ref: "$ref",
+}
+_BRANCHING = frozenset({_KEYWORDS.oneOf, _KEYWORDS.anyOf})
+#: How many of the production's errors inside one branch are tried before giving up on it.
+_TRIES_PER_BRANCH = 3
+_SPECIFICATIONS: dict[type, Any] = {}
+
+
+def _specification(cls: type) -> Any:
+    """The ``referencing`` specification a python-jsonschema validator class creates resources
+    with in ``descend`` (as ``jsonschema.validators.create`` computes it)."""
+    found = _SPECIFICATIONS.get(cls)
+    if found is None:
+        found = _SPECIFICATIONS[cls] = referencing.jsonschema.specification_with(
+            dialect_id=cls.ID_OF(cls.META_SCHEMA) or "urn:unknown-dialect",  # type: ignore[attr-defined]
+            default=referencing.Specification.OPAQUE,
+        )
+    return found
+
+
+def _descend(validator: Any, schema: Any, resolver: Any = None) -> Any:
+    """The validator python-jsonschema's ``descend`` evaluates ``schema`` with, from ``validator``."""
+    if isinstance(schema, bool):
+        return validator.evolve(schema=schema)
+    if resolver is None:
+        resolver = validator._resolver.in_subresource(_specification(type(validator)).create_resource(schema))
+    return validator.evolve(schema=schema, _resolver=resolver)
+
+
+def _descend_ref(validator: Any, ref: str) -> Any:
+    resolved = validator._resolver.lookup(ref)  # as ``_validate_reference`` looks it up
+    return _descend(validator, resolved.contents, resolved.resolver)
+
+
+def _index(token: Any) -> int | None:
+    if isinstance(token, int) and not isinstance(token, bool):
+        return token
+    return int(token) if isinstance(token, str) and token.isdigit() else None
+
+
+#: How many subschemas' validators one reference validator keeps (a recursive schema has no end
+#: of paths; past this, new ones are made each time).
+_MAX_STEPS = 4096
+
+
+class _Steps:
+    """The validator python-jsonschema evaluates a subschema with, by the schema-side path that
+    reaches it from the root (keywords, member names, indices), with its applicable keywords.
+
+    Each is a function of that path alone — the subschema, the ``referencing`` resolver (base
+    URI, dynamic scope) and the validator class are made from the path's steps, whatever the
+    instance — so each is made once."""
+
+    def __init__(self, root: Any) -> None:
+        self._known: dict[tuple[Any, ...], tuple[Any, dict[str, tuple[Any, Any]]]] = {}
+        self.root = self.at((), lambda: root)
+
+    def at(self, key: tuple[Any, ...], make: Callable[[], Any]) -> tuple[Any, dict[str, tuple[Any, Any]]]:
+        found = self._known.get(key)
+        if found is None:
+            validator = make()
+            applicable = {name: (function, value) for function, name, value in validator._validators} \
+                if isinstance(validator.schema, dict) else {}
+            found = (validator, applicable)
+            if len(self._known) < _MAX_STEPS:
+                self._known[key] = found
+        return found
+
+
+def _walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: Any, depth: int,
+          path: list[Any], where: list[Any], offset: int) -> tuple[Any, Any, int, int]:
+    """From ``at`` (a validator and its applicable keywords) on ``instance``, follow
+    ``path[offset:]`` (keywords and their members) while each step is conjunctive and its
+    instance is the one ``where[depth:]`` names; return where it stopped (validator and keywords),
+    the instance, the instance depth and the path offset."""
+    while offset < len(path):
+        validator, applicable = at
+        keyword = path[offset]
+        function, value = applicable.get(keyword, (None, None)) if isinstance(keyword, str) else (None, None)
+        kind = _CONJUNCTIVE.get(function)  # type: ignore[arg-type]
+        if kind is None:
+            break
+        after = path[offset + 1] if offset + 1 < len(path) else None
+        step = where[depth] if depth < len(where) else None
+        if kind == "$ref":
+            if not isinstance(value, str):
+                break
+            offset += 1
+            at = steps.at(tuple(path[:offset]), partial(_descend_ref, validator, value))
+            continue
+        if kind == "allOf":
+            index = _index(after)
+            if index is None or not isinstance(value, list) or not 0 <= index < len(value):
+                break
+            subschema, offset = value[index], offset + 2
+        elif kind == "properties":
+            if (not isinstance(after, str) or not isinstance(value, dict) or after not in value
+                    or not validator.is_type(instance, "object") or after not in instance or step != after):
+                break
+            subschema, instance = value[after], instance[after]
+            depth, offset = depth + 1, offset + 2
+        else:  # the items of an array
+            if not validator.is_type(instance, "array"):
+                break
+            index = _index(step)
+            if index is None or not 0 <= index < len(instance) or isinstance(step, str):
+                break
+            if kind == "prefixItems" or (kind == "items-legacy" and validator.is_type(value, "array")):
+                if _index(after) != index or not isinstance(value, list) or index >= len(value):
+                    break
+                subschema, offset = value[index], offset + 2
+            elif kind == "items":
+                if value is False or index < len(validator.schema.get("prefixItems", [])):
+                    break
+                subschema, offset = value, offset + 1
+            else:
+                subschema, offset = value, offset + 1
+            instance, depth = instance[index], depth + 1
+        at = steps.at(tuple(path[:offset]), partial(_descend, validator, subschema))
+    return at, instance, depth, offset
+
+
+def _all_branches_rejected(reference: ReferenceValidator, at: tuple[Any, dict[str, tuple[Any, Any]]],
+                           instance: Any, depth: int, error: Any, offset: int) -> bool:
+    """At a ``oneOf``/``anyOf`` where the production validator found no valid branch (its error's
+    context holds each branch's errors): whether the reference rejects every branch too."""
+    validator, _ = at
+    steps = reference._steps
+    assert steps is not None
+    path = list(error.evaluation_path)
+    keyword = path[offset]
+    branches = validator.schema.get(keyword)
+    if not isinstance(branches, list):
+        return False
+    found: dict[int, list[Any]] = {}
+    for errors in getattr(error.kind, "context", None) or ():
+        for inner in errors:
+            inner_path = inner.evaluation_path
+            index = _index(inner_path[offset + 1]) if len(inner_path) > offset + 1 else None
+            if index is not None and inner_path[offset] == keyword:
+                found.setdefault(index, []).append(inner)
+    for index, branch in enumerate(branches):
+        start = steps.at((*path[:offset + 1], index), partial(_descend, validator, branch))
+        if not any(reference._rejects_from(start, instance, depth, inner, offset + 2)
+                   for inner in found.get(index, ())[:_TRIES_PER_BRANCH]):
+            return False
+    return True
+
+
 def reference_validator(contract: Contract, version: int | None = None) -> ReferenceValidator:
     """The reference validator of a contract's schema version (built once, kept on the contract)."""
     version = contract.version if version is None else version
-    file = contract.schema_path(version)
     return contract.memo(("reference", version), lambda: ReferenceValidator(
-        contract.schema(version), contract.schema_resources(), file.resolve().as_uri()))
+        contract.schema(version), contract.schema_resources(), contract.schema_path(version).resolve().as_uri()))
 
 
 def vendor_reference_validator(contract: Contract) -> ReferenceValidator | None:

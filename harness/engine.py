@@ -180,6 +180,8 @@ class Summary:
     tools: dict[str, ToolSummary] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     duration_s: float = 0.0
+    #: The differential check's counts (:meth:`Differential.counts`), when it ran.
+    differential: dict[str, int] | None = None
 
     def add(self, result: CaseResult) -> None:
         self.count_case(result.tool, result.column, result.status, result.operator)
@@ -225,6 +227,7 @@ class Summary:
             "ok": self.ok,
             "duration_s": round(self.duration_s, 3),
             "notes": self.notes,
+            **({"differential": dict(self.differential)} if self.differential is not None else {}),
             "tools": {
                 name: {
                     "total": t.total,
@@ -342,13 +345,31 @@ class Differential:
     same document under the same schema has the same verdict from both validators, so a pair
     already compared cannot disagree differently: only the reference validator's time is saved
     (a fixture and the mutants that leave its parsed document unchanged, a fixture shared by
-    versions, the same payload in two sources)."""
+    versions, the same payload in two sources).
+
+    Each comparison is one of two kinds. A document the production validator rejects is first
+    shown rejected by the reference on the subschema the production's first error leads to
+    (:meth:`~harness.differential.ReferenceValidator.rejects`: through conjunctive steps only,
+    so a rejection there is a rejection of the whole document): the verdicts agree, at the cost
+    of that subschema. Every other comparison — each document the production validator accepts,
+    and each rejection not shown that way — validates the whole document with the reference.
+    Counts: ``compared`` (pairs compared), ``remembered`` (cases whose pair was compared
+    before), ``confirmed`` (rejections shown on a subschema), ``full`` (whole-document
+    reference validations); ``compared == confirmed + full``.
+    """
 
     def __init__(self, memory: int = DIFFERENTIAL_MEMORY) -> None:
         self.memory = memory
         self._seen: OrderedDict[tuple[int, bytes], str | None] = OrderedDict()
         self.compared = 0
         self.remembered = 0
+        self.confirmed = 0
+        self.full = 0
+
+    def counts(self) -> dict[str, int]:
+        """The run's comparisons, by kind (as the reports show them)."""
+        return {"compared": self.compared, "remembered": self.remembered, "confirmed": self.confirmed,
+                "full": self.full}
 
     def check(self, contract: Contract, version: int, document: Any) -> str | None:
         """Why the two validators disagree on ``document``, or None."""
@@ -368,8 +389,14 @@ class Differential:
                 self.remembered += 1
                 return self._seen[key]
         self.compared += 1
-        disagreement = compare(production.is_valid(document), reference, document)
-        found = disagreement.describe() if disagreement else None
+        production_valid = production.is_valid(document)
+        found: str | None = None
+        if not production_valid and reference.rejects(document, production.first_error(document)):
+            self.confirmed += 1
+        else:
+            self.full += 1
+            disagreement = compare(production_valid, reference, document)
+            found = disagreement.describe() if disagreement else None
         if key is not None:
             self._seen[key] = found
             if len(self._seen) > self.memory:
@@ -591,4 +618,6 @@ class Engine:
         for key, (contract, operators) in contracts.items() if self.unused_waivers else ():
             summary.notes.extend(unused_check_waivers(contract, self.waived.get(key, set()), operators))
         summary.duration_s = time.perf_counter() - started
+        if self.differential:
+            summary.differential = self.differentials.counts()
         yield RunFinished(summary)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import stat
 from pathlib import Path
@@ -61,9 +62,35 @@ def _unencodable(text: str) -> bool:
 def inside(path: Path, folder: Path) -> bool:
     """Whether ``path``, every symlink resolved, is ``folder`` or below it."""
     try:
-        return path.resolve().is_relative_to(folder.resolve())
+        return _real(path).is_relative_to(_resolved(_absolute(folder)))
     except (OSError, RuntimeError):  # a symlink loop
         return False
+
+
+def _absolute(path: Path) -> Path:
+    """``path`` from the working directory (as ``resolve`` starts), not yet resolved."""
+    return path if path.is_absolute() else Path(os.getcwd(), path)
+
+
+def _real(path: Path) -> Path:
+    """``path.resolve()``; for a file that is no symlink, its folder's resolved path (kept per
+    process, see :func:`_resolved`) and its name: one ``lstat`` instead of one per component."""
+    path = _absolute(path)
+    if path.name in ("", ".", ".."):
+        return path.resolve()
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return path.resolve()
+    except OSError:
+        return path.resolve()
+    return _resolved(path.parent) / path.name
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolved(folder: Path) -> Path:
+    """An absolute folder resolved once per process: the few folders files are held inside (a
+    project's root) or read from (a tool's fixtures) are asked about for every fixture read."""
+    return folder.resolve()
 
 
 def read_bytes(

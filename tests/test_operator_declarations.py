@@ -11,6 +11,7 @@ exercises is untested).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -25,7 +26,7 @@ from harness.codes import Layer
 from harness.contract import Contract
 from harness.corpus import fixtures_for
 from harness.engine import PASSED, Engine
-from harness.mutations import REGISTRY, Mutant, MutationContext, OperatorRegistry, Variant
+from harness.mutations import REGISTRY, Later, Mutant, MutationContext, OperatorRegistry, Variant, sample
 from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
 
 DEMO_TOOLS = ("review_status", "job_status", "deployment_status")
@@ -203,3 +204,39 @@ def _declared(name: str, func: Callable[[MutationContext], Iterator[Mutant]]) ->
     func.__name__ = name
     func.__doc__ = "A test operator."
     return func
+
+
+def test_a_mutant_described_later_is_built_only_when_sampling_keeps_it(demo: Callable[[str], Contract]) -> None:
+    built: list[int] = []
+
+    def make(index: int) -> Mutant:
+        built.append(index)
+        return Mutant("many", f"/{index}", lambda: b"{}")
+
+    def many(ctx: MutationContext) -> Iterator[Later]:
+        for index in range(10):
+            yield Later(functools.partial(make, index))
+
+    registry = OperatorRegistry()
+    registry.register(targets="ten places", layer=Layer.SCHEMA)(_declared("many", many))
+    ctx = next(_contexts(demo("deployment_status")))
+    kept = registry.generate(ctx, max_mutants=3)
+    # The same choice as among ten built ones (first, middle, last), and only those are built.
+    chosen = sample([list(range(10))], 3)
+    assert chosen == [0, 4, 9]
+    assert [m.pointer for m in kept] == [f"/{i}" for i in chosen] and sorted(built) == chosen
+    assert all(m.layers == (Layer.SCHEMA,) for m in kept)
+    built.clear()
+    assert len(list(registry["many"](ctx))) == 10 and len(built) == 10
+
+
+def test_a_mutant_built_later_must_be_what_it_was_described_as(demo: Callable[[str], Contract]) -> None:
+    def described(ctx: MutationContext) -> Iterator[Later]:
+        yield Later(lambda: Mutant("described", "", lambda: b"{}", variant="second"), variant="first")
+
+    registry = OperatorRegistry()
+    registry.register(targets="the root", variants={"first": Variant(Layer.SCHEMA), "second": Variant(Layer.PARSE)})(
+        _declared("described", described))
+    ctx = next(_contexts(demo("deployment_status")))
+    with pytest.raises(ValueError, match=r"built a 'second' mutant .* described as 'first'"):
+        registry.generate(ctx)

@@ -154,6 +154,12 @@ class SchemaValidator:
         walk(self._validator.iter_errors(instance))
         return found
 
+    def first_error(self, instance: Any) -> Any:
+        """The first jsonschema-rs ``ValidationError`` on ``instance`` as the validator reports it
+        (its ``evaluation_path``, ``instance_path`` and ``kind``, with each ``oneOf``/``anyOf``
+        branch's errors in ``kind.context``), or None when it is valid."""
+        return next(iter(self._validator.iter_errors(instance)), None)
+
     def first_violation(self, instance: Any) -> SchemaViolation | None:
         if self.is_valid(instance):
             return None
@@ -265,5 +271,5 @@ def check(ev: Evaluation) -> Rejection | None:
         if contract.adapter is None:
             ev.set_result(ev.document)
         return None
-    violation = validator.violations(ev.document)[0]
-    return violation_to_rejection(violation)
+    # The first of ``violations``, without converting the others.
+    return violation_to_rejection(_to_violation(_best(validator.first_error(ev.document))))

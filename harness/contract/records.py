@@ -136,6 +136,9 @@ class Waiver:
 
 
 
+_DIRECTORY, _ROOT = ("directory",), ("root",)
+
+
 @dataclass(frozen=True)
 class Contract:
     """One tool's contract, loaded from disk. Immutable; what is compiled from it is built on
@@ -173,12 +176,12 @@ class Contract:
     @property
     def directory(self) -> Path:
         """``contracts/<tool>/``."""
-        return self.path.parent
+        return self.memo(_DIRECTORY, lambda: self.path.parent)  # asked for every case: made once
 
     @property
     def root(self) -> Path:
         """The project root: the folder holding ``contracts/`` and ``fixtures/``."""
-        return self.directory.parent.parent
+        return self.memo(_ROOT, lambda: self.directory.parent.parent)
 
     def schema_path(self, version: int | None = None) -> Path:
         return self.directory / SCHEMAS_DIR / f"v{version or self.version}.json"

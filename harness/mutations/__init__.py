@@ -10,6 +10,7 @@ from harness.mutations.context import MutationContext
 from harness.mutations.registry import (
     CANARY_PREFIX,
     REGISTRY,
+    Later,
     Mutant,
     Operator,
     OperatorRegistry,
@@ -22,6 +23,7 @@ from harness.mutations.registry import (
 __all__ = [
     "CANARY_PREFIX",
     "REGISTRY",
+    "Later",
     "Mutant",
     "MutationContext",
     "Operator",

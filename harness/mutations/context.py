@@ -25,13 +25,17 @@ _PLACEHOLDER_JSON = json.dumps(_PLACEHOLDER).encode()
 _MAX_TARGETS = 4096  # walking stops here: sampling keeps far fewer
 
 
+#: ``json.dumps(value, ensure_ascii=False)``, without making an encoder at each call.
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def dumps(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    return _ENCODE(value).encode("utf-8")
 
 
 def short(value: Any, limit: int = 60) -> str:
     """A one-line rendering of a value for reports."""
-    text = json.dumps(value, ensure_ascii=False) if value is not MISSING else "(absent)"
+    text = _ENCODE(value) if value is not MISSING else "(absent)"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -81,6 +85,7 @@ class MutationContext:
     _objects: list[tuple[str, dict[str, Any]]] | None = field(default=None, repr=False)
     _leaves: list[tuple[str, Any]] | None = field(default=None, repr=False)
     _size: int | None = field(default=None, repr=False)
+    _schema_key: tuple[Any, ...] | None = field(default=None, repr=False)
 
     # ---------------------------------------------------------------- walking
     def _walk(self) -> None:
@@ -130,20 +135,40 @@ class MutationContext:
         """The subschemas that may govern ``pointer`` (:meth:`Document.governing`). The answer
         depends on the schema and the pointer alone, and every fixture of a contract asks it for
         the same pointers: it is kept on the contract with the model it came from."""
-        document = self.schema_model
-        if document is None:
+        if self.schema is None:
             return []
-        if self.schema is self.contract.vendor_schema:  # as schema_model tells them apart
-            which: tuple[Any, ...] = ("vendor",)
-        elif self.schema is self.contract.schema(self.version):
-            which = ("version", self.version)
-        else:  # a model built for this context alone: nothing to share
-            return document.governing(split(pointer))
-        nodes = self.contract.memo(("governing", *which, pointer), lambda: tuple(document.governing(split(pointer))))
+        which = self._which()
+        if which is None:  # a model built for this context alone: nothing to share
+            document = self.schema_model
+            return document.governing(split(pointer)) if document is not None else []
+        nodes = self.contract.memo(("governing", *which, pointer), lambda: self._governing(pointer))
         return list(nodes)
 
+    def _governing(self, pointer: str) -> tuple[Node, ...]:
+        document = self.schema_model
+        return tuple(document.governing(split(pointer))) if document is not None else ()
+
     def keyword_values(self, pointer: str, keyword: str) -> list[Any]:
-        return [n.get(keyword) for n in self.schema_nodes(pointer) if n.has(keyword)]
+        """The values of ``keyword`` in the subschemas that may govern ``pointer`` (kept on the
+        contract, like :meth:`schema_nodes`)."""
+        which = self._which()
+        if which is None:
+            return [n.get(keyword) for n in self.schema_nodes(pointer) if n.has(keyword)]
+        values = self.contract.memo(("keyword_values", *which, pointer, keyword), lambda: tuple(
+            n.get(keyword) for n in self.schema_nodes(pointer) if n.has(keyword)))
+        return list(values)
+
+    def _which(self) -> tuple[Any, ...] | None:
+        """Which of the contract's schemas :attr:`schema` is (the key its answers are kept
+        under), or None for a schema of this context alone."""
+        if self._schema_key is None:
+            if self.schema is self.contract.vendor_schema:  # as schema_model tells them apart
+                self._schema_key = ("vendor",)
+            elif self.schema is self.contract.schema(self.version):
+                self._schema_key = ("version", self.version)
+            else:
+                self._schema_key = ()
+        return self._schema_key or None
 
     def schema_layer_accepts(self, document: Any) -> bool:
         """Whether the schema layer (vendor schema for adapter tools) accepts ``document``."""

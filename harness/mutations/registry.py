@@ -22,7 +22,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.codes import LAYER_ORDER, Layer
 from harness.registry import Registry
@@ -70,6 +70,19 @@ class Mutant:
     @property
     def label(self) -> str:
         return f"{self.operator}@{self.pointer or '/'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Later:
+    """A mutant described before it is built: what the registry checks and sampling needs (its
+    variant, whether it is absorbable), and ``make``, which builds it — called only for the
+    mutants sampling keeps. An operator with many targets yields these instead of
+    :class:`Mutant` s, so a fixture's hundred candidates cost little when eight are kept; what
+    ``make`` returns must name the same variant and absorbability."""
+
+    make: Callable[[], Mutant] = field(repr=False, compare=False)
+    variant: str = ""
+    absorbable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +135,7 @@ class Operator:
     """
 
     name: str
-    func: Callable[[MutationContext], Iterable[Mutant]] = field(repr=False)
+    func: Callable[[MutationContext], Iterable[Mutant | Later]] = field(repr=False)
     variants: Mapping[str, Variant]
     targets: str
     summary: str
@@ -146,6 +159,13 @@ class Operator:
 
     def __call__(self, ctx: MutationContext) -> Iterator[Mutant]:
         """The operator's mutants for one fixture, each with the expectation its variant declares."""
+        for mutant in self.bare(ctx):
+            yield self.expected(mutant, ctx)
+
+    def bare(self, ctx: MutationContext) -> Iterator[Mutant | Later]:
+        """The operator's mutants as it yields them (each naming a variant it declares; a
+        :class:`Later` not built yet), before their expectations are filled in: what sampling
+        chooses among."""
         for mutant in self.func(ctx):
             variant = self.variants.get(mutant.variant)
             if variant is None:
@@ -153,9 +173,20 @@ class Operator:
                                  f"not declare (declared: {', '.join(map(repr, self.variants))})")
             if mutant.absorbable and not variant.structural:
                 raise ValueError(f"operator {self.name!r}: only a structural variant may be absorbable")
-            yield dataclasses.replace(mutant, layers=variant.layers_for(ctx.contract),
-                                      code=variant.code_for(mutant),
-                                      absorbable=mutant.absorbable or variant.optional)
+            yield mutant
+
+    def expected(self, mutant: Mutant | Later, ctx: MutationContext) -> Mutant:
+        """A bare mutant of this operator (built, if it was described :class:`Later`) with the
+        expectation its variant declares."""
+        if isinstance(mutant, Later):
+            built = mutant.make()
+            if (built.variant, built.absorbable) != (mutant.variant, mutant.absorbable):
+                raise ValueError(f"operator {self.name!r} built a {built.variant!r} mutant (absorbable: "
+                                 f"{built.absorbable}) it described as {mutant.variant!r} ({mutant.absorbable})")
+            mutant = built
+        variant = self.variants[mutant.variant]
+        return dataclasses.replace(mutant, layers=variant.layers_for(ctx.contract), code=variant.code_for(mutant),
+                                   absorbable=mutant.absorbable or variant.optional)
 
 
 class OperatorRegistry(Registry[Operator]):
@@ -177,7 +208,7 @@ class OperatorRegistry(Registry[Operator]):
         labelled: bool = False,
         typical_code: str | None = None,
         mandatory: bool = False,
-    ) -> Callable[[Callable[[MutationContext], Iterable[Mutant]]], Operator]:
+    ) -> Callable[[Callable[[MutationContext], Iterable[Mutant | Later]]], Operator]:
         """Register the decorated function as an operator named after it.
 
         Either ``layer`` (with ``code``, ``also``, ``structural``, ``optional``) for an operator with one
@@ -192,7 +223,7 @@ class OperatorRegistry(Registry[Operator]):
             raise ValueError("variants need names")
         declared = MappingProxyType(dict(variants))
 
-        def decorate(func: Callable[[MutationContext], Iterable[Mutant]]) -> Operator:
+        def decorate(func: Callable[[MutationContext], Iterable[Mutant | Later]]) -> Operator:
             name = func.__name__
             doc = (func.__doc__ or "").strip().splitlines()
             if not doc:
@@ -208,14 +239,18 @@ class OperatorRegistry(Registry[Operator]):
                  only: Iterable[str] | None = None) -> list[Mutant]:
         """Every operator's mutants for one fixture, sampled to ``max_mutants``."""
         wanted = set(only) if only is not None else None
-        groups = {op.name: list(op(ctx)) for op in self if wanted is None or op.name in wanted}
+        groups = {op.name: list(op.bare(ctx)) for op in self if wanted is None or op.name in wanted}
         # Mandatory operators are dealt first: when the cap is tight, they are the ones kept.
         dealing = sorted(groups, key=lambda name: not self[name].mandatory)
         picked = {id(m) for m in sample([groups[name] for name in dealing], max_mutants)}
-        return [m for group in groups.values() for m in group if id(m) in picked]
+        # Only the mutants kept get their expectations (and, when run, their bytes).
+        return [self[name].expected(m, ctx) for name, group in groups.items() for m in group if id(m) in picked]
 
 
-def _spread(items: list[Mutant], count: int) -> list[Mutant]:
+_M = TypeVar("_M")
+
+
+def _spread(items: list[_M], count: int) -> list[_M]:
     """``count`` items evenly spaced over ``items``, first and last included."""
     if count >= len(items):
         return items
@@ -225,7 +260,7 @@ def _spread(items: list[Mutant], count: int) -> list[Mutant]:
     return [items[round(i * step)] for i in range(count)]
 
 
-def sample(per_operator: list[list[Mutant]], cap: int | None) -> list[Mutant]:
+def sample(per_operator: list[list[_M]], cap: int | None) -> list[_M]:
     """Deterministically cap the mutants of one fixture.
 
     Shares are dealt round-robin, one per operator per round, in the order given (so with a

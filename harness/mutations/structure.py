@@ -8,7 +8,7 @@ from functools import partial
 
 from harness.codes import Layer
 from harness.mutations.context import MutationContext, dumps, short
-from harness.mutations.registry import Mutant, Variant, canary_for, operator
+from harness.mutations.registry import Later, Mutant, Variant, canary_for, operator
 from harness.pointer import escape_token
 
 
@@ -32,23 +32,29 @@ def add_extra_property(ctx: MutationContext) -> Iterator[Mutant]:
 
 
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every object", mandatory=True)
-def null_for_object(ctx: MutationContext) -> Iterator[Mutant]:
+def null_for_object(ctx: MutationContext) -> Iterator[Mutant | Later]:
     """null in place of each object."""
     for where, obj in ctx.objects():
-        yield Mutant(
-            "null_for_object", where, partial(ctx.replaced, where, None),
-            original=short(obj), mutated="null", absorbable=_absorbable(ctx) and bool(where),
-        )
+        absorbable = _absorbable(ctx) and bool(where)
+        yield Later(partial(_null_for_object, ctx, where, obj, absorbable), absorbable=absorbable)
+
+
+def _null_for_object(ctx: MutationContext, where: str, obj: object, absorbable: bool) -> Mutant:
+    return Mutant("null_for_object", where, partial(ctx.replaced, where, None), original=short(obj),
+                  mutated="null", absorbable=absorbable)
 
 
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every object")
-def array_for_object(ctx: MutationContext) -> Iterator[Mutant]:
+def array_for_object(ctx: MutationContext) -> Iterator[Mutant | Later]:
     """An array (holding the object) where the object belongs."""
     for where, obj in ctx.objects():
-        yield Mutant(
-            "array_for_object", where, partial(ctx.replaced, where, [obj]),
-            original=short(obj), mutated=short([obj]), absorbable=_absorbable(ctx) and bool(where),
-        )
+        absorbable = _absorbable(ctx) and bool(where)
+        yield Later(partial(_array_for_object, ctx, where, obj, absorbable), absorbable=absorbable)
+
+
+def _array_for_object(ctx: MutationContext, where: str, obj: object, absorbable: bool) -> Mutant:
+    return Mutant("array_for_object", where, partial(ctx.replaced, where, [obj]), original=short(obj),
+                  mutated=short([obj]), absorbable=absorbable)
 
 
 def _conflicting(value: object, canary: str) -> object:
@@ -103,7 +109,7 @@ def success_plus_error(ctx: MutationContext) -> Iterator[Mutant]:
 
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.required",
           targets="every required member present")
-def missing_required(ctx: MutationContext) -> Iterator[Mutant]:
+def missing_required(ctx: MutationContext) -> Iterator[Mutant | Later]:
     """A member the schema requires, removed."""
     for where, obj in ctx.objects():
         required: set[str] = set()
@@ -112,11 +118,13 @@ def missing_required(ctx: MutationContext) -> Iterator[Mutant]:
                 required.update(n for n in names if isinstance(n, str))
         for name in obj:
             if name in required:
-                pointer = f"{where}/{escape_token(name)}"
-                yield Mutant(
-                    "missing_required", pointer, partial(ctx.deleted, pointer),
-                    original=short(obj[name]), mutated="(absent)",
-                )
+                yield Later(partial(_missing_required, ctx, where, name, obj[name]))
+
+
+def _missing_required(ctx: MutationContext, where: str, name: str, value: object) -> Mutant:
+    pointer = f"{where}/{escape_token(name)}"
+    return Mutant("missing_required", pointer, partial(ctx.deleted, pointer), original=short(value),
+                  mutated="(absent)")
 
 
 def _judged_pointers(ctx: MutationContext) -> set[str]:

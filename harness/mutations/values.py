@@ -8,7 +8,7 @@ from functools import partial
 
 from harness.codes import Layer
 from harness.mutations.context import MutationContext, dumps, short
-from harness.mutations.registry import Mutant, Variant, canary_for, operator
+from harness.mutations.registry import Later, Mutant, Variant, canary_for, operator
 from harness.pointer import resolve, split
 
 _IDENTIFIER = re.compile(r"(^|_)id$|^id$", re.IGNORECASE)
@@ -34,7 +34,7 @@ def _allowed_types(ctx: MutationContext, pointer: str) -> set[str] | None:
 
 
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every scalar")
-def wrong_type(ctx: MutationContext) -> Iterator[Mutant]:
+def wrong_type(ctx: MutationContext) -> Iterator[Mutant | Later]:
     """Each scalar replaced by a value of a JSON type its schema does not allow.
 
     A canary string where strings are not allowed, else a number or a boolean; a leaf whose
@@ -42,23 +42,27 @@ def wrong_type(ctx: MutationContext) -> Iterator[Mutant]:
     for where, value in ctx.leaves():
         if not where:
             continue
-        canary = canary_for(ctx.fixture_id, "wrong_type", where)
         allowed = _allowed_types(ctx, where)
-        preferred: list[tuple[str, object]] = [("integer", 12345), ("string", canary), ("boolean", True)]
-        if not isinstance(value, str):
-            preferred = [preferred[1], preferred[0], preferred[2]]
+        preferred = ["integer", "string", "boolean"] if isinstance(value, str) else ["string", "integer", "boolean"]
         if allowed is None:
-            new: object = preferred[0][1]
+            kind = preferred[0]
         else:
-            choice = next((v for kind, v in preferred if kind not in allowed), None)
-            if choice is None:
+            found = next((k for k in preferred if k not in allowed), None)
+            if found is None:
                 continue  # the schema allows every scalar type here: no wrong type to try
-            new = choice
-        yield Mutant(
-            "wrong_type", where, partial(ctx.replaced, where, new),
-            original=short(value), mutated=short(new), absorbable=_absorbable(ctx, where),
-            canary=canary if new == canary else None,
-        )
+            kind = found
+        absorbable = _absorbable(ctx, where)
+        yield Later(partial(_wrong_type, ctx, where, value, kind, absorbable), absorbable=absorbable)
+
+
+def _wrong_type(ctx: MutationContext, where: str, value: object, kind: str, absorbable: bool) -> Mutant:
+    canary = canary_for(ctx.fixture_id, "wrong_type", where)
+    new: object = {"integer": 12345, "string": canary, "boolean": True}[kind]
+    return Mutant(
+        "wrong_type", where, partial(ctx.replaced, where, new),
+        original=short(value), mutated=short(new), absorbable=absorbable,
+        canary=canary if new == canary else None,
+    )
 
 
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.enum", targets="every value with an enum")
@@ -98,7 +102,7 @@ OVERSIZED = 64 * 1024
     "oversized": Variant(Layer.SCHEMA),
     "huge": Variant(Layer.TRANSPORT, "transport.max_bytes"),
 })
-def stretch_string(ctx: MutationContext) -> Iterator[Mutant]:
+def stretch_string(ctx: MutationContext) -> Iterator[Mutant | Later]:
     """A string one past its maxLength, an oversized one below max_bytes where no maxLength fits,
     and one far past any limit (past max_bytes).
 
@@ -113,29 +117,40 @@ def stretch_string(ctx: MutationContext) -> Iterator[Mutant]:
             continue
         limits = [n for n in ctx.keyword_values(where, "maxLength") if _whole(n)]
         if limits and int(max(limits)) < max_bytes:
-            most = int(max(limits))
-            length = most + 1
-            yield Mutant(
-                "stretch_string", where, partial(_replaced_by_stretched, ctx, where, value, length),
-                original=f"{len(value)} characters", mutated=f"{length} characters (maxLength {most})",
-                variant="maxLength+1",
-            )
+            yield Later(partial(_past_max_length, ctx, where, value, int(max(limits))), variant="maxLength+1")
         else:
             # The stretched value takes one byte a character when the original does (ASCII that
             # JSON does not escape); any other original is stretched from "x", so the size is known.
             length = min(OVERSIZED, ctx.room(value) - 3)  # the quotes, and one byte to spare
-            seed = value if dumps(value) == b'"' + value.encode() + b'"' else ""
             if length > max(len(value), 1) and not _absorbable(ctx, where):
-                yield Mutant(
-                    "stretch_string", where, partial(_replaced_by_stretched, ctx, where, seed, length),
-                    original=f"{len(value)} characters",
-                    mutated=f"{length:,} characters (no maxLength below max_bytes)", variant="oversized",
-                )
-        yield Mutant(
-            "stretch_string", where, partial(_replaced_by_stretched, ctx, where, "", max_bytes + 1),
-            original=f"{len(value)} characters", mutated=f"{max_bytes + 1:,} characters (past max_bytes)",
-            variant="huge",
-        )
+                yield Later(partial(_oversized, ctx, where, value, length), variant="oversized")
+        yield Later(partial(_huge, ctx, where, value, max_bytes), variant="huge")
+
+
+def _past_max_length(ctx: MutationContext, where: str, value: str, most: int) -> Mutant:
+    length = most + 1
+    return Mutant(
+        "stretch_string", where, partial(_replaced_by_stretched, ctx, where, value, length),
+        original=f"{len(value)} characters", mutated=f"{length} characters (maxLength {most})",
+        variant="maxLength+1",
+    )
+
+
+def _oversized(ctx: MutationContext, where: str, value: str, length: int) -> Mutant:
+    seed = value if dumps(value) == b'"' + value.encode() + b'"' else ""
+    return Mutant(
+        "stretch_string", where, partial(_replaced_by_stretched, ctx, where, seed, length),
+        original=f"{len(value)} characters",
+        mutated=f"{length:,} characters (no maxLength below max_bytes)", variant="oversized",
+    )
+
+
+def _huge(ctx: MutationContext, where: str, value: str, max_bytes: int) -> Mutant:
+    return Mutant(
+        "stretch_string", where, partial(_replaced_by_stretched, ctx, where, "", max_bytes + 1),
+        original=f"{len(value)} characters", mutated=f"{max_bytes + 1:,} characters (past max_bytes)",
+        variant="huge",
+    )
 
 
 def _number_bounds(ctx: MutationContext, where: str) -> tuple[float | None, float | None]:
@@ -181,14 +196,19 @@ def stretch_number(ctx: MutationContext) -> Iterator[Mutant]:
 
 
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every scalar")
-def null_for_scalar(ctx: MutationContext) -> Iterator[Mutant]:
+def null_for_scalar(ctx: MutationContext) -> Iterator[Mutant | Later]:
     """null in place of each string, number and boolean (a type made nullable lets it through)."""
     for where, value in ctx.leaves():
         if where and value is not None:
-            yield Mutant(
-                "null_for_scalar", where, partial(ctx.replaced, where, None), original=short(value),
-                mutated="null", absorbable=_absorbable(ctx, where),
-            )
+            absorbable = _absorbable(ctx, where)
+            yield Later(partial(_null_for_scalar, ctx, where, value, absorbable), absorbable=absorbable)
+
+
+def _null_for_scalar(ctx: MutationContext, where: str, value: object, absorbable: bool) -> Mutant:
+    return Mutant(
+        "null_for_scalar", where, partial(ctx.replaced, where, None), original=short(value),
+        mutated="null", absorbable=absorbable,
+    )
 
 
 #: Text an upstream (or whoever writes into it) might slip into a field the agent reads.

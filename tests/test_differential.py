@@ -1,0 +1,296 @@
+"""The differential check with real validators: a production rejection confirmed by the reference
+on the subschema the production's first error leads to (``ReferenceValidator.rejects``) is a
+rejection the reference's whole-document validation makes too, and a disagreement is still
+reported wherever it hides.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness import load_contract
+from harness.boundary.parse import strict_loads
+from harness.boundary.schema import validator_for
+from harness.cases import Case, CaseExpectation, cases_for
+from harness.codes import Layer
+from harness.contract import Contract
+from harness.differential import ReferenceValidator
+from harness.engine import CaseFinished, Engine, RunFinished
+from harness.errors import RejectedInput
+from tests.conftest import ENVELOPE_DATA, envelope_schema, item
+
+PROPERTIES: dict[str, Any] = dict(ENVELOPE_DATA["properties"])  # type: ignore[call-overload]
+
+DEMO_TOOLS = ("review_status", "job_status", "deployment_status")
+
+
+def _documents(contract: Contract) -> Iterator[Any]:
+    """Every parsed document among a contract's cases (fixtures and every mutant)."""
+    for case in cases_for(contract, max_mutants=None).cases:
+        try:
+            yield strict_loads(case.build())
+        except RejectedInput:
+            continue
+
+
+def _shortcut_and_full(production: Any, reference: ReferenceValidator, document: Any) -> tuple[bool, bool] | None:
+    """(the shortcut shows a rejection, the whole reference validation rejects) for a document the
+    production validator rejects; None for one it accepts."""
+    if production.is_valid(document):
+        return None
+    return reference.rejects(document, production.first_error(document)), not reference.is_valid(document)
+
+
+def test_every_rejection_confirmed_on_a_subschema_of_a_demo_schema_is_one_the_whole_validation_makes(
+        demo: Callable[[str], Contract]) -> None:
+    confirmed = rejected = 0
+    for tool in DEMO_TOOLS:
+        contract = demo(tool)
+        production: Any = contract.validator()
+        reference: Any = contract.reference_validator()
+        if contract.adapter is not None:
+            production, reference = contract.vendor_validator(), contract.vendor_reference_validator()
+        assert production is not None and reference is not None
+        for document in _documents(contract):
+            verdicts = _shortcut_and_full(production, reference, document)
+            if verdicts is None:
+                continue
+            shown, full = verdicts
+            rejected += 1
+            confirmed += shown
+            assert full or not shown, (tool, document)
+    # The shortcut is taken on the demo's near misses (not merely never wrong).
+    assert rejected > 50 and confirmed > rejected // 2, (confirmed, rejected)
+
+
+#: A schema whose paths go through every step the walk takes ($ref into an embedded resource with
+#: its own base URI, allOf, prefixItems, items past the prefix) and the ones where it stops
+#: (anyOf, oneOf, not, if/then, additionalProperties, patternProperties, contains).
+RICH_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://example.invalid/rich/root.json",
+    "type": "object",
+    "required": ["id", "tags", "pair", "owner"],
+    "properties": {
+        "id": {"$ref": "parts/id.json"},
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": 5}, "maxItems": 4},
+        "pair": {"type": "array", "prefixItems": [{"type": "integer", "minimum": 0}, {"enum": ["a", "b"]}],
+                 "items": {"type": "boolean"}},
+        "owner": {"allOf": [{"$ref": "#/$defs/person"}, {"required": ["team"]}]},
+        "choice": {"anyOf": [{"type": "integer", "maximum": 3}, {"type": "string", "pattern": "^x+$"}]},
+        "kind": {"oneOf": [{"const": "one"}, {"type": "object", "properties": {"n": {"type": "integer"}},
+                                              "required": ["n"]}]},
+        "flag": {"not": {"const": True}},
+        "when": {"if": {"type": "string"}, "then": {"format": "date-time"}, "else": {"type": "null"}},
+        "extra": {"type": "object", "patternProperties": {"^x-": {"type": "string"}},
+                  "additionalProperties": False},
+        "list": {"type": "array", "contains": {"const": 1}},
+    },
+    "additionalProperties": False,
+    "$defs": {
+        "id": {"$id": "parts/id.json", "type": "string", "pattern": "^[a-z]{2}-[0-9]{2}$", "maxLength": 5},
+        "person": {"type": "object", "properties": {"name": {"type": "string", "minLength": 1},
+                                                    "team": {"$ref": "#/$defs/team"}},
+                   "additionalProperties": False},
+        "team": {"enum": ["red", "blue"]},
+    },
+}
+RICH_DOCUMENT: dict[str, Any] = {
+    "id": "ab-12", "tags": ["x", "yy"], "pair": [1, "a", True, False],
+    "owner": {"name": "n", "team": "red"}, "choice": 2, "kind": {"n": 1}, "flag": False,
+    "when": "2026-01-01T00:00:00Z", "extra": {"x-a": "v"}, "list": [0, 1],
+}
+#: The same shapes in draft-07: ``items`` as an array, ``$ref`` overriding its siblings.
+DRAFT7_SCHEMA: dict[str, Any] = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "object",
+    "properties": {
+        "pair": {"type": "array", "items": [{"type": "integer"}, {"$ref": "#/definitions/name"}],
+                 "additionalItems": {"type": "null"}},
+        "names": {"type": "array", "items": {"$ref": "#/definitions/name", "maxLength": 1}},
+        "all": {"allOf": [{"$ref": "#/definitions/name"}]},
+    },
+    "definitions": {"name": {"type": "string", "maxLength": 3}},
+}
+DRAFT7_DOCUMENT: dict[str, Any] = {"pair": [1, "ab", None], "names": ["abc", "de"], "all": "xyz"}
+
+_SCALARS = st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(
+    ["", "x", "xx", "one", "red", "ab-12", "abcdefgh", "2026-01-01T00:00:00Z", "not a date", "x-a", "a", "b"])
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+    st.sampled_from(["n", "name", "team", "x-b", "y", "0"]), inner, max_size=3), max_leaves=6)
+
+
+def _places(value: Any, where: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield where
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _places(inner, (*where, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            yield from _places(inner, (*where, index))
+
+
+def _replaced(value: Any, where: tuple[Any, ...], new: Any) -> Any:
+    if not where:
+        return new
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[where[0]] = _replaced(value[where[0]], where[1:], new)
+    return copy
+
+
+def _mutated(base: Any) -> st.SearchStrategy[Any]:
+    """``base`` with one to three of its values replaced (or members added) by arbitrary JSON."""
+    places = list(_places(base))
+
+    @st.composite
+    def build(draw: st.DrawFn) -> Any:
+        document = base
+        for _ in range(draw(st.integers(1, 3))):
+            where = draw(st.sampled_from(places))
+            try:
+                target = document
+                for step in where[:-1]:
+                    target = target[step]
+            except (KeyError, IndexError, TypeError):
+                continue
+            if where and isinstance(target, dict) and draw(st.booleans()):
+                where = (*where[:-1], draw(st.sampled_from(["zz", "x-q", "kind", "choice"])))
+                if not isinstance(target, dict):
+                    continue
+            try:
+                document = _replaced(document, where, draw(_VALUES))
+            except (KeyError, IndexError, TypeError):
+                continue
+        return document
+
+    return build()
+
+
+_RICH = (validator_for(RICH_SCHEMA), ReferenceValidator(RICH_SCHEMA))
+_DRAFT7 = (validator_for(DRAFT7_SCHEMA), ReferenceValidator(DRAFT7_SCHEMA))
+
+
+@settings(max_examples=300, deadline=None)
+@given(document=_mutated(RICH_DOCUMENT))
+def test_a_rejection_shown_on_a_subschema_is_the_whole_validations_verdict_through_every_kind_of_step(
+        document: Any) -> None:
+    production, reference = _RICH
+    verdicts = _shortcut_and_full(production, reference, document)
+    if verdicts is not None:
+        shown, full = verdicts
+        assert full or not shown
+
+
+@settings(max_examples=150, deadline=None)
+@given(document=_mutated(DRAFT7_DOCUMENT))
+def test_a_rejection_shown_on_a_subschema_of_a_draft_07_schema_is_the_whole_validations_verdict(
+        document: Any) -> None:
+    production, reference = _DRAFT7
+    verdicts = _shortcut_and_full(production, reference, document)
+    if verdicts is not None:
+        shown, full = verdicts
+        assert full or not shown
+
+
+def test_the_walk_reaches_members_items_references_and_branches_of_the_rich_schema() -> None:
+    production, reference = _RICH
+    near_misses = [
+        {"id": "ab-1x"}, {"tags": ["x", "toolong"]}, {"pair": [-1, "a"]}, {"pair": [1, "c"]},
+        {"pair": [1, "a", True, 5]}, {"owner": {"name": "n", "team": "green"}}, {"choice": 7},
+        {"kind": {"n": "1"}}, {"extra": {"x-a": 1}},
+    ]
+    for change in near_misses:
+        document = {**RICH_DOCUMENT, **change}
+        assert _shortcut_and_full(production, reference, document) == (True, True), change
+
+
+# ----------------------------------------------------------------- disagreements are still found
+
+
+def _engine_check(contract: Contract, payload: bytes) -> tuple[Any, dict[str, int]]:
+    case = Case("item_status::rejected::x", "item_status", "rejected", contract,
+                CaseExpectation(False, (Layer.SCHEMA,)), lambda: payload)
+    events = list(Engine().run([case]))
+    result = next(e.result for e in events if isinstance(e, CaseFinished))
+    summary = next(e.summary for e in events if isinstance(e, RunFinished))
+    assert summary.differential is not None
+    return result, summary.differential
+
+
+def test_a_disagreement_inside_one_branch_of_a_oneof_is_reported_though_the_other_branch_agrees(
+        make_contract: Callable[..., Path]) -> None:
+    # Python-only regex syntax: jsonschema-rs (ECMA-262) says the note is no regex, python's re
+    # reads it. Production: no branch of the envelope's oneOf holds; reference: the success branch
+    # holds, so the walk's branch-by-branch confirmation fails and the whole document is compared.
+    data = dict(ENVELOPE_DATA, properties={**PROPERTIES, "note": {"type": "string", "format": "regex"}})
+    contract = load_contract(make_contract(schemas={1: envelope_schema("item_status", data)}))
+    result, counts = _engine_check(contract, item(note="(?P<n>a)"))
+    assert (result.status, result.problem) == ("finding", "differential")
+    assert "(jsonschema) says valid" in result.detail
+    assert counts == {"compared": 1, "remembered": 0, "confirmed": 0, "full": 1}
+
+
+def test_a_pattern_the_validators_read_differently_behind_refs_allof_and_items_is_a_finding(
+        make_contract: Callable[..., Path]) -> None:
+    # ECMA-262's \d is ASCII; python's matches any Unicode digit: production rejects, the reference
+    # accepts, at the end of a path through $ref, allOf and items.
+    data = dict(ENVELOPE_DATA, properties={
+        **PROPERTIES,
+        "codes": {"type": "array", "items": {"allOf": [{"$ref": "#/$defs/code"}]}},
+    })
+    schema = envelope_schema("item_status", data)
+    schema["$defs"] = {"code": {"type": "string", "pattern": "^\\d+$"}}
+    contract = load_contract(make_contract(schemas={1: schema}))
+    result, counts = _engine_check(contract, item(codes=["12", "\u0661\u0662"]))
+    assert (result.status, result.problem) == ("finding", "differential"), result.detail
+    assert counts["full"] == 1 and counts["confirmed"] == 0
+    # The same place with a value both reject: confirmed on the subschema, nothing reported.
+    result, counts = _engine_check(contract, item(codes=["12", "x"]))
+    assert (result.status, result.problem) == ("passed", None), result.detail
+    assert counts == {"compared": 1, "remembered": 0, "confirmed": 1, "full": 0}
+
+
+def test_a_reference_with_another_format_checker_disagrees_where_the_walk_ends(
+        make_contract: Callable[..., Path]) -> None:
+    # A reference that asserts no format at all (python-jsonschema's validators take the format
+    # checker as an argument): production rejects a malformed date-time; this reference accepts.
+    import jsonschema
+
+    data = dict(ENVELOPE_DATA, properties={**PROPERTIES,
+                                           "note": {"type": "string", "format": "date-time"}})
+    schema = envelope_schema("item_status", data)
+    contract = load_contract(make_contract(schemas={1: schema}))
+    lax = ReferenceValidator(schema)
+    lax._validator = lax._validator.evolve(format_checker=jsonschema.FormatChecker(formats=()))
+    document = json.loads(item(note="yesterday"))
+    production = contract.validator()
+    assert not production.is_valid(document)
+    assert not lax.rejects(document, production.first_error(document))
+    assert lax.is_valid(document)  # the whole validation then disagrees: a finding
+    strict = contract.reference_validator()
+    assert strict.rejects(document, production.first_error(document))
+
+
+def test_the_json_report_counts_comparisons_by_kind(tmp_path: Path, demo_root: Path) -> None:
+    import subprocess
+    import sys
+
+    report = tmp_path / "r.json"
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "check", "--demo", "--no-progress",
+                           "--tool", "review_status", "--json", str(report)],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    counts = json.loads(report.read_text())["summary"]["differential"]
+    assert counts["compared"] == counts["confirmed"] + counts["full"]
+    assert counts["confirmed"] > 0 and counts["full"] > 0
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "check", "--demo", "--no-progress",
+                           "--tool", "review_status", "--no-differential", "--json", str(report)],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "differential" not in json.loads(report.read_text())["summary"]
