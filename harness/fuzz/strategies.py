@@ -36,7 +36,7 @@ from harness.cases import DEFAULT_MAX_MUTANTS, CaseExpectation
 from harness.contract import Contract, FreshnessRule
 from harness.errors import InvalidRequest
 from harness.fuzz.generate import GenerationStats, from_schema
-from harness.fuzz.generate.shared import between, pick
+from harness.fuzz.generate.shared import between
 from harness.mutations import REGISTRY, Mutant, MutationContext, OperatorRegistry
 from harness.mutations.context import replace_at
 from harness.mutations.registry import sample as sample_mutants
