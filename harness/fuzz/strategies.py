@@ -316,7 +316,7 @@ def near_miss_set(plan: Mutating, source: Bound, operators: Sequence[str] | None
     ctx = mutation_context(plan.contract, plan.version, source)
     if operators is not None:
         groups = [list(plan.registry[name](ctx)) for name in operators]
-        mutants = sample_mutants(groups, plan.max_mutants)
+        mutants = _spread_over_targets(groups, plan.max_mutants, source)
         return NearMisses(source, tuple(NearMiss(m, m.build(), source) for m in mutants), tuple(operators))
     mutants = plan.registry.generate(ctx, plan.max_mutants, plan.operators)
     return NearMisses(source, tuple(NearMiss(m, m.build(), source) for m in mutants))
@@ -328,6 +328,15 @@ def _near_miss_sets(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.Sea
     drawn = near_miss_set(plan, draw(bound))
     assume(bool(drawn.misses))
     return drawn
+
+
+def _spread_over_targets(groups: list[list[Mutant]], cap: int | None, source: Bound) -> list[Mutant]:
+    """Each operator's mutants capped as ``check`` caps a fixture's (evenly spaced, first and
+    last kept), each list first rotated by a checksum of the document: with two or three
+    mutants per operator, the middle targets of an operator with many (``null_for_scalar`` on
+    a member in the middle of the document) would otherwise never be checked."""
+    turn = zlib.crc32(source.raw)
+    return sample_mutants([g[turn % len(g):] + g[:turn % len(g)] if g else g for g in groups], cap)
 
 
 #: Where the operators checked on a document start: this draw plus a checksum of the document,
@@ -355,7 +364,7 @@ def _sampled_near_miss_sets(draw: Callable[[st.SearchStrategy[Any]], Any], bound
         chosen = [applying[(start + i) % len(applying)] for i in range(min(operators, len(applying)))]
     groups = [list(plan.registry[name](ctx)) for name in chosen]
     assume(bool(chosen))
-    kept = sample_mutants(groups, plan.max_mutants)
+    kept = _spread_over_targets(groups, plan.max_mutants, source)
     return NearMisses(source, tuple(NearMiss(m, m.build(), source) for m in kept), tuple(chosen))
 
 
