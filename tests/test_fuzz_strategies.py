@@ -19,7 +19,18 @@ from harness.fuzz import (
 )
 from harness.fuzz.canaries import Injection, declared_names
 from harness.fuzz.generate import GenerationStats, sample
-from harness.fuzz.strategies import _stamp, bind, near_miss_sets, timestamps
+from harness.fuzz.properties import PROPERTIES
+from harness.fuzz.replay import decode, encode
+from harness.fuzz.runner import FuzzOptions, run_property
+from harness.fuzz.strategies import (
+    NEAR_MISS_OPERATORS,
+    NEAR_MISSES_PER_DOCUMENT,
+    _stamp,
+    bind,
+    near_miss_sets,
+    timestamps,
+)
+from harness.fuzz.subject import Subject
 from harness.fuzz.vendor import known_values
 from harness.mutations import CANARY_PREFIX, REGISTRY
 from harness.timeutil import parse_rfc3339
@@ -95,6 +106,31 @@ def test_near_miss_sets_exercise_every_mandatory_operator_on_each_document(demo)
     for drawn in sample(near_miss_sets(demo("job_status")), 10):
         operators = {m.mutant.operator for m in drawn.misses}
         assert set(REGISTRY.mandatory()) - {"success_plus_error"} <= operators
+
+
+def test_drawn_near_miss_sets_hold_the_mutants_of_a_few_operators_and_replay_from_their_names(demo) -> None:  # type: ignore[no-untyped-def]
+    contract = demo("job_status")
+    subject = Subject(contract)
+    for drawn in sample(subject.near_miss_sets(), 20):
+        assert drawn.operators is not None and 1 <= len(drawn.operators) <= NEAR_MISS_OPERATORS
+        assert 1 <= len(drawn.misses) <= NEAR_MISSES_PER_DOCUMENT
+        assert {m.mutant.operator for m in drawn.misses} <= set(drawn.operators)
+        again = decode(subject, json.loads(json.dumps(encode(drawn))))
+        assert [m.raw for m in again.misses] == [m.raw for m in drawn.misses]
+
+
+def test_a_ci_run_of_rejects_near_misses_exercises_every_operator_the_full_sets_do(demo) -> None:  # type: ignore[no-untyped-def]
+    # Each document gets a few operators' mutants; across the ci profile's 100 documents, every
+    # operator that has a mutant on generated documents is still checked, several times over.
+    contract = demo("job_status")
+    outcome = run_property(Subject(contract), PROPERTIES["rejects_near_misses"], FuzzOptions(examples=100))
+    assert outcome.ok and outcome.examples == 100
+    every: set[str] = set()
+    for drawn in sample(near_miss_sets(contract, max_mutants=None), 30):
+        every |= {m.mutant.operator for m in drawn.misses}
+    seen = Counter(outcome.labels)
+    assert len(every) > 20 and every <= set(seen)
+    assert sum(seen.values()) < 100 * NEAR_MISSES_PER_DOCUMENT
 
 
 def test_canaries_are_injected_where_they_are_recorded_and_never_under_declared_names(demo) -> None:  # type: ignore[no-untyped-def]

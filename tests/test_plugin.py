@@ -255,10 +255,12 @@ def test_a_failing_fuzz_item_shows_the_shrunk_example_and_how_to_reproduce_it(de
     _unpublish(demo_project)
     result = demo_project.runpytest("-q", "-k", "fuzz and rejects_near_misses")
     result.assert_outcomes(failed=1)
+    # Which near miss the open schema lets through first depends on the operators drawn for the
+    # document (an extra member, or an error object next to the data): both are the gap.
     result.stdout.fnmatch_lines([
         "*FINDING deployment_status::fuzz::rejects_near_misses (contract_gap)*",
-        "*the schema accepts an unexpected member*",
-        "*example:  {*hx-canary-*",
+        "*detail:   the schema accepts a* *",
+        "*example:  {*} (* bytes), shrunk after *",
         "*fixture:  *fixtures/rejected/deployment_status/fuzz-rejects_near_misses-*.json*",
         "*reproduce with: contract-harness fuzz *--tool deployment_status --property rejects_near_misses*",
     ])

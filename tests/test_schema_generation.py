@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from harness import validator_for
 from harness.fuzz.generate import GenerationStats, from_schema, sample
-from harness.fuzz.generate.compile import compile_strategy
+from harness.fuzz.generate.compile import _strings, compile_strategy
 from harness.fuzz.generate.edges import edges
+from harness.fuzz.generate.formats import DATE_TIMES, FORMATS
 from harness.fuzz.generate.lower import lower
 from harness.fuzz.generate.regex import exact_length
 from harness.schemas import Document
@@ -136,3 +137,30 @@ def test_identical_subschemas_share_one_compiled_strategy() -> None:
 def test_generated_documents_round_trip_through_json(name: str, data: st.DataObject) -> None:
     value = data.draw(from_schema(COMPILED_CASES[name], compiled=True, boundary_values=True))
     assert json.loads(json.dumps(value)) == value
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_formats_drawn_directly_are_valid_under_the_production_validator(name: str) -> None:
+    # Nullable, annotated, with length bounds: the shape of GitHub's ``*_url`` members.
+    schema = {"$schema": S, "type": ["string", "null"], "format": name, "description": "a value",
+              "minLength": 4, "maxLength": 80}
+    stats = GenerationStats()
+    values = sample(from_schema(schema, stats=stats, compiled=True), 200)
+    check = validator_for(schema)
+    strings = [v for v in values if isinstance(v, str)]
+    assert len(strings) > 50 and all(check.is_valid(v) for v in values)
+    assert len(set(strings)) > 40  # a space, not a handful of constants
+    assert stats.discard_rate < 0.05
+
+
+def test_a_format_with_a_keyword_it_does_not_model_goes_to_hypothesis_jsonschema() -> None:
+    schema = {"type": "string", "format": "uri", "not": {"const": "https://a.io"}}
+    assert _strings(schema) is None
+    assert _strings({"type": "string", "format": "uuid"}) is None  # not drawn here
+    assert _strings({"type": ["string", "null"], "format": "uri", "examples": ["x"]}) is not None
+
+
+def test_direct_date_times_cover_years_before_1000_with_four_digits() -> None:
+    values = sample(DATE_TIMES, 300)
+    assert any(v.startswith("0") for v in values)
+    assert all(re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?(Z|[+-]\d{2}:\d{2})$", v) for v in values)

@@ -178,7 +178,9 @@ def encode(value: Any) -> Any:
     if isinstance(value, Bound):
         return {"bound": [value.document, dict(value.request), value.now.isoformat()]}
     if isinstance(value, NearMisses):  # its mutants are derived again from the document
-        return {"near_misses": encode(value.source)}
+        if value.operators is None:
+            return {"near_misses": encode(value.source)}
+        return {"near_misses": {"source": encode(value.source), "operators": list(value.operators)}}
     if isinstance(value, Bytes):
         return {"bytes": [base64.b64encode(value.raw).decode("ascii"), value.how]}
     if isinstance(value, Injected):
@@ -203,6 +205,8 @@ def decode(subject: Subject, value: Any) -> Any:
         document, request, now = body
         return Bound(document, dict(request), datetime.fromisoformat(now))
     if kind == "near_misses":
+        if isinstance(body, dict) and "operators" in body:
+            return subject.near_misses_of(decode(subject, body["source"]), [str(name) for name in body["operators"]])
         return subject.near_misses_of(decode(subject, body))
     if kind == "bytes":
         raw, how = body

@@ -6,13 +6,14 @@ compiled generators, and the generator statistics of the tool add up across its 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hypothesis import strategies as st
 
 from harness.boundary.pipeline import Boundary
+from harness.cases import DEFAULT_MAX_MUTANTS
 from harness.contract import Contract
 from harness.engine import Engine
 from harness.fuzz import canaries, vendor
@@ -86,12 +87,18 @@ class Subject:
             self.objects_contract, self.version, now=self.now, documents=self.documents(), tally=self.tally))
 
     def near_miss_sets(self) -> st.SearchStrategy[NearMisses]:
+        """Bound documents, each with the mutants of
+        :data:`~harness.fuzz.strategies.NEAR_MISS_OPERATORS` drawn operators."""
         return self._cached("near-sets", lambda: fs.near_miss_sets(
-            self.objects_contract, self.version, registry=self.registry, bound=self.bound_documents()))
+            self.objects_contract, self.version, registry=self.registry, bound=self.bound_documents(),
+            per_document=fs.NEAR_MISS_OPERATORS))
 
-    def near_misses_of(self, source: Bound) -> NearMisses:
-        """Every mutant of one bound document, as :meth:`near_miss_sets` draws them."""
-        return fs.near_miss_set(fs.Mutating(self.objects_contract, self.version, self.registry, None), source)
+    def near_misses_of(self, source: Bound, operators: Sequence[str] | None = None) -> NearMisses:
+        """The mutants of one bound document by ``operators`` (as :meth:`near_miss_sets` drew
+        them), or every operator's."""
+        cap = DEFAULT_MAX_MUTANTS if operators is None else fs.NEAR_MISSES_PER_DOCUMENT
+        return fs.near_miss_set(fs.Mutating(self.objects_contract, self.version, self.registry, None, cap),
+                                source, operators)
 
     def vendor_documents(self) -> st.SearchStrategy[Bound]:
         """Vendor documents (seeded with the accepted fixtures' values), bound to the default

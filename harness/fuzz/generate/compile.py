@@ -25,6 +25,7 @@ from hypothesis_jsonschema._canonicalise import FALSEY, TRUTHY, canonicalish, ge
 from hypothesis_jsonschema._encode import encode_canonical_json
 
 from harness.boundary.schema import validator_for
+from harness.fuzz.generate.formats import formatted
 from harness.fuzz.generate.lower import DRAFT_07
 from harness.fuzz.generate.regex import matching
 from harness.schemas import keywords as kw
@@ -84,14 +85,17 @@ class _Compiler:
                 return self._branches(node, combinator)
         types = get_type(node)
         structured = [t for t in types if t in ("object", "array")]
-        if types == ["string"]:
-            patterned = _patterned(node)
-            if patterned is not None:
-                return patterned
-        if not structured:
-            return _hj_from_schema(node)
-        parts: list[st.SearchStrategy[Any]] = []
         scalars = [t for t in types if t not in ("object", "array")]
+        parts: list[st.SearchStrategy[Any]] = []
+        if "string" in scalars:
+            # A pattern or a format drawn directly; for ``type: [string, null]`` too (most of
+            # the ``uri`` members of GitHub's schemas are nullable).
+            direct = _strings(node)
+            if direct is not None:
+                scalars.remove("string")
+                parts.append(direct)
+        if not structured and not parts:
+            return _hj_from_schema(node)
         if scalars:
             parts.append(_hj_from_schema({**node, "type": scalars}))
         for kind in structured:
@@ -161,6 +165,23 @@ class _Compiler:
         if rest.is_empty or more_high == 0:
             return head if more_low == 0 else st.nothing()
         return st.builds(lambda a, b: a + b, head, st.lists(rest, min_size=more_low, max_size=more_high))
+
+
+_STRING = frozenset({"pattern", "format", "minLength", "maxLength"})
+#: Keywords of other types, which say nothing about a string.
+_NOT_STRING = frozenset({"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+
+
+def _strings(node: dict[str, Any]) -> st.SearchStrategy[Any] | None:
+    """The strings of ``node`` drawn directly — from its ``pattern``'s structure or a
+    :mod:`~harness.fuzz.generate.formats` construction — or None (hypothesis-jsonschema draws
+    them) when it asks anything else of a string."""
+    if _unmodelled(node, _STRING | _NOT_STRING):
+        return None
+    own = {"type": "string", **{k: v for k, v in node.items() if k in _STRING}}
+    if "pattern" in own:
+        return _patterned(own)
+    return formatted(own)
 
 
 def _patterned(node: dict[str, Any]) -> st.SearchStrategy[Any] | None:
