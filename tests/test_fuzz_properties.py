@@ -255,3 +255,29 @@ def test_the_nightly_profile_holds_on_the_demo_tools(demo, tmp_path: Path) -> No
     report = finished.report
     assert report.ok, [(o.id, o.detail, o.reproduce, o.blob) for o in report.outcomes if not o.ok]
     assert all(o.examples == 2000 for o in report.outcomes)
+
+
+def test_generating_collects_garbage_less_often_and_restores_the_thresholds_after_a_pass_and_a_finding(  # type: ignore[no-untyped-def]
+        demo, make_contract, tmp_path: Path) -> None:
+    import gc
+
+    from harness.fuzz.runner import YOUNG_COLLECTION_THRESHOLD
+
+    before = gc.get_threshold()
+    seen: list[int] = []
+
+    def record(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            seen.append(gc.get_threshold()[0])
+
+    gc.callbacks.append(record)
+    try:
+        passed = run(demo("review_status"), "accepts_valid", tmp_path, examples=30)
+        assert gc.get_threshold() == before
+        gap = load_contract(make_contract(schemas={1: envelope_schema("item_status", open_data())}))
+        found = run(gap, "rejects_near_misses", tmp_path)
+    finally:
+        gc.callbacks.remove(record)
+    assert passed.ok and found.status == "finding"
+    assert gc.get_threshold() == before
+    assert YOUNG_COLLECTION_THRESHOLD in seen  # collections while generating ran at the raised threshold
