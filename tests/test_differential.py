@@ -47,6 +47,14 @@ def _shortcut_and_full(production: Any, reference: ReferenceValidator, document:
     return reference.rejects(document, production.first_error(document)), not reference.is_valid(document)
 
 
+def _assert_a_shown_rejection_is_the_whole_validations(production: Any, reference: ReferenceValidator,
+                                                      document: Any) -> None:
+    verdicts = _shortcut_and_full(production, reference, document)
+    if verdicts is not None:
+        shown, full = verdicts
+        assert full or not shown
+
+
 def test_every_rejection_confirmed_on_a_subschema_of_a_demo_schema_is_one_the_whole_validation_makes(
         demo: Callable[[str], Contract]) -> None:
     confirmed = rejected = 0
@@ -180,22 +188,14 @@ _DRAFT7 = (validator_for(DRAFT7_SCHEMA), ReferenceValidator(DRAFT7_SCHEMA))
 @given(document=_mutated(RICH_DOCUMENT))
 def test_a_rejection_shown_on_a_subschema_is_the_whole_validations_verdict_through_every_kind_of_step(
         document: Any) -> None:
-    production, reference = _RICH
-    verdicts = _shortcut_and_full(production, reference, document)
-    if verdicts is not None:
-        shown, full = verdicts
-        assert full or not shown
+    _assert_a_shown_rejection_is_the_whole_validations(*_RICH, document)
 
 
 @settings(max_examples=150, deadline=None)
 @given(document=_mutated(DRAFT7_DOCUMENT))
 def test_a_rejection_shown_on_a_subschema_of_a_draft_07_schema_is_the_whole_validations_verdict(
         document: Any) -> None:
-    production, reference = _DRAFT7
-    verdicts = _shortcut_and_full(production, reference, document)
-    if verdicts is not None:
-        shown, full = verdicts
-        assert full or not shown
+    _assert_a_shown_rejection_is_the_whole_validations(*_DRAFT7, document)
 
 
 def test_the_walk_reaches_members_items_references_and_branches_of_the_rich_schema() -> None:
