@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.pytest_plugin import ENGINE, FUZZ_PROFILES, STORE_DRIFT, boolean, setting, switch
+from harness.pytest_plugin import ENGINE, FUZZ_GENERATORS, FUZZ_PROFILES, STORE_DRIFT, boolean, setting, switch
 
 if TYPE_CHECKING:
     from harness.cases import Case
@@ -311,10 +311,12 @@ def fuzz_options(config: pytest.Config) -> FuzzOptions:
     profile = setting(config, "--fuzz-profile", "contract_harness_fuzz_profile", str, choices=FUZZ_PROFILES)
     examples = setting(config, "--fuzz-examples", "contract_harness_fuzz_examples", int)
     regenerate = setting(config, "--fuzz-regenerate", "contract_harness_fuzz_regenerate", boolean)
+    generator = setting(config, "--fuzz-generator", "contract_harness_fuzz_generator", str,
+                        choices=FUZZ_GENERATORS)
     root = config.rootpath / ".contract-harness" / "fuzz"
     return FuzzOptions(profile=PROFILES[profile or "ci"], examples=examples, fixtures_dir=root,
                        database_dir=root / "examples", replay_dir=state_dir(*REPLAY_DIR, start=config.rootpath),
-                       regenerate=bool(regenerate))
+                       regenerate=bool(regenerate), generator=generator or "sampled")
 
 
 class FuzzGroup(pytest.Collector):

@@ -37,6 +37,7 @@ import pytest
 CONTRACT_FILE = "contract.yaml"
 #: The fuzz profiles (harness.fuzz.runner.PROFILES, named here so this module imports nothing).
 FUZZ_PROFILES = ("ci", "nightly")
+FUZZ_GENERATORS = ("sampled", "native")
 #: Per-run state of the items: the engine, the fuzz options (``harness.pytest_items``).
 ENGINE = pytest.StashKey[dict[str, Any]]()
 #: Drift checks already run, by contract file and upstream.
@@ -83,6 +84,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "last green run (the ci profile otherwise replays that run's examples)")
     parser.addini("contract_harness_fuzz_regenerate", type="string", default="",
                   help="always generate fuzz examples (true/false), like --fuzz-regenerate")
+    group.addoption("--fuzz-generator", choices=FUZZ_GENERATORS, default=None,
+                    help="sampled: each value sampled from one hypothesis seed, a failure searched again "
+                         "natively to shrink it (default); native: hypothesis draws every choice")
+    parser.addini("contract_harness_fuzz_generator", type="string", default="sampled",
+                  help="how the fuzz items draw their examples: sampled or native")
     parser.addini("contract_harness_fuzz", type="bool", default=True,
                   help="collect one fuzz item per contract and property")
     parser.addini("contract_harness_fuzz_profile", type="string", default="ci",
@@ -108,6 +114,7 @@ def pytest_configure(config: pytest.Config) -> None:
     setting(config, "--fuzz-examples", "contract_harness_fuzz_examples", int)
     setting(config, "--fuzz-profile", "contract_harness_fuzz_profile", str, choices=FUZZ_PROFILES)
     setting(config, "--fuzz-regenerate", "contract_harness_fuzz_regenerate", boolean)
+    setting(config, "--fuzz-generator", "contract_harness_fuzz_generator", str, choices=FUZZ_GENERATORS)
     config.stash[_ADDED] = _collect_project_contracts(config)
     config.stash[ENGINE] = {}
     config.stash[STORE_DRIFT] = {}

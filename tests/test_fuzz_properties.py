@@ -103,7 +103,10 @@ def test_the_blob_replays_exactly_the_shrunk_example(make_contract, tmp_path: Pa
     contract = load_contract(make_contract(schemas={1: envelope_schema("item_status", open_data())}))
     first = run(contract, "rejects_near_misses", tmp_path)
     assert first.blob
-    again = run(contract, "rejects_near_misses", tmp_path, blob=first.blob)
+    # Found by sampling, shrunk by hypothesis's own search: the blob is that search's, and the
+    # reproduction says so.
+    assert first.generator == "native" and first.reproduce is not None and "--generator native" in first.reproduce
+    again = run(contract, "rejects_near_misses", tmp_path, blob=first.blob, generator=first.generator)
     assert again.finding is not None and first.finding is not None
     assert again.finding.payload == first.finding.payload and again.examples == 0
 
@@ -230,7 +233,9 @@ def test_an_open_object_in_the_agent_view_leaks_canaries(make_contract, tmp_path
                 properties={**ENVELOPE_DATA["properties"], "details": {"type": "object", "maxProperties": 4}})
     yaml_text = item_yaml("  details: /data/details\n")
     contract = load_contract(make_contract(yaml_text=yaml_text, schemas={1: envelope_schema("item_status", data)}))
-    outcome = run(contract, "keeps_canaries_out", tmp_path)
+    # About one example in twenty leaks (an accepted success whose details got a canary), with
+    # either generator: 150 examples miss it with odds under 1 in 1,000 (60 missed it 1 in 20).
+    outcome = run(contract, "keeps_canaries_out", tmp_path, examples=150)
     assert outcome.problem == "canary_leak"
     assert outcome.detail.startswith("the canary injected at /data/details/")
     assert outcome.finding is not None and outcome.finding.layer is None  # accepted: it reached the agent

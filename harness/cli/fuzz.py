@@ -42,6 +42,10 @@ def register(sub: Any) -> None:
     p.add_argument("--blob", metavar="B",
                    help="replay exactly one failing example (the blob a failure printed); needs one --tool and "
                         "one --property")
+    p.add_argument("--generator", choices=("sampled", "native"), default="sampled",
+                   help="sampled: each drawn value sampled from one hypothesis seed, a failure searched again "
+                        "natively so that it shrinks (default); native: hypothesis draws every choice (what a "
+                        "--blob of a shrunk failure replays with)")
     p.add_argument("--regenerate", action="store_true",
                    help="generate new examples even for a property whose inputs (schemas, contract.yaml, adapter, "
                         "fixtures, harness version) are unchanged since its last green run, which the ci profile "
@@ -78,6 +82,7 @@ def _options(args: argparse.Namespace) -> Any:
         database_dir=state_dir("fuzz", "examples"),
         replay_dir=state_dir(*REPLAY_DIR),
         regenerate=args.regenerate,
+        generator=args.generator,
     )
 
 

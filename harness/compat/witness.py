@@ -43,6 +43,7 @@ from harness.fuzz.generate.documents import (
 )
 from harness.fuzz.generate.edges import formatted
 from harness.fuzz.generate.lower import lower
+from harness.fuzz.generate.sampling import sampled
 from harness.pointer import MISSING, join, resolve, split
 from harness.schemas import keywords as kw
 from harness.schemas.dialects import REPORTED_WHOLE, SCALAR_KEYWORDS
@@ -434,7 +435,7 @@ def _grow(source: Side, pointer: str, local: Any, path: list[str | int], rooms: 
     if focused is False or local is MISSING:
         return None
     try:
-        strategy = from_lowered(lower(_generable(focused), expanded=True), validator_for(as_schema(focused)))
+        strategy = sampled(from_lowered(lower(_generable(focused), expanded=True), validator_for(as_schema(focused))))
     except Exception:
         return None
     grown: list[Any] = []
@@ -572,7 +573,8 @@ def _find(direction: Direction, source: Side, other: Side, pointer: str, tree: A
     if focused is False or tree is MISSING:
         return None
     try:
-        strategy = from_lowered(lower(_generable(focused), expanded=True), _local_validator(focused, source, tree))
+        strategy = sampled(from_lowered(lower(_generable(focused), expanded=True),
+                                        _local_validator(focused, source, tree)))
     except Exception:
         return None
     hit: list[tuple[Any, SchemaViolation]] = []
@@ -616,8 +618,8 @@ def bases_for(source: Side, seeds: Any, budget: Budget) -> Bases:
     if found or budget.examples < 1:
         return Bases(found, seeded=bool(found))
     try:
-        strategy = from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
-                                compiled=True)
+        strategy = sampled(from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
+                                        compiled=True))
         with _quiet():
             found += sample(strategy, 1, seconds=budget.seconds)
     except Exception:
@@ -656,8 +658,8 @@ def generated(direction: Direction, source: Side, other: Side, n: int, seconds: 
         documents += _regenerated(source, bases, chosen, n - len(documents), seconds, result.stats)
     else:
         try:
-            strategy = from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
-                                    stats=result.stats, compiled=True)
+            strategy = sampled(from_lowered(lower(_generable(_plain(source.tree)), expanded=True), source.validator,
+                                            stats=result.stats, compiled=True))
             with _quiet():
                 documents = sample(strategy, n, seconds=seconds)
         except Exception:
@@ -702,7 +704,8 @@ def _regenerated(source: Side, bases: Bases, pointers: list[str], n: int, second
 def _drawn(local: Any, n: int, seconds: float | None, stats: GenerationStats) -> list[Any]:
     """Up to ``n`` values of a subschema (none when it cannot be generated on its own)."""
     try:
-        strategy = from_lowered(lower(_generable(local), expanded=True), validator_for(as_schema(local)), stats=stats)
+        strategy = sampled(from_lowered(lower(_generable(local), expanded=True), validator_for(as_schema(local)),
+                                        stats=stats))
         with _quiet():
             return sample(strategy, n, seconds=seconds)
     except Exception:

@@ -18,16 +18,16 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import hypothesis
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings
 from hypothesis import strategies as st
 from hypothesis.database import DirectoryBasedExampleDatabase
-from hypothesis.errors import HypothesisException, Unsatisfiable
+from hypothesis.errors import HypothesisException, Unsatisfiable, UnsatisfiedAssumption
 
 from harness.cases import ACCEPT, CaseExpectation
 from harness.contract import Contract
@@ -46,11 +46,15 @@ from harness.engine import (
 )
 from harness.errors import UsageError
 from harness.fuzz.fixtures import write_fixture
+from harness.fuzz.generate.sampling import SEEDS, native, sample_value, stream
 from harness.fuzz.model import Finding, PropertyViolation
 from harness.fuzz.properties import PROPERTIES, Property, PropertyRegistry
 from harness.fuzz.replay import GENERATED, REPLAYED, ReplayStore, Unrecordable, decode, encode, inputs_of, kept
 from harness.fuzz.subject import Subject
 
+#: How a run draws its values (:attr:`FuzzOptions.generator`).
+SAMPLED, NATIVE = "sampled", "native"
+GENERATORS = (SAMPLED, NATIVE)
 _BLOB = re.compile(r"@reproduce_failure\('([^']+)', b'([^']*)'\)")
 DEFAULT_DATABASE = Path(".contract-harness/fuzz/examples")
 
@@ -96,6 +100,9 @@ class FuzzOptions:
     replay_dir: Path | None = None
     #: Generate even where the saved run could be replayed (and save the new one).
     regenerate: bool = False
+    #: ``sampled``: every drawn value sampled from one hypothesis seed (harness.fuzz.generate.sampling),
+    #: a failure searched again natively to shrink it; ``native``: hypothesis draws every choice.
+    generator: str = SAMPLED
 
     @property
     def max_examples(self) -> int:
@@ -146,6 +153,8 @@ class Outcome:
     why: str = ""
     #: A saved run that could not be read or written (a line each; the property generated).
     warning: str | None = None
+    #: How the examples were drawn (``sampled`` or ``native``; a failure's blob replays only so).
+    generator: str = SAMPLED
 
     @property
     def id(self) -> str:
@@ -170,6 +179,7 @@ class Outcome:
             "duration_s": round(self.duration_s, 3),
             "mode": self.mode,
             "why": self.why,
+            "generator": self.generator,
         }
 
     def case_result(self) -> CaseResult:
@@ -278,13 +288,23 @@ FuzzEvent = Event
 # ------------------------------------------------------------------------ running
 
 
-def settings_for(options: FuzzOptions, tool: str, prop: str) -> settings:
+#: Examples checked per hypothesis example by the ``sampled`` generator (each from its own
+#: stream of the example's seed).
+SAMPLED_BATCH = 8
+
+
+def settings_for(options: FuzzOptions, tool: str, prop: str, *, generator: str = NATIVE) -> settings:
+    """hypothesis's settings for one property: with the ``sampled`` generator, a hypothesis
+    example per :data:`SAMPLED_BATCH` examples and no shrinking (a failure is searched again
+    natively, and that search shrinks)."""
     profile = options.profile
     database = None
     if profile.database and options.blob is None:
         database = DirectoryBasedExampleDatabase(str(options.database_dir / tool / prop))
+    sampling = generator == SAMPLED
+    phases = [Phase.explicit, Phase.reuse, Phase.generate] + ([] if sampling else [Phase.shrink])
     return settings(
-        max_examples=options.max_examples,
+        max_examples=-(-options.max_examples // SAMPLED_BATCH) if sampling else options.max_examples,
         derandomize=profile.derandomize,
         database=database,
         deadline=None,
@@ -292,7 +312,7 @@ def settings_for(options: FuzzOptions, tool: str, prop: str) -> settings:
         print_blob=True,
         report_multiple_bugs=False,
         suppress_health_check=list(HealthCheck),
-        phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink],
+        phases=phases,
     )
 
 
@@ -305,6 +325,8 @@ def reproduce_command(outcome: Outcome, options: FuzzOptions, seed: int | None) 
         argv += ["--examples", str(options.examples)]
     if seed is not None:
         argv += ["--seed", str(seed)]
+    if outcome.generator != SAMPLED:
+        argv += ["--generator", outcome.generator]
     return shlex.join(argv)
 
 
@@ -398,25 +420,57 @@ def replay_property(subject: Subject, prop: Property, examples: Sequence[Any], w
 def _generate(subject: Subject, prop: Property, options: FuzzOptions, *, record: bool
               ) -> tuple[Outcome, list[Any] | None]:
     """Generate with hypothesis. With ``record``, also every passing example's drawn values,
-    encoded for replay (None when one cannot be)."""
+    encoded for replay (None when one cannot be).
+
+    With the ``sampled`` generator a failure is searched for again with hypothesis's own
+    generation, which shrinks: its failure is reported when it finds one, else the sampled one
+    (unshrunk, said so in its detail). A sampled search that could make no example, or that
+    hypothesis refused, is run again natively, and that run is the outcome."""
+    started = time.perf_counter()
+    generator = options.generator
+    outcome, recorded, seed = _search(subject, prop, options, record=record, generator=generator)
+    if outcome.status != PASSED and generator == SAMPLED and options.blob is None:
+        again, again_recorded, again_seed = _search(subject, prop, options, record=record, generator=NATIVE)
+        if outcome.finding is None or again.status != PASSED:
+            outcome, recorded, seed = again, again_recorded, again_seed
+        else:
+            outcome = replace(outcome, detail=f"{outcome.detail} (found by sampling; hypothesis's own search "
+                                              "did not find it again, so the example is not shrunk)")
+    outcome = replace(outcome, duration_s=time.perf_counter() - started)
+    if outcome.status != PASSED:
+        outcome = replace(outcome, reproduce=reproduce_command(outcome, options, seed))
+        if outcome.finding is not None and options.fixtures_dir is not None:
+            try:
+                path = write_fixture(outcome.finding, subject.tool, prop.name, options.fixtures_dir)
+            except OSError as exc:  # the finding stands; only its fixture is missing (and not claimed)
+                outcome = replace(outcome, detail=f"{outcome.detail} (fixture not written: {exc})")
+            else:
+                outcome = replace(outcome, fixture=str(path))
+    return outcome, recorded
+
+
+def _search(subject: Subject, prop: Property, options: FuzzOptions, *, record: bool, generator: str
+            ) -> tuple[Outcome, list[Any] | None, int | None]:
+    """One hypothesis search with ``generator``: the outcome, the recorded examples (with
+    ``record``, when green) and the seed that replays a random search."""
     seed = options.seed
     columns: Counter[str] = Counter()
     labels: Counter[str] = Counter()
     state = {"examples": 0, "shrinks": 0, "failing": False}
     keep: dict[str, Any] | None = {"ok": True, "examples": []} if record else None
+    sampling = generator == SAMPLED
 
-    def test(data: Any) -> None:
-        if state["failing"]:
-            state["shrinks"] += 1
+    def check(source: Any) -> None:
+        """The property on one example, its values drawn by ``source``."""
         drawn: list[Any] = []
 
         def draw(strategy: Any) -> Any:
-            value = data.draw(strategy)
+            value = source(strategy)
             drawn.append(value)
             return value
 
         try:
-            observation = prop(subject, draw if keep is not None else data.draw)
+            observation = prop(subject, draw if keep is not None or sampling else source)
         except PropertyViolation:
             state["failing"] = True
             raise
@@ -430,8 +484,29 @@ def _generate(subject: Subject, prop: Property, options: FuzzOptions, *, record:
                 except Unrecordable:
                     keep["ok"] = False
 
+    def test(data: Any) -> None:
+        if state["failing"]:
+            state["shrinks"] += 1
+        if not sampling:
+            check(data.draw)
+            return
+        # One seed per hypothesis example, and SAMPLED_BATCH examples sampled from it: what
+        # hypothesis costs per example (~1-2 ms of its own) is paid once per batch.
+        seed, ran = data.draw(SEEDS), 0
+        for index in range(SAMPLED_BATCH):
+            if state["examples"] >= options.max_examples and not state["failing"]:
+                break
+            rng = stream(seed, index)
+            try:
+                check(lambda strategy, rng=rng: sample_value(rng, strategy, data.draw))
+            except UnsatisfiedAssumption:
+                continue  # this example only: the batch goes on
+            ran += 1
+        if not ran:
+            reject()
+
     given_test = given(st.data())(test)
-    wrapped = settings_for(options, subject.tool, prop.name)(given_test)
+    wrapped = settings_for(options, subject.tool, prop.name, generator=generator)(given_test)
     if seed is not None:
         wrapped = hypothesis.seed(seed)(wrapped)  # (hypothesis then keeps no example database)
     if options.blob is not None:
@@ -440,7 +515,7 @@ def _generate(subject: Subject, prop: Property, options: FuzzOptions, *, record:
     finding: Finding | None = None
     blob = None
     try:
-        with _fewer_collections():
+        with _fewer_collections(), (nullcontext() if sampling else native()):
             wrapped()
         status, problem = PASSED, None
         detail = f"held on {state['examples']} examples"
@@ -460,20 +535,13 @@ def _generate(subject: Subject, prop: Property, options: FuzzOptions, *, record:
     outcome = Outcome(subject.tool, prop.name, subject.version, str(subject.contract.directory),
                       status=status, examples=state["examples"], shrinks=state["shrinks"],
                       columns=dict(columns), labels=dict(labels), detail=detail,
-                      duration_s=time.perf_counter() - started, problem=problem, finding=finding, blob=blob)
-    if status != PASSED:
-        if seed is None and not options.profile.derandomize:
-            # The seed hypothesis drew for this run (private, pinned version): replays its search.
-            seed = getattr(given_test, "_hypothesis_internal_use_generated_seed", None)
-        outcome = replace(outcome, reproduce=reproduce_command(outcome, options, seed))
-        if finding is not None and options.fixtures_dir is not None:
-            try:
-                path = write_fixture(finding, subject.tool, prop.name, options.fixtures_dir)
-            except OSError as exc:  # the finding stands; only its fixture is missing (and not claimed)
-                outcome = replace(outcome, detail=f"{outcome.detail} (fixture not written: {exc})")
-            else:
-                outcome = replace(outcome, fixture=str(path))
-    return outcome, (kept(keep["examples"]) if keep is not None and keep["ok"] else None)
+                      duration_s=time.perf_counter() - started, problem=problem, finding=finding, blob=blob,
+                      generator=generator)
+    if status != PASSED and seed is None and not options.profile.derandomize:
+        # The seed hypothesis drew for this run (private, pinned version): replays its search.
+        seed = getattr(given_test, "_hypothesis_internal_use_generated_seed", None)
+    recorded = kept(keep["examples"]) if keep is not None and keep["ok"] and status == PASSED else None
+    return outcome, recorded, seed
 
 
 def _selected(options: FuzzOptions) -> list[Property]:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import assume
 from hypothesis import strategies as st
@@ -43,6 +43,7 @@ from harness.mutations.context import replace_at
 from harness.mutations.registry import sample as sample_mutants
 from harness.pointer import MISSING, resolve, split
 
+_T = TypeVar("_T")
 #: The clock documents are made fresh for when the contract declares none (``defaults.now``).
 DEFAULT_NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 _ZONES = (("Z", timedelta(0)), ("+00:00", timedelta(0)), ("+05:30", timedelta(hours=5, minutes=30)),
@@ -315,9 +316,7 @@ def near_miss_set(plan: Mutating, source: Bound, operators: Sequence[str] | None
     replayed)."""
     ctx = mutation_context(plan.contract, plan.version, source)
     if operators is not None:
-        groups = [list(plan.registry[name](ctx)) for name in operators]
-        mutants = _spread_over_targets(groups, plan.max_mutants, source)
-        return NearMisses(source, tuple(NearMiss(m, m.build(), source) for m in mutants), tuple(operators))
+        return NearMisses(source, _kept_misses(plan, ctx, source, operators), tuple(operators))
     mutants = plan.registry.generate(ctx, plan.max_mutants, plan.operators)
     return NearMisses(source, tuple(NearMiss(m, m.build(), source) for m in mutants))
 
@@ -330,7 +329,16 @@ def _near_miss_sets(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.Sea
     return drawn
 
 
-def _spread_over_targets(groups: list[list[Mutant]], cap: int | None, source: Bound) -> list[Mutant]:
+def _kept_misses(plan: Mutating, ctx: MutationContext, source: Bound, operators: Sequence[str]
+                 ) -> tuple[NearMiss, ...]:
+    """The mutants of ``operators`` kept for one document (:func:`_spread_over_targets`), only
+    those built and given their expectations."""
+    groups = [[(op, bare) for bare in op.bare(ctx)] for op in (plan.registry[name] for name in operators)]
+    kept = [op.expected(bare, ctx) for op, bare in _spread_over_targets(groups, plan.max_mutants, source)]
+    return tuple(NearMiss(m, m.build(), source) for m in kept)
+
+
+def _spread_over_targets(groups: list[list[_T]], cap: int | None, source: Bound) -> list[_T]:
     """Each operator's mutants capped as ``check`` caps a fixture's (evenly spaced, first and
     last kept), each list first rotated by a checksum of the document: with two or three
     mutants per operator, the middle targets of an operator with many (``null_for_scalar`` on
@@ -357,15 +365,13 @@ def _sampled_near_miss_sets(draw: Callable[[st.SearchStrategy[Any]], Any], bound
     # applies is as likely to be checked as any other, and only those are run in full (running
     # every operator in full on every document, and checking all their mutants, was most of
     # the property's time). One choice.
-    applying = [name for name in names if next(iter(plan.registry[name](ctx)), None) is not None]
+    applying = [name for name in names if next(iter(plan.registry[name].bare(ctx)), None) is not None]
     chosen: list[str] = []
     if applying:
         start = (draw(_START) + zlib.crc32(source.raw)) % len(applying)
         chosen = [applying[(start + i) % len(applying)] for i in range(min(operators, len(applying)))]
-    groups = [list(plan.registry[name](ctx)) for name in chosen]
     assume(bool(chosen))
-    kept = _spread_over_targets(groups, plan.max_mutants, source)
-    return NearMisses(source, tuple(NearMiss(m, m.build(), source) for m in kept), tuple(chosen))
+    return NearMisses(source, _kept_misses(plan, ctx, source, chosen), tuple(chosen))
 
 
 def near_miss_sets(

@@ -36,6 +36,7 @@ from harness.boundary.schema import SchemaValidator, validator_for
 from harness.fuzz.generate.compile import compile_strategy
 from harness.fuzz.generate.edges import with_boundary_values
 from harness.fuzz.generate.lower import Lowered, lower
+from harness.fuzz.generate.unicode import ensure_utf8_table
 from harness.schemas import Document
 from harness.schemas.resolve import as_schema, expand
 
@@ -213,6 +214,7 @@ def from_lowered(
     ``compiled`` builds the strategy once (:mod:`harness.fuzz.generate.compile`) instead of letting
     hypothesis-jsonschema rebuild object strategies at every draw.
     """
+    ensure_utf8_table()
     try:
         base = compile_strategy(lowered.schema) if compiled else _hj_from_schema(lowered.schema)
     except (HypothesisException, ValueError, TypeError, KeyError) as exc:  # pragma: no cover - rare

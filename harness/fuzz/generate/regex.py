@@ -352,8 +352,11 @@ def exact_length(pattern: str | None, length: int) -> st.SearchStrategy[str] | N
     if not lengths.of(model) >> length & 1:
         return None
 
-    @st.composite
-    def draw_text(draw: Callable[[st.SearchStrategy[Any]], Any]) -> str:
-        return _text(draw, model, length, lengths)
+    return _draw_text(model, length, lengths)
 
-    return draw_text()
+
+@st.composite
+def _draw_text(draw: Callable[[st.SearchStrategy[Any]], Any], model: _Node, length: int, lengths: _Lengths) -> str:
+    # Decorated once, here: ``st.composite`` reads the function's signature (and, in a closure
+    # made per pattern and length, did so for every new length a run reached).
+    return _text(draw, model, length, lengths)
