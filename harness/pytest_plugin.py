@@ -250,7 +250,7 @@ class LayerTable:
                 terminalreporter.write_line(warning)
         if not self.results:
             return
-        from harness.engine import Summary
+        from harness.summary import Summary
 
         summary = Summary()
         for props in self.results:

@@ -1,0 +1,99 @@
+"""The summary of a run: per tool, the cases by rejecting layer and by status.
+
+Every runner (the engine, fuzz, drift) ends with one, and every reporter shows it; it imports
+nothing but the layer vocabulary, so a face that only prints it (the pytest plugin's table in
+an xdist controller) loads no boundary or validator.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from harness.codes import LAYER_ORDER
+
+if TYPE_CHECKING:
+    from harness.engine import CaseResult
+
+PASSED, FAILED, FINDING = "passed", "failed", "finding"
+ACCEPTED_COLUMN = "accepted"
+
+
+@dataclass
+class ToolSummary:
+    tool: str
+    columns: Counter[str] = field(default_factory=Counter)
+    statuses: Counter[str] = field(default_factory=Counter)
+    operators: set[str] = field(default_factory=set)
+
+    @property
+    def total(self) -> int:
+        return sum(self.statuses.values())
+
+
+@dataclass
+class Summary:
+    tools: dict[str, ToolSummary] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+    #: The differential check's counts (:meth:`Differential.counts`), when it ran.
+    differential: dict[str, int] | None = None
+
+    def add(self, result: CaseResult) -> None:
+        self.count_case(result.tool, result.column, result.status, result.operator)
+
+    def count_case(self, tool: str, column: str, status: str, operator: str | None = None) -> None:
+        """Count one case of ``tool``: the layer that rejected it (``column``) and its status."""
+        counts = self.tools.setdefault(tool, ToolSummary(tool))
+        counts.columns[column] += 1
+        counts.statuses[status] += 1
+        if operator:
+            counts.operators.add(operator)
+
+    def count(self, status: str) -> int:
+        return sum(t.statuses[status] for t in self.tools.values())
+
+    @property
+    def total(self) -> int:
+        return sum(t.total for t in self.tools.values())
+
+    @property
+    def ok(self) -> bool:
+        return self.count(FAILED) == 0 and self.count(FINDING) == 0
+
+    @staticmethod
+    def columns() -> list[str]:
+        return [layer.value for layer in LAYER_ORDER] + [ACCEPTED_COLUMN]
+
+    def table(self) -> tuple[list[str], list[list[str]]]:
+        """The tools x layers table every report shows: header, then one row per tool (cases,
+        one count per layer and accepted, failed, findings)."""
+        header = ["tool", "cases", *self.columns(), "failed", "findings"]
+        rows = [[name, str(tool.total), *(str(tool.columns.get(c, 0)) for c in self.columns()),
+                 str(tool.statuses.get(FAILED, 0)), str(tool.statuses.get(FINDING, 0))]
+                for name, tool in sorted(self.tools.items())]
+        return header, rows
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "passed": self.count(PASSED),
+            "failed": self.count(FAILED),
+            "findings": self.count(FINDING),
+            "ok": self.ok,
+            "duration_s": round(self.duration_s, 3),
+            "notes": self.notes,
+            **({"differential": dict(self.differential)} if self.differential is not None else {}),
+            "tools": {
+                name: {
+                    "total": t.total,
+                    "by_layer": {c: t.columns.get(c, 0) for c in self.columns()},
+                    "passed": t.statuses.get(PASSED, 0),
+                    "failed": t.statuses.get(FAILED, 0),
+                    "findings": t.statuses.get(FINDING, 0),
+                    "operators": sorted(t.operators),
+                }
+                for name, t in sorted(self.tools.items())
+            },
+        }
