@@ -46,7 +46,7 @@ from harness.engine import (
 )
 from harness.errors import UsageError
 from harness.fuzz.fixtures import write_fixture
-from harness.fuzz.generate.sampling import SEEDS, native, sample_value, stream
+from harness.fuzz.generate.sampling import BATCH, SEEDS, native, sample_value, stream
 from harness.fuzz.model import Finding, PropertyViolation
 from harness.fuzz.properties import PROPERTIES, Property, PropertyRegistry
 from harness.fuzz.replay import GENERATED, REPLAYED, ReplayStore, Unrecordable, decode, encode, inputs_of, kept
@@ -290,7 +290,7 @@ FuzzEvent = Event
 
 #: Examples checked per hypothesis example by the ``sampled`` generator (each from its own
 #: stream of the example's seed).
-SAMPLED_BATCH = 8
+SAMPLED_BATCH = BATCH
 
 
 def settings_for(options: FuzzOptions, tool: str, prop: str, *, generator: str = NATIVE) -> settings:
