@@ -170,10 +170,12 @@ def test_inside_native_a_sampled_strategy_is_drawn_by_hypothesis() -> None:
 # --------------------------------------------------------------------------- the runner
 
 
-def _registry(func: Any) -> PropertyRegistry:
+def _run(func: Any, examples: int) -> Any:
+    """``func`` registered alone as a property, run on the demo's ``deployment_status``."""
     registry = PropertyRegistry()
     registry.register(draws="integers")(func)
-    return registry
+    subject = Subject(load_contract(DEMO / "deployment_status"))
+    return run_property(subject, registry[func.__name__], FuzzOptions(examples=examples, registry=registry))
 
 
 def _violation(value: int) -> PropertyViolation:
@@ -194,9 +196,7 @@ def test_a_sampled_failure_is_searched_again_natively_and_shrunk(tmp_path: Path)
             raise _violation(value)
         return Observation(("accepted",), ("small",))
 
-    registry = _registry(big_values_fail)
-    subject = Subject(load_contract(DEMO / "deployment_status"))
-    outcome = run_property(subject, registry["big_values_fail"], FuzzOptions(examples=50, registry=registry))
+    outcome = _run(big_values_fail, 50)
     assert outcome.problem == "unexpected_rejection" and outcome.generator == "native"
     assert outcome.finding is not None and outcome.finding.payload == b"1000"  # shrunk by hypothesis
     assert outcome.reproduce is not None and outcome.reproduce.endswith("--generator native")
@@ -210,9 +210,7 @@ def test_a_failure_only_sampling_finds_is_reported_unshrunk(tmp_path: Path) -> N
             raise _violation(value)
         return Observation(("accepted",), ("small",))
 
-    registry = _registry(fails_when_sampled)
-    subject = Subject(load_contract(DEMO / "deployment_status"))
-    outcome = run_property(subject, registry["fails_when_sampled"], FuzzOptions(examples=50, registry=registry))
+    outcome = _run(fails_when_sampled, 50)
     assert outcome.problem == "unexpected_rejection" and outcome.generator == "sampled"
     assert "not shrunk" in outcome.detail
     assert outcome.reproduce is not None and "--generator" not in outcome.reproduce
@@ -226,9 +224,7 @@ def test_a_property_no_sampled_example_satisfies_is_run_natively(tmp_path: Path)
             reject()
         return Observation(("accepted",), ("native",))
 
-    registry = _registry(native_only)
-    subject = Subject(load_contract(DEMO / "deployment_status"))
-    outcome = run_property(subject, registry["native_only"], FuzzOptions(examples=20, registry=registry))
+    outcome = _run(native_only, 20)
     assert (outcome.status, outcome.generator, outcome.examples) == ("passed", "native", 20)
 
 
@@ -240,9 +236,7 @@ def test_the_sampled_generator_checks_as_many_examples_as_asked_in_batches() -> 
         seen.append(draw(st.integers(0, 10**9)))
         return Observation(("accepted",), ("x",))
 
-    registry = _registry(counts)
-    subject = Subject(load_contract(DEMO / "deployment_status"))
-    outcome = run_property(subject, registry["counts"], FuzzOptions(examples=37, registry=registry))
+    outcome = _run(counts, 37)
     assert outcome.examples == 37 == len(seen)
     assert seen[0] == 0 and len(set(seen)) > 30  # the simplest first, then distinct values
 

@@ -412,18 +412,9 @@ def _unique_lists(sampler: Sampler, s: Any) -> list[Any]:
         except UnsatisfiedAssumption:
             misses += 1
             continue
-        keys = [key(value) for key in s.keys]
-        if any(k in known for k, known in zip(keys, seen, strict=True)):
+        if not _add_unique(sampler, s, value, seen, out):
             misses += 1
-            continue
-        for k, known in zip(keys, seen, strict=True):
-            known.add(k)
-        if s.tuple_suffixes is not None:
-            value = (value, *sampler.draw(s.tuple_suffixes))
-        out.append(value)
-    if len(out) < s.min_size:
-        raise UnsatisfiedAssumption("sampling")
-    return out
+    return _at_least(s.min_size, out)
 
 
 def _unique_sampled_lists(sampler: Sampler, s: Any) -> list[Any]:
@@ -435,17 +426,25 @@ def _unique_sampled_lists(sampler: Sampler, s: Any) -> list[Any]:
     rng = sampler.rng
     while remaining and len(out) < wanted:
         value = _transform(remaining.pop(rng.randrange(len(remaining))), transforms)
-        if value is _FILTERED:
-            continue
-        keys = [key(value) for key in s.keys]
-        if any(k in known for k, known in zip(keys, seen, strict=True)):
-            continue
-        for k, known in zip(keys, seen, strict=True):
-            known.add(k)
-        if s.tuple_suffixes is not None:
-            value = (value, *sampler.draw(s.tuple_suffixes))
-        out.append(value)
-    if len(out) < s.min_size:
+        if value is not _FILTERED:
+            _add_unique(sampler, s, value, seen, out)
+    return _at_least(s.min_size, out)
+
+
+def _add_unique(sampler: Sampler, s: Any, value: Any, seen: tuple[set[Any], ...], out: list[Any]) -> bool:
+    """Append ``value`` to a unique list's ``out`` (with its tuple suffix, as hypothesis's
+    dictionaries have it) unless one of its keys was seen; whether it was appended."""
+    keys = [key(value) for key in s.keys]
+    if any(k in known for k, known in zip(keys, seen, strict=True)):
+        return False
+    for k, known in zip(keys, seen, strict=True):
+        known.add(k)
+    out.append(value if s.tuple_suffixes is None else (value, *sampler.draw(s.tuple_suffixes)))
+    return True
+
+
+def _at_least(size: int, out: list[Any]) -> list[Any]:
+    if len(out) < size:
         raise UnsatisfiedAssumption("sampling")
     return out
 
