@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import find, reject
+from hypothesis import find, reject, settings
 from hypothesis import strategies as st
 
 from harness import load_contract
@@ -100,7 +100,9 @@ def test_every_sampled_value_is_one_the_strategy_may_draw(name: str, strategy: A
 
 @pytest.mark.parametrize("name, strategy, holds", KINDS[:18], ids=[k[0] for k in KINDS[:18]])
 def test_seed_zero_samples_hypothesiss_simplest_value(name: str, strategy: Any, holds: Any) -> None:
-    simplest = find(strategy, lambda _: True)
+    # No database: every case's condition is the same lambda, so find() would replay another
+    # case's saved result (integers(3, 9)'s 3 for the wide integers) instead of shrinking.
+    simplest = find(strategy, lambda _: True, settings=settings(database=None))
     got = sample_value(stream(0), strategy, Recorder())
     if name == "floats":  # hypothesis prefers integral floats (2.0); the sampler takes the bound
         assert got == 1.5

@@ -54,7 +54,6 @@ from harness.fuzz.subject import Subject
 
 #: How a run draws its values (:attr:`FuzzOptions.generator`).
 SAMPLED, NATIVE = "sampled", "native"
-GENERATORS = (SAMPLED, NATIVE)
 _BLOB = re.compile(r"@reproduce_failure\('([^']+)', b'([^']*)'\)")
 DEFAULT_DATABASE = Path(".contract-harness/fuzz/examples")
 
@@ -293,16 +292,21 @@ FuzzEvent = Event
 SAMPLED_BATCH = BATCH
 
 
-def settings_for(options: FuzzOptions, tool: str, prop: str, *, generator: str = NATIVE) -> settings:
+def settings_for(options: FuzzOptions, tool: str, prop: str, *, generator: str = NATIVE,
+                 replay_only: bool = False) -> settings:
     """hypothesis's settings for one property: with the ``sampled`` generator, a hypothesis
-    example per :data:`SAMPLED_BATCH` examples and no shrinking (a failure is searched again
-    natively, and that search shrinks)."""
+    example per :data:`SAMPLED_BATCH` examples, no shrinking (a failure is searched again
+    natively, and that search shrinks) and no example database (it keeps native searches'
+    choices, which a sampled search would read differently); with ``replay_only``, only the
+    database's saved examples are run (and a failure among them shrunk)."""
     profile = options.profile
     database = None
-    if profile.database and options.blob is None:
-        database = DirectoryBasedExampleDatabase(str(options.database_dir / tool / prop))
     sampling = generator == SAMPLED
+    if profile.database and options.blob is None and not sampling:
+        database = DirectoryBasedExampleDatabase(str(options.database_dir / tool / prop))
     phases = [Phase.explicit, Phase.reuse, Phase.generate] + ([] if sampling else [Phase.shrink])
+    if replay_only:
+        phases = [Phase.reuse, Phase.shrink]
     return settings(
         max_examples=-(-options.max_examples // SAMPLED_BATCH) if sampling else options.max_examples,
         derandomize=profile.derandomize,
@@ -428,6 +432,15 @@ def _generate(subject: Subject, prop: Property, options: FuzzOptions, *, record:
     hypothesis refused, is run again natively, and that run is the outcome."""
     started = time.perf_counter()
     generator = options.generator
+    saved = options.database_dir / subject.tool / prop.name
+    if (generator == SAMPLED and options.profile.database and options.blob is None and saved.is_dir()
+            and any(saved.iterdir())):
+        # Earlier failures first, as hypothesis replays them: the saved examples are a native
+        # search's, so a native search that only replays them (and shrinks a failure).
+        earlier, _, seed = _search(subject, prop, options, record=False, generator=NATIVE, replay_only=True)
+        if earlier.status != PASSED:
+            return _finished(subject, prop, options, replace(earlier, duration_s=time.perf_counter() - started),
+                             seed), None
     outcome, recorded, seed = _search(subject, prop, options, record=record, generator=generator)
     if outcome.status != PASSED and generator == SAMPLED and options.blob is None:
         again, again_recorded, again_seed = _search(subject, prop, options, record=record, generator=NATIVE)
@@ -436,21 +449,25 @@ def _generate(subject: Subject, prop: Property, options: FuzzOptions, *, record:
         else:
             outcome = replace(outcome, detail=f"{outcome.detail} (found by sampling; hypothesis's own search "
                                               "did not find it again, so the example is not shrunk)")
-    outcome = replace(outcome, duration_s=time.perf_counter() - started)
-    if outcome.status != PASSED:
-        outcome = replace(outcome, reproduce=reproduce_command(outcome, options, seed))
-        if outcome.finding is not None and options.fixtures_dir is not None:
-            try:
-                path = write_fixture(outcome.finding, subject.tool, prop.name, options.fixtures_dir)
-            except OSError as exc:  # the finding stands; only its fixture is missing (and not claimed)
-                outcome = replace(outcome, detail=f"{outcome.detail} (fixture not written: {exc})")
-            else:
-                outcome = replace(outcome, fixture=str(path))
-    return outcome, recorded
+    return _finished(subject, prop, options, replace(outcome, duration_s=time.perf_counter() - started), seed), recorded
 
 
-def _search(subject: Subject, prop: Property, options: FuzzOptions, *, record: bool, generator: str
-            ) -> tuple[Outcome, list[Any] | None, int | None]:
+def _finished(subject: Subject, prop: Property, options: FuzzOptions, outcome: Outcome, seed: int | None) -> Outcome:
+    """A failed outcome with its reproduce command and its fixture written (as given when it held)."""
+    if outcome.status == PASSED:
+        return outcome
+    outcome = replace(outcome, reproduce=reproduce_command(outcome, options, seed))
+    if outcome.finding is not None and options.fixtures_dir is not None:
+        try:
+            path = write_fixture(outcome.finding, subject.tool, prop.name, options.fixtures_dir)
+        except OSError as exc:  # the finding stands; only its fixture is missing (and not claimed)
+            return replace(outcome, detail=f"{outcome.detail} (fixture not written: {exc})")
+        outcome = replace(outcome, fixture=str(path))
+    return outcome
+
+
+def _search(subject: Subject, prop: Property, options: FuzzOptions, *, record: bool, generator: str,
+            replay_only: bool = False) -> tuple[Outcome, list[Any] | None, int | None]:
     """One hypothesis search with ``generator``: the outcome, the recorded examples (with
     ``record``, when green) and the seed that replays a random search."""
     seed = options.seed
@@ -506,7 +523,7 @@ def _search(subject: Subject, prop: Property, options: FuzzOptions, *, record: b
             reject()
 
     given_test = given(st.data())(test)
-    wrapped = settings_for(options, subject.tool, prop.name, generator=generator)(given_test)
+    wrapped = settings_for(options, subject.tool, prop.name, generator=generator, replay_only=replay_only)(given_test)
     if seed is not None:
         wrapped = hypothesis.seed(seed)(wrapped)  # (hypothesis then keeps no example database)
     if options.blob is not None:
