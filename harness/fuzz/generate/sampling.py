@@ -16,6 +16,9 @@ filter :func:`~harness.fuzz.generate.documents.from_lowered` puts on it).
 :func:`draw_sampled` is one value: hypothesis draws a 64-bit seed (its single choice for the
 value) and the value is sampled from it; a sample that trips a filter or an ``assume`` is drawn
 again from the same stream, up to :data:`ATTEMPTS` times, then the example is rejected.
+:func:`batches` samples :data:`BATCH` values from one seed, each from its own stream, as the
+fuzz runner samples its examples (hypothesis's own cost per example, 1-2 ms, then paid once per
+batch). Seed 0, hypothesis's first, samples its first value with every choice at its simplest.
 
 The cost is structural shrinking: hypothesis can shrink the seed, not the document. The fuzz
 runner therefore searches by sampling and, when a property fails, searches again with
@@ -118,19 +121,17 @@ class Sampler:
 
     Scalars come from hypothesis's own distributions (its ``HypothesisProvider``, driven by
     ``rng``: the same integers, floats, constants of the code under test — a NUL byte, a BOM —
-    and characters in the same shrink order), so a sampled value is as likely as a native one
-    to be an edge; only the recording of every choice is left out.
+    and characters in the same shrink order), so sampled values reach hypothesis's edges about
+    as often as native ones; what is left out is the recording of every choice.
     """
 
-    __slots__ = ("_limits", "_shared", "fallback", "fallbacks", "minimal", "provider", "rng")
+    __slots__ = ("_limits", "_shared", "fallback", "minimal", "provider", "rng")
 
     def __init__(self, rng: random.Random, fallback: Callable[[Any], Any]) -> None:
         self.rng = rng
         #: Every choice at its simplest (a :class:`Simplest` stream).
         self.minimal = isinstance(rng, Simplest)
         self.fallback = fallback
-        #: Strategies drawn by the fallback, by class name (what the interpreter does not know).
-        self.fallbacks: dict[str, int] = {}
         self._shared: dict[Any, Any] = {}
         self._limits: dict[int, int] = {}
         self.provider = HypothesisProvider(None)
@@ -143,11 +144,7 @@ class Sampler:
 
     def draw(self, strategy: Any) -> Any:
         handler = _handler(type(strategy))
-        if handler is None:
-            name = type(strategy).__name__
-            self.fallbacks[name] = self.fallbacks.get(name, 0) + 1
-            return self.fallback(strategy)
-        return handler(self, strategy)
+        return self.fallback(strategy) if handler is None else handler(self, strategy)
 
     # ------------------------------------------------------------------ sizes and scalars
     def count(self, low: int, high: float, average: float) -> int:
