@@ -290,6 +290,8 @@ FuzzEvent = Event
 #: Examples checked per hypothesis example by the ``sampled`` generator (each from its own
 #: stream of the example's seed).
 SAMPLED_BATCH = BATCH
+#: How many times the examples asked for the native search of a failure sampling found may run.
+NATIVE_SEARCH = 4
 
 
 def settings_for(options: FuzzOptions, tool: str, prop: str, *, generator: str = NATIVE,
@@ -443,7 +445,10 @@ def _generate(subject: Subject, prop: Property, options: FuzzOptions, *, record:
                              seed), None
     outcome, recorded, seed = _search(subject, prop, options, record=record, generator=generator)
     if outcome.status != PASSED and generator == SAMPLED and options.blob is None:
-        again, again_recorded, again_seed = _search(subject, prop, options, record=record, generator=NATIVE)
+        # A failure sampling found: the native search, which shrinks, may look NATIVE_SEARCH times
+        # as long for it (it stops at the first failure); a run sampling could not make is run as asked.
+        search = replace(options, examples=options.max_examples * NATIVE_SEARCH) if outcome.finding else options
+        again, again_recorded, again_seed = _search(subject, prop, search, record=record, generator=NATIVE)
         if outcome.finding is None or again.status != PASSED:
             outcome, recorded, seed = again, again_recorded, again_seed
         else:
@@ -487,7 +492,7 @@ def _search(subject: Subject, prop: Property, options: FuzzOptions, *, record: b
             return value
 
         try:
-            observation = prop(subject, draw if keep is not None or sampling else source)
+            observation = prop(subject, draw if keep is not None else source)
         except PropertyViolation:
             state["failing"] = True
             raise
@@ -501,6 +506,8 @@ def _search(subject: Subject, prop: Property, options: FuzzOptions, *, record: b
                 except Unrecordable:
                     keep["ok"] = False
 
+    # hypothesis derives a derandomized run's seed from this function's source: editing its
+    # body changes which examples a ci run draws (and so which example a failure shrinks to).
     def test(data: Any) -> None:
         if state["failing"]:
             state["shrinks"] += 1

@@ -8,8 +8,8 @@ has no such folder, so every CI run (every xdist worker at once) paid those seco
 first example. The answer is a fact of UTF-8: every code point but the surrogates
 (U+D800-U+DFFF), and each of them decodes back to itself. :func:`ensure_utf8_table` writes that
 table in hypothesis's own format, atomically, when it is missing; hypothesis then reads it as it
-reads its own (``tests/test_fuzz_sampling.py`` checks hypothesis reads it back equal to what it
-computes). Anything unexpected (an unwritable folder, a format hypothesis no longer reads) only
+reads its own (``tests/test_fuzz_sampling.py`` compares the table with an encode of every code
+point, as hypothesis computes it). Anything unexpected (an unwritable folder, a format hypothesis no longer reads) only
 leaves hypothesis to compute the table itself, as before.
 """
 
