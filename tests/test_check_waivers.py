@@ -79,7 +79,8 @@ def test_an_unused_or_misspelt_check_waiver_is_reported(
                '  - {check: text_outside_pin, pointer: /data/note, reason: "a free-form remark"}\n'
                '  - {check: null_for_scalar, pointer: /data/item_id, reason: "item ids are never null"}\n'
                '  - {check: text_outside_pins, pointer: /data/note, reason: "typo"}\n')
-    code, report, out = _check(_project(make_contract, waivers), tmp_path, capsys)
+    directory = _project(make_contract, waivers)
+    code, report, out = _check(directory, tmp_path, capsys)
     assert code == 0, out
     notes = report["summary"]["notes"]
     assert any("waivers[1]" in n and "null_for_scalar at /data/item_id matches no case (unused_waiver)" in n
@@ -87,6 +88,11 @@ def test_an_unused_or_misspelt_check_waiver_is_reported(
     assert any("waivers[2] names no operator 'text_outside_pins' (did you mean text_outside_pin?)" in n
                for n in notes), notes
     assert not any("waivers[0]" in n for n in notes)
+    # lint, before any run, names the misspelt one only (whether the others match is check's to say)
+    assert main(["lint", str(directory), "--select", "unused_waiver"]) == 1
+    out = capsys.readouterr().out
+    assert "/waivers/2/check: check waiver names no operator 'text_outside_pins' (did you mean text_outside_pin?)" in out
+    assert "/waivers/0" not in out and "/waivers/1" not in out
 
 
 @pytest.mark.parametrize("waiver", [

@@ -466,6 +466,10 @@ CONTRACT_CASES = [
     ContractCase("unused_waiver", [("contract", "/waivers/0/schema")], "waiver for no schema",
                  yaml_extra="waivers:\n  - {rule: unbounded_string, schema: v9, pointer: "
                             f"{NOTE}, reason: because}}\n", schemas={1: WITH_NOTE_UNBOUNDED}),
+    ContractCase("unused_waiver", [("contract", "/waivers/0/check")], "check waiver for no operator",
+                 yaml_extra="waivers:\n  - {check: text_outside_pins, pointer: /data/note, reason: because}\n"),
+    ContractCase("unused_waiver", [], "check waiver for an operator (check says if it matched)",
+                 yaml_extra="waivers:\n  - {check: text_outside_pin, pointer: /nowhere, reason: because}\n"),
     ContractCase("unused_waiver", [], "waiver that matches",
                  yaml_extra="waivers:\n  - {rule: unbounded_string, schema: v1, pointer: "
                             f"{NOTE}, reason: because}}\n", schemas={1: WITH_NOTE_UNBOUNDED},

@@ -99,9 +99,15 @@ def lint_contract(
     ran = {r.id for r in rules}
     for index, waiver in enumerate(contract.waivers):
         if waiver.check:
-            continue  # a check near miss's waiver: check applies it and reports it unused
-        use = WaiverUse(waiver, index, matched[index], waiver.rule in registry,
-                        waiver.rule in ran, labels, registry.suggest(waiver.rule))
+            # A check near miss's waiver: check applies it and reports it unused; lint says
+            # whether it names an operator at all (the registry loads for such a contract only).
+            from harness.mutations import REGISTRY as OPERATORS
+
+            known = waiver.check in OPERATORS
+            use = WaiverUse(waiver, index, 0, known, False, labels, "" if known else OPERATORS.suggest(waiver.check))
+        else:
+            use = WaiverUse(waiver, index, matched[index], waiver.rule in registry,
+                            waiver.rule in ran, labels, registry.suggest(waiver.rule))
         for rule in rules:
             if rule.target is Target.WAIVER:
                 kept += [_contract_finding(rule, hit, contract) for hit in rule.run(use)]

@@ -28,7 +28,7 @@ class WaiverUse:
     waiver: Waiver
     index: int  # position in contract.yaml's ``waivers``
     matched: int  # findings it waived
-    known_rule: bool  # its rule id names a registered rule
+    known_rule: bool  # its rule id names a registered rule (a check waiver's: a mutation operator)
     rule_ran: bool  # that rule was selected for this run
     labels: tuple[str, ...]  # the schema names this contract has (v1, ..., vendor, contract)
     suggestion: str  # " (did you mean X?)" for an unknown rule id, else ""
