@@ -9,7 +9,8 @@ All in one run, on a copy of the demo project (contracts/ and fixtures/) in a te
   generates); ``pytest`` warm (nothing changed since: every property replays); each as a ratio
   to ``--no-fuzz`` (targets: cold within 3x, warm within 1.5x); then ``pytest -n 2`` and
   ``-n 0`` with ``--fuzz-regenerate`` (every property generates), and their ratio (aim: close
-  to 2x on 2 cores).
+  to 2x on 2 cores); the same with ``--fuzz-profile nightly`` (2,000 examples a property, not 100); and
+  xdist's own cost, ``-n 2`` against ``-n 0`` on a suite of as many empty tests.
 - **examples/s per property**: each property of each demo tool run alone in a fresh process
   (``run_property``, ci profile, the strategy's build included), by this checkout and by the
   baseline — the harness as of ``--baseline`` (default: the commit before this work), exported
@@ -36,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -188,15 +190,43 @@ def pytest_ratios(project: Path, storage: Path, repeat: int, xdist: bool) -> dic
             print(f"  {project.name}: pytest {shown} [{label}]: {seconds:.1f}s  {last}", flush=True)
             best[label] = min(best.get(label, float("inf")), seconds)
         if xdist:
-            for label, args in (("n0", ("-n", "0", "--fuzz-regenerate")), ("n2", ("-n", "2", "--fuzz-regenerate"))):
+            for label, args in (("n0", ("-n", "0", "--fuzz-regenerate")), ("n2", ("-n", "2", "--fuzz-regenerate")),
+                                ("n0-nightly", ("-n", "0", "--fuzz-profile", "nightly")),
+                                ("n2-nightly", ("-n", "2", "--fuzz-profile", "nightly"))):
                 seconds, last = _pytest(project, *args, storage=storage)
                 print(f"  {project.name}: pytest {' '.join(args)}: {seconds:.1f}s  {last}", flush=True)
+                best[label] = min(best.get(label, float("inf")), seconds)
+                if label == "n0":
+                    items = _passed(last)
+            # xdist's own cost: a suite of as many empty tests, -n 0 against -n 2.
+            floor = _trivial_suite(project.parent / f"{project.name}-xdist-floor", items)
+            for label, args in (("floor-n0", ("-n", "0")), ("floor-n2", ("-n", "2"))):
+                seconds, last = _pytest(floor, *args, storage=storage)
+                print(f"  {items} empty tests: pytest {' '.join(args)}: {seconds:.1f}s  {last}", flush=True)
                 best[label] = min(best.get(label, float("inf")), seconds)
     out: dict[str, Any] = {"seconds": best, "cold_ratio": best["cold"] / best["no-fuzz"],
                            "warm_ratio": best["warm"] / best["no-fuzz"]}
     if xdist:
         out["n0_over_n2"] = best["n0"] / best["n2"]
+        out["nightly_n0_over_n2"] = best["n0-nightly"] / best["n2-nightly"]
+        out["xdist_floor_s"] = best["floor-n2"] - best["floor-n0"]
+        out["items"] = items
     return out
+
+
+def _passed(line: str) -> int:
+    """The item count of pytest's last line (``722 passed in 4.8s``)."""
+    found = re.search(r"(\d+) passed", line)
+    return int(found.group(1)) if found else 0
+
+
+def _trivial_suite(into: Path, items: int) -> Path:
+    """A project of ``items`` empty tests (what xdist costs with nothing to share)."""
+    into.mkdir(exist_ok=True)
+    (into / "pytest.ini").write_text("[pytest]\naddopts = -p no:cacheprovider\n")
+    (into / "test_empty.py").write_text(
+        f"import pytest\n\n\n@pytest.mark.parametrize('i', range({items}))\ndef test_empty(i):\n    pass\n")
+    return into
 
 
 def property_rates(project: Path, baseline: Path, storage: Path, examples: int, repeat: int,
@@ -310,6 +340,10 @@ def main() -> int:
               f"(target <= 3x); warm {s['warm']:.1f}s = {r['warm_ratio']:.2f}x (target <= 1.5x)"
               + (f"; -n 0 {s['n0']:.1f}s / -n 2 {s['n2']:.1f}s = {r['n0_over_n2']:.2f}x (aim ~2x)"
                  if "n0_over_n2" in r else ""))
+        if "nightly_n0_over_n2" in r:
+            print(f"  nightly profile: -n 0 {s['n0-nightly']:.1f}s / -n 2 {s['n2-nightly']:.1f}s = "
+                  f"{r['nightly_n0_over_n2']:.2f}x (aim ~2x); xdist's own cost, {r['items']} empty tests: "
+                  f"-n 0 {s['floor-n0']:.1f}s, -n 2 {s['floor-n2']:.1f}s ({r['xdist_floor_s']:+.1f}s)")
     for key, title in (("properties", "property"), ("schemas", "real-tool schema")):
         if out.get(key):
             warm = key == "schemas"

@@ -18,7 +18,8 @@ linear in the number of cases.
 
 Then, for each factor of --memory-scales, ``contract-harness check`` in a child process of its
 own (peak RSS from ``resource.getrusage``, cases per second from its wall time), with and
-without ``--json`` and with ``--no-differential``; the smallest scale is the baseline the others'
+without ``--json``, with ``--no-differential`` and with ``--jobs 2`` (the contracts in two
+processes; CPU time counts the workers); the smallest scale is the baseline the others'
 memory is a ratio of (flat in the number of cases: about 1.0x). Targets (issue 17): peak RSS
 under 500 MB with ``--json`` at any size (470,000 cases: ``--tools 1000 --max-mutants 46
 --scales '' --memory-scales 1``), and 10,000 cases/s on the 100-tool corpus.
@@ -167,9 +168,9 @@ _CHILD = """
 import contextlib, io, json, re, resource, sys, time
 from harness.cli import main
 out = io.StringIO()
-def cpu():
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+def cpu():  # this process and its children once reaped (the workers of check --jobs)
+    who = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    return sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, who))
 started, started_cpu = time.perf_counter(), cpu()
 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
     code = main(json.loads(sys.argv[1]))
@@ -195,12 +196,16 @@ def child_check(root: Path, max_mutants: int, *extra: str, code: Path | None = N
     return result
 
 
+#: Variants an earlier version (--before) does not have: measured for this one only.
+NEW_VARIANTS = {"check --jobs 2"}
+
+
 def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[str, Any]]:
     """Peak RSS and cases/s of check in a child process, per scale and variant: per second of
     wall time and per second of CPU time (user + system; on a shared machine the wall time also
     measures the queue), best of ``--memory-repeat`` runs."""
     variants = {"check --json": ["--json", "report.json"], "check": [], "check --no-differential":
-                ["--no-differential"]}
+                ["--no-differential"], "check --jobs 2": ["--jobs", "2"]}
     rows, results = [], []
     versions = {"": None} if not args.before else {"": None, " (before)": Path(args.before).resolve()}
     for scale in scales:
@@ -211,11 +216,15 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
             runs: dict[str, list[dict[str, Any]]] = {label: [] for label in versions}
             for _ in range(args.memory_repeat):
                 for label, code in versions.items():  # alternating, so drift in machine speed hits both
+                    if code is not None and name in NEW_VARIANTS:
+                        continue
                     run = child_check(root, args.max_mutants, *extra, code=code)
                     runs[label].append(run)
                     print(f"  {scale}x {name + label}: {run['cases']:,} cases in {run['seconds']:.1f} s "
                           f"({run['cpu_s']:.1f} s CPU), peak RSS {run['rss_mib']:,.0f} MiB", flush=True)
             for label, done in runs.items():
+                if not done:
+                    continue
                 best = min(done, key=lambda r: r["cpu_s"])
                 best["seconds"] = min(r["seconds"] for r in done)
                 results.append({"scale": scale, "variant": name + label, **best})
@@ -229,8 +238,14 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
                      f"{r['cases_per_cpu_s']:,.0f}", f"{r['rss_mib']:,.0f}", f"{r['rss_over_base']:.2f}x"])
     print(table(rows, ["scale", "tools", "cases", "variant", "s", "cases/s", "CPU s", "cases/CPU s",
                        "peak RSS MiB", f"RSS vs {scales[0]}x"]))
+    now = {(r["scale"], r["variant"]): r for r in results}
+    for scale in scales:
+        one, two = now.get((scale, "check")), now.get((scale, "check --jobs 2"))
+        if one and two:
+            print(f"{scale}x check --jobs 2: {two['cases_per_s'] / one['cases_per_s']:.2f}x the cases/s of one job "
+                  f"({two['cases_per_s']:,.0f} against {one['cases_per_s']:,.0f}), "
+                  f"{two['cases_per_cpu_s'] / one['cases_per_cpu_s']:.2f}x its cases per CPU second")
     if args.before:
-        now = {(r["scale"], r["variant"]): r for r in results}
         for (scale, variant), r in now.items():
             old = now.get((scale, variant + " (before)"))
             if old is not None:

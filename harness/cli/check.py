@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ from harness.project import state_dir
 if TYPE_CHECKING:
     from harness.cases import Case
     from harness.contract import Contract
+    from harness.engine import CaseResult
 
 # The library (cases, engine, reporters) is imported by the functions that use it: other
 # commands (lint, on every commit) import this module for its argument helpers alone.
@@ -50,6 +52,9 @@ def register(sub: Any) -> None:
     p.add_argument("--no-differential", action="store_true",
                    help="skip the reference validator (python jsonschema) cross-check")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument("--jobs", "-j", metavar="N", default="1",
+                   help="run the contracts in N processes, or 'auto' (one per CPU); the reports are those "
+                        "of one job (default 1)")
     p.set_defaults(run=run)
 
 
@@ -131,12 +136,20 @@ def report_files(args: argparse.Namespace) -> dict[str, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness import jobs as parallel
     from harness.drift.template import upstream_redactor
     from harness.engine import Engine
     from harness.reporting import dispatch, reporters_for
     from harness.reporting.reproductions import protected
 
+    jobs = parallel.jobs_option(args.jobs)
+    if jobs > 1 and args.shard:
+        raise UsageError(f"--jobs {args.jobs} and --shard {args.shard}: a shard runs in one process "
+                         "(--shard splits a run among machines); drop one of them")
     cases, notes, contracts = stream(args)
+    if jobs > 1 and not parallel.can_fork():
+        print(f"contract-harness: --jobs {args.jobs}: this platform cannot fork; one job", file=sys.stderr)
+        jobs = 1
     redactor = upstream_redactor(contracts, os.environ)
     # Where the case being reported came from: the engine evaluates one case at a time, in the
     # order made, and its events are reported before the next case is made, so only the current
@@ -153,7 +166,19 @@ def run(args: argparse.Namespace) -> int:
     reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
     engine = Engine(differential=not args.no_differential, unused_waivers=args.shard is None)
     cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
-    events = engine.run(tracked(), notes, tools=[c.tool for c in contracts])
+    if jobs > 1 and len(contracts) > 1:
+        from harness.cases import SOURCES
+
+        def reported(result: CaseResult, source: parallel.Source) -> None:
+            fixtures.clear()
+            if source is not None:
+                fixtures[result.id] = source
+
+        options = parallel.Options(tuple(args.source or SOURCES), args.max_mutants,
+                                   tuple(args.operator) if args.operator else None, not args.no_differential)
+        events = parallel.run(contracts, options, jobs, reported)
+    else:
+        events = engine.run(tracked(), notes, tools=[c.tool for c in contracts])
     summary = dispatch(protected(events, redactor, cases_dir, fixtures), reporters)
     assert summary is not None
     return 0 if summary.ok else 1

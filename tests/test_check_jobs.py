@@ -1,0 +1,107 @@
+"""``check --jobs N``: the contracts run in N forked processes, the reports those of one job.
+
+Each run is the real CLI in a subprocess of its own (a forked pool inside pytest's own process,
+or inside an xdist worker with its threads, is not what a user runs).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.jobs import can_fork
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason="--jobs forks its workers; this platform cannot fork")
+
+#: What differs between two runs of the same cases: timings and the report's own timestamp.
+TIMINGS = {"duration_s", "generated_at"}
+
+
+def _check(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness.cli", "check", "--no-progress", *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+
+
+def _untimed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if k not in TIMINGS}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
+def _project(root: Path, *tools: str) -> Path:
+    root.mkdir()
+    for tool in tools:
+        assert main(["init", tool, "--into", str(root)]) == 0
+    return root
+
+
+def test_jobs_report_exactly_what_one_job_reports(tmp_path: Path) -> None:
+    reports = {}
+    for jobs in ("1", "2"):
+        report = tmp_path / f"report-{jobs}.json"
+        junit = tmp_path / f"report-{jobs}.xml"
+        done = _check(tmp_path, "--demo", "--jobs", jobs, "--json", str(report), "--junit", str(junit),
+                      "--cases-dir", str(tmp_path / f"cases-{jobs}"))
+        assert done.returncode == 0, done.stderr
+        reports[jobs] = json.loads(report.read_text())
+        assert done.stdout.strip().splitlines()[-1].startswith(f"all {reports[jobs]['summary']['total']} cases held")
+    one, two = reports["1"], reports["2"]
+    assert len({c["tool"] for c in one["cases"]}) == 3  # the demo: three contracts, split among the workers
+    assert _untimed(two) == _untimed(one)  # same cases, same order, same verdicts, notes and counts
+    assert one["summary"]["differential"]["compared"] > 0
+
+
+def test_a_failing_case_run_by_a_worker_is_reported_and_reproducible(tmp_path: Path) -> None:
+    project = _project(tmp_path / "repo", "order_status", "ticket_lookup")
+    fixture = project / "fixtures" / "accepted" / "order_status" / "ok.json"
+    document = json.loads(fixture.read_text())
+    document["surprise"] = True  # the closed envelope refuses it: the accepted fixture fails
+    fixture.write_text(json.dumps(document))
+    found = {}
+    for jobs in ("1", "2"):
+        cases = tmp_path / f"cases-{jobs}"
+        done = _check(project / "contracts", "--jobs", jobs, "--cases-dir", str(cases))
+        assert done.returncode == 1, done.stderr
+        assert "order_status::accepted::ok" in done.stdout
+        assert "schema.additionalProperties" in done.stdout
+        found[jobs] = sorted(p.relative_to(cases).as_posix() for p in cases.rglob("*.json"))
+    assert found["2"] == found["1"] and found["1"]  # the reproduction written, by the same name
+    [payload] = [p for p in found["2"] if not p.endswith(".request.json")]
+    assert json.loads((tmp_path / "cases-2" / payload).read_bytes())["surprise"] is True
+
+
+def test_a_worker_error_is_the_runs_one_line_error(tmp_path: Path) -> None:
+    project = _project(tmp_path / "repo", "order_status", "ticket_lookup")
+    sidecar = project / "fixtures" / "accepted" / "ticket_lookup" / "ok.case.yaml"
+    sidecar.write_text("expect: {accept: true}\nexpect: {accept: false}\n")  # a duplicate key
+    one, two = _check(project, "--jobs", "1"), _check(project, "--jobs", "2")
+    assert two.returncode == one.returncode == 2
+    [line] = two.stderr.strip().splitlines()
+    assert line == one.stderr.strip().splitlines()[-1]
+    assert line.startswith("contract-harness: error: ") and "ok.case.yaml" in line
+    assert "Traceback" not in two.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--jobs", "0"], "--jobs '0' must be at least 1"),
+    (["--jobs", "many"], "--jobs 'many' must be a number of processes or 'auto'"),
+    (["--jobs", "2", "--shard", "1/2"], "--jobs 2 and --shard 1/2: a shard runs in one process"),
+])
+def test_a_bad_jobs_option_is_a_usage_error(tmp_path: Path, args: list[str], message: str) -> None:
+    done = _check(tmp_path, "--demo", *args)
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_auto_runs_one_job_per_cpu(tmp_path: Path) -> None:
+    done = _check(tmp_path, "--demo", "--jobs", "auto", "--json", str(tmp_path / "r.json"))
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["failed"] == 0
