@@ -239,12 +239,21 @@ class OperatorRegistry(Registry[Operator]):
                  only: Iterable[str] | None = None) -> list[Mutant]:
         """Every operator's mutants for one fixture, sampled to ``max_mutants``."""
         wanted = set(only) if only is not None else None
-        groups = {op.name: list(op.bare(ctx)) for op in self if wanted is None or op.name in wanted}
         # Mandatory operators are dealt first: when the cap is tight, they are the ones kept.
-        dealing = sorted(groups, key=lambda name: not self[name].mandatory)
-        picked = {id(m) for m in sample([groups[name] for name in dealing], max_mutants)}
-        # Only the mutants kept get their expectations (and, when run, their bytes).
-        return [self[name].expected(m, ctx) for name, group in groups.items() for m in group if id(m) in picked]
+        dealing = sorted((op for op in self if wanted is None or op.name in wanted), key=lambda op: not op.mandatory)
+        groups: dict[str, list[Mutant | Later]] = {}
+        filled = 0
+        for op in dealing:
+            if max_mutants is not None and filled >= max_mutants:
+                # The first round of dealing gives each of the first max_mutants operators with a
+                # mutant one, and ends the sample: the operators after them would get none.
+                break
+            groups[op.name] = list(op.bare(ctx))
+            filled += bool(groups[op.name])
+        picked = {id(m) for m in sample(list(groups.values()), max_mutants)}
+        # Only the mutants kept get their expectations (and, when run, their bytes), in
+        # registration order.
+        return [op.expected(m, ctx) for op in self if op.name in groups for m in groups[op.name] if id(m) in picked]
 
 
 _M = TypeVar("_M")
