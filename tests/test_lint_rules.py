@@ -648,3 +648,14 @@ def test_the_formats_that_pin_nothing_are_the_asserted_ones_that_take_a_sentence
                                            validate_formats=True).is_valid(text) for text in _SENTENCES)
     }
     assert takes_a_sentence == TEXT_FORMATS & ASSERTED_FORMATS[dialect]
+
+
+def test_lint_knows_the_operators_the_registry_ships_by_name() -> None:
+    """lint checks a check waiver's operator against a list of names (it does not load the
+    operators): the list must be the registry's, in its order, and suggest as it does."""
+    from harness.lint.operators import OPERATORS, suggest
+    from harness.mutations import REGISTRY
+
+    assert tuple(op.name for op in REGISTRY) == OPERATORS
+    for typo in ("text_outside_pni", "wrong_typ", "null_for_scaler", "zzz"):
+        assert suggest(typo) == REGISTRY.suggest(typo)

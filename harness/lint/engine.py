@@ -22,6 +22,8 @@ from harness.contract import (
 from harness.errors import ContractError, UsageError
 from harness.lint.locate import Locator
 from harness.lint.model import Finding, LintReport, WaivedFinding
+from harness.lint.operators import OPERATORS
+from harness.lint.operators import suggest as suggest_operator
 from harness.lint.registry import RULES, Hit, Rule, RuleRegistry, Target
 from harness.lint.scopes import ContractScope, WaiverUse
 from harness.schemas.document import Document
@@ -100,11 +102,9 @@ def lint_contract(
     for index, waiver in enumerate(contract.waivers):
         if waiver.check:
             # A check near miss's waiver: check applies it and reports it unused; lint says
-            # whether it names an operator at all (the registry loads for such a contract only).
-            from harness.mutations import REGISTRY as OPERATORS
-
+            # whether it names an operator at all.
             known = waiver.check in OPERATORS
-            use = WaiverUse(waiver, index, 0, known, False, labels, "" if known else OPERATORS.suggest(waiver.check))
+            use = WaiverUse(waiver, index, 0, known, False, labels, "" if known else suggest_operator(waiver.check))
         else:
             use = WaiverUse(waiver, index, matched[index], waiver.rule in registry,
                             waiver.rule in ran, labels, registry.suggest(waiver.rule))
