@@ -43,18 +43,23 @@ def _project(root: Path, *tools: str) -> Path:
     return root
 
 
-def test_jobs_report_exactly_what_one_job_reports(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("selection", "tools"), [
+    ([], 3),  # the demo: three contracts, split among the workers
+    (["--tool", "job_status", "--tool", "review_status", "--source", "accepted", "--source", "mutation",
+      "--operator", "wrong_type", "--operator", "remove_member", "--max-mutants", "5"], 2),
+], ids=["all", "selected"])
+def test_jobs_report_exactly_what_one_job_reports(tmp_path: Path, selection: list[str], tools: int) -> None:
     reports = {}
     for jobs in ("1", "2"):
         report = tmp_path / f"report-{jobs}.json"
         junit = tmp_path / f"report-{jobs}.xml"
-        done = _check(tmp_path, "--demo", "--jobs", jobs, "--json", str(report), "--junit", str(junit),
+        done = _check(tmp_path, "--demo", *selection, "--jobs", jobs, "--json", str(report), "--junit", str(junit),
                       "--cases-dir", str(tmp_path / f"cases-{jobs}"))
         assert done.returncode == 0, done.stderr
         reports[jobs] = json.loads(report.read_text())
         assert done.stdout.strip().splitlines()[-1].startswith(f"all {reports[jobs]['summary']['total']} cases held")
     one, two = reports["1"], reports["2"]
-    assert len({c["tool"] for c in one["cases"]}) == 3  # the demo: three contracts, split among the workers
+    assert len({c["tool"] for c in one["cases"]}) == tools
     assert _untimed(two) == _untimed(one)  # same cases, same order, same verdicts, notes and counts
     assert one["summary"]["differential"]["compared"] > 0
 
