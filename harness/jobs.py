@@ -1,4 +1,7 @@
-"""``check --jobs N``: the contracts' cases made and run in N processes, reported in order.
+"""``--jobs N``: a run's contracts in N forked processes, reported in the order of one job.
+
+:func:`forked` runs a task per index in a pool of forked workers and gives the results in order;
+``check`` (below) and ``fuzz`` (:func:`harness.fuzz.runner.fuzz`) make one task per contract.
 
 The parent loads and checks every contract first (a bad one is an error before any case runs,
 as with one job), then forks N workers that inherit them. Each task is one contract: a worker
@@ -22,9 +25,10 @@ import signal
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.engine import CaseFinished, CaseResult, Engine, Event, RunFinished, RunStarted, Summary
 from harness.errors import HarnessError, UsageError, one_line
@@ -32,6 +36,7 @@ from harness.errors import HarnessError, UsageError, one_line
 if TYPE_CHECKING:
     from harness.contract import Contract
 
+T = TypeVar("T")
 #: Where a result's fixture file came from: (the file, the project root), or None.
 Source = tuple[Path, Path] | None
 
@@ -56,8 +61,6 @@ class Batch:
     #: The contract's check waivers that matched no case.
     waiver_notes: list[str] = field(default_factory=list)
     differential: dict[str, int] | None = None
-    #: The one-line error that stopped the contract's run, with the worker's traceback.
-    error: tuple[str, str] | None = None
 
 
 def jobs_option(text: str) -> int:
@@ -75,34 +78,6 @@ def jobs_option(text: str) -> int:
 
 def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
-
-
-# The forked workers' view: set in the parent just before the pool is made, inherited by fork.
-_CONTRACTS: Sequence[Contract] = ()
-_OPTIONS: Options | None = None
-
-
-def _run_contract(index: int) -> Batch:
-    """In a worker: the cases of ``_CONTRACTS[index]``, made and run."""
-    from harness.cases import cases_for
-
-    assert _OPTIONS is not None
-    contract, options, batch = _CONTRACTS[index], _OPTIONS, Batch()
-    try:
-        collected = cases_for(contract, sources=options.sources, max_mutants=options.max_mutants,
-                              operators=options.operators)
-        batch.notes = collected.notes
-        sources = {case.id: (case.path, contract.root) for case in collected.cases if case.path is not None}
-        engine = Engine(differential=options.differential)
-        for event in engine.run(collected.cases, tools=[contract.tool]):
-            if isinstance(event, CaseFinished):
-                batch.results.append((event.result, sources.get(event.result.id)))
-            elif isinstance(event, RunFinished):
-                batch.waiver_notes = event.summary.notes
-                batch.differential = event.summary.differential
-    except Exception as exc:  # sent back whole: the parent raises it as the run's error
-        batch.error = (one_line(exc), traceback.format_exc())
-    return batch
 
 
 def _ignore_interrupts() -> None:
@@ -125,41 +100,88 @@ class _WorkerTraceback(Exception):
         return "\n" + str(self.args[0])
 
 
+# The task the forked workers run: set in the parent just before the pool is made, inherited
+# by fork (a closure over the loaded contracts: nothing is pickled on the way in but an index).
+_TASK: Callable[[int], Any] | None = None
+
+
+def _call(index: int) -> tuple[bool, Any]:
+    """In a worker: the task's result for ``index``, or its error's line and traceback."""
+    assert _TASK is not None
+    try:
+        return True, _TASK(index)
+    except Exception as exc:  # sent back whole: the parent raises it as the run's error
+        return False, (one_line(exc), traceback.format_exc())
+
+
+@contextmanager
+def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator[T]]:
+    """``task(i)`` for each ``i`` of ``range(count)``, run by ``jobs`` forked workers and given in
+    order of ``i``. The workers fork on entry (before the caller starts a thread of its own, such
+    as a progress bar's); a task's error is raised as :class:`JobError` where its result would
+    come; on exit the pool is stopped."""
+    global _TASK
+    _TASK = task
+    try:
+        with multiprocessing.get_context("fork").Pool(max(1, min(jobs, count)), initializer=_ignore_interrupts) as pool:
+            def results() -> Iterator[T]:
+                for ok, value in pool.imap(_call, range(count)):
+                    if not ok:
+                        line, trace = value
+                        raise JobError(line) from _WorkerTraceback(trace)
+                    yield value
+
+            yield results()
+    finally:
+        _TASK = None
+
+
+# ---------------------------------------------------------------------------- check
+
+
+def _run_contract(contract: Contract, options: Options) -> Batch:
+    """In a worker: the cases of one contract, made and run."""
+    from harness.cases import cases_for
+
+    batch = Batch()
+    collected = cases_for(contract, sources=options.sources, max_mutants=options.max_mutants,
+                          operators=options.operators)
+    batch.notes = collected.notes
+    sources = {case.id: (case.path, contract.root) for case in collected.cases if case.path is not None}
+    engine = Engine(differential=options.differential)
+    for event in engine.run(collected.cases, tools=[contract.tool]):
+        if isinstance(event, CaseFinished):
+            batch.results.append((event.result, sources.get(event.result.id)))
+        elif isinstance(event, RunFinished):
+            batch.waiver_notes = event.summary.notes
+            batch.differential = event.summary.differential
+    return batch
+
+
 def run(contracts: Sequence[Contract], options: Options, jobs: int,
         on_result: Callable[[CaseResult, Source], None] = lambda result, source: None) -> Iterator[Event]:
-    """The events of one run over ``contracts`` with ``jobs`` worker processes: ``RunStarted``,
-    each case's ``CaseFinished`` in the contracts' order (``on_result`` called just before each),
-    ``RunFinished`` with the summary (notes in one job's order: the cases' notes, then the waivers')."""
-    global _CONTRACTS, _OPTIONS
+    """``check``'s events over ``contracts`` with ``jobs`` workers, one contract per task:
+    ``RunStarted``, each case's ``CaseFinished`` in the contracts' order (``on_result`` called
+    just before each), ``RunFinished`` with the summary (notes in one job's order: the cases'
+    notes, then the waivers')."""
     started = time.perf_counter()
     summary, notes, waiver_notes = Summary(), [], []
     counts: dict[str, int] | None = {} if options.differential else None
-    _CONTRACTS, _OPTIONS = contracts, options
-    context = multiprocessing.get_context("fork")
-    try:
-        # The workers fork here, before the first event: a reporter's thread (the progress bar)
-        # starts after, and is never copied into a worker mid-lock.
-        with context.Pool(min(jobs, len(contracts)), initializer=_ignore_interrupts) as pool:
-            yield RunStarted(None, tuple(sorted({c.tool for c in contracts})))
-            index = 0
-            for batch in pool.imap(_run_contract, range(len(contracts))):
-                if batch.error is not None:
-                    line, trace = batch.error
-                    raise JobError(line) from _WorkerTraceback(trace)
-                for result, source in batch.results:
-                    summary.add(result)
-                    on_result(result, source)
-                    yield CaseFinished(index, result)
-                    index += 1
-                notes += batch.notes
-                waiver_notes += batch.waiver_notes
-                if counts is not None and batch.differential:
-                    for key, value in batch.differential.items():
-                        counts[key] = counts.get(key, 0) + value
-    finally:
-        _CONTRACTS, _OPTIONS = (), None
+    with forked(lambda i: _run_contract(contracts[i], options), len(contracts), jobs) as batches:
+        yield RunStarted(None, tuple(sorted({c.tool for c in contracts})))
+        index = 0
+        for batch in batches:
+            for result, source in batch.results:
+                summary.add(result)
+                on_result(result, source)
+                yield CaseFinished(index, result)
+                index += 1
+            notes += batch.notes
+            waiver_notes += batch.waiver_notes
+            if counts is not None and batch.differential:
+                for key, value in batch.differential.items():
+                    counts[key] = counts.get(key, 0) + value
     summary.notes = notes + waiver_notes
     summary.differential = counts
     summary.duration_s = time.perf_counter() - started
     yield RunFinished(summary)
-

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,9 @@ def register(sub: Any) -> None:
                    help=f"where shrunk failing examples are written as fixtures "
                         f"(default: {DEFAULT_FIXTURES_DIR} in the project root)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument("--jobs", "-j", metavar="N", default="1",
+                   help="run the properties in N processes, or 'auto' (one per CPU); the reports are those "
+                        "of one job (default 1)")
     p.set_defaults(run=run)
 
 
@@ -87,8 +91,14 @@ def _options(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.jobs import can_fork, jobs_option
+
+    jobs = jobs_option(args.jobs)
     contracts = load_contracts(args.contracts, args.tool, args.demo)
     options = _options(args)
+    if jobs > 1 and not can_fork():
+        print(f"contract-harness: --jobs {args.jobs}: this platform cannot fork; one job", file=sys.stderr)
+        jobs = 1
     if args.blob is not None and not all(PROPERTIES[args.properties[0]].applies(c) for c in contracts):
         raise UsageError(f"property {args.properties[0]} does not apply to {contracts[0].tool}")
     from harness.fuzz.runner import fuzz  # loads hypothesis: only when fuzzing
@@ -96,5 +106,5 @@ def run(args: argparse.Namespace) -> int:
     from harness.reporting.fuzz import FuzzContributor
 
     reporters = reporters_for(report_files(args), FuzzContributor, progress=False if args.no_progress else None)
-    summary = dispatch(fuzz(contracts, options), reporters)
+    summary = dispatch(fuzz(contracts, options, jobs=jobs), reporters)
     return 0 if summary is not None and summary.ok else 1

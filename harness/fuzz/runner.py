@@ -46,6 +46,7 @@ from harness.engine import (
 )
 from harness.errors import UsageError
 from harness.fuzz.fixtures import write_fixture
+from harness.fuzz.generate.constants import exclude_own_modules
 from harness.fuzz.generate.sampling import BATCH, SEEDS, native, sample_value, stream
 from harness.fuzz.model import Finding, PropertyViolation
 from harness.fuzz.properties import PROPERTIES, Property, PropertyRegistry
@@ -375,6 +376,7 @@ def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outc
     """Check one property on one tool: replay its last green run's examples when its inputs are
     unchanged (:mod:`harness.fuzz.replay`), else generate; shrink a failure and write its
     fixture. A green generated run is saved for the next one."""
+    exclude_own_modules()  # the examples drawn do not depend on what this process ran before
     store = options.replay_store()
     if store is None:
         return replace(_generate(subject, prop, options, record=False)[0], why=options.why_generated())
@@ -572,8 +574,11 @@ def _selected(options: FuzzOptions) -> list[Property]:
     return list(options.registry.select(options.properties, select_option="--property"))
 
 
-def fuzz(contracts: Iterable[Contract], options: FuzzOptions = FuzzOptions()) -> Iterator[FuzzEvent]:
-    """Run the selected properties on every contract, yielding events."""
+def fuzz(contracts: Iterable[Contract], options: FuzzOptions = FuzzOptions(), *, jobs: int = 1
+         ) -> Iterator[FuzzEvent]:
+    """Run the selected properties on every contract, yielding events. With ``jobs`` > 1 the
+    tools are fuzzed in that many forked workers (:mod:`harness.jobs`), one tool per task, and
+    reported in the order of one job: the same examples, outcomes and statistics."""
     contracts = list(contracts)
     selected = _selected(options)
     report = FuzzReport(options.profile, options.max_examples, options.seed)
@@ -586,21 +591,57 @@ def fuzz(contracts: Iterable[Contract], options: FuzzOptions = FuzzOptions()) ->
         plan.append((contract, applicable))
     total = sum(len(props) for _, props in plan)
     started = time.perf_counter()
-    yield FuzzStarted(total, tuple(sorted(c.tool for c in contracts)), options.profile)
-    index = 0
-    for contract, props in plan:
-        if not props:
-            continue
-        subject = Subject(contract)
-        report.versions[contract.tool] = subject.version
-        for prop in props:
-            yield PropertyStarted(index, f"{contract.tool}::fuzz::{prop.name}", contract.tool, prop.name)
-            outcome = run_property(subject, prop, options)
-            report.outcomes.append(outcome)
-            yield PropertyFinished(index, outcome.case_result(), outcome)
-            index += 1
-        report.generators[contract.tool] = subject.generator_stats()
-        if contract.adapter is not None and contract.vendor_schema is None:
-            report.notes.append(f"{contract.tool}: declare vendor_schema to fuzz its adapter (adapter_maps_cleanly)")
+    tools = tuple(sorted(c.tool for c in contracts))
+    if jobs > 1 and sum(1 for _, props in plan if props) > 1:
+        yield from _fuzz_forked(plan, options, jobs, report, FuzzStarted(total, tools, options.profile))
+    else:
+        yield FuzzStarted(total, tools, options.profile)
+        index = 0
+        for contract, props in plan:
+            if not props:
+                continue
+            subject = Subject(contract)
+            report.versions[contract.tool] = subject.version
+            for prop in props:
+                yield PropertyStarted(index, f"{contract.tool}::fuzz::{prop.name}", contract.tool, prop.name)
+                outcome = run_property(subject, prop, options)
+                report.outcomes.append(outcome)
+                yield PropertyFinished(index, outcome.case_result(), outcome)
+                index += 1
+            _contract_done(report, contract, subject.generator_stats())
     report.duration_s = time.perf_counter() - started
     yield FuzzFinished(report.summary(), report)
+
+
+def _contract_done(report: FuzzReport, contract: Contract, stats: dict[str, Any]) -> None:
+    report.generators[contract.tool] = stats
+    if contract.adapter is not None and contract.vendor_schema is None:
+        report.notes.append(f"{contract.tool}: declare vendor_schema to fuzz its adapter (adapter_maps_cleanly)")
+
+
+def _fuzz_contract(contract: Contract, props: list[Property], options: FuzzOptions
+                   ) -> tuple[list[Outcome], dict[str, Any]]:
+    """In a worker: every property of one tool, in order, on one subject (as one job runs them:
+    a subject's strategies keep state from one property to the next, so the examples drawn are
+    one job's only when a tool's properties run together, in this order)."""
+    subject = Subject(contract)
+    return [run_property(subject, prop, options) for prop in props], subject.generator_stats()
+
+
+def _fuzz_forked(plan: list[tuple[Contract, list[Property]]], options: FuzzOptions, jobs: int,
+                 report: FuzzReport, started: FuzzStarted) -> Iterator[FuzzEvent]:
+    """The properties' events, each tool's run by a forked worker, in the order of one job."""
+    from harness.jobs import forked
+
+    tasks = [(contract, props) for contract, props in plan if props]
+    with forked(lambda i: _fuzz_contract(*tasks[i], options), len(tasks), jobs) as results:
+        yield started
+        index = 0
+        for (contract, props), (outcomes, stats) in zip(tasks, results, strict=True):
+            report.versions[contract.tool] = contract.version
+            for prop, outcome in zip(props, outcomes, strict=True):
+                yield PropertyStarted(index, f"{contract.tool}::fuzz::{prop.name}", contract.tool, prop.name)
+                report.outcomes.append(outcome)
+                yield PropertyFinished(index, outcome.case_result(), outcome)
+                index += 1
+            _contract_done(report, contract, stats)

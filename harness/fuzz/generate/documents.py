@@ -34,6 +34,7 @@ from hypothesis_jsonschema import from_schema as _hj_from_schema
 
 from harness.boundary.schema import SchemaValidator, validator_for
 from harness.fuzz.generate.compile import compile_strategy
+from harness.fuzz.generate.constants import exclude_own_modules
 from harness.fuzz.generate.edges import with_boundary_values
 from harness.fuzz.generate.lower import Lowered, lower
 from harness.fuzz.generate.unicode import ensure_utf8_table
@@ -215,6 +216,7 @@ def from_lowered(
     hypothesis-jsonschema rebuild object strategies at every draw.
     """
     ensure_utf8_table()
+    exclude_own_modules()
     try:
         base = compile_strategy(lowered.schema) if compiled else _hj_from_schema(lowered.schema)
     except (HypothesisException, ValueError, TypeError, KeyError) as exc:  # pragma: no cover - rare

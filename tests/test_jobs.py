@@ -1,4 +1,5 @@
-"""``check --jobs N``: the contracts run in N forked processes, the reports those of one job.
+"""``check --jobs N`` and ``fuzz --jobs N``: the contracts run in N forked processes, the reports
+those of one job.
 
 Each run is the real CLI in a subprocess of its own (a forked pool inside pytest's own process,
 or inside an xdist worker with its threads, is not what a user runs).
@@ -23,9 +24,9 @@ pytestmark = pytest.mark.skipif(not can_fork(), reason="--jobs forks its workers
 TIMINGS = {"duration_s", "generated_at"}
 
 
-def _check(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "harness.cli", "check", "--no-progress", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+def _check(cwd: Path, *args: str, command: str = "check") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness.cli", command, "--no-progress", *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
 
 
 def _untimed(value: Any) -> Any:
@@ -95,13 +96,14 @@ def test_a_worker_error_is_the_runs_one_line_error(tmp_path: Path) -> None:
     assert "Traceback" not in two.stderr
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--jobs", "0"], "--jobs '0' must be at least 1"),
-    (["--jobs", "many"], "--jobs 'many' must be a number of processes or 'auto'"),
-    (["--jobs", "2", "--shard", "1/2"], "--jobs 2 and --shard 1/2: a shard runs in one process"),
+@pytest.mark.parametrize(("command", "args", "message"), [
+    ("check", ["--jobs", "0"], "--jobs '0' must be at least 1"),
+    ("check", ["--jobs", "many"], "--jobs 'many' must be a number of processes or 'auto'"),
+    ("check", ["--jobs", "2", "--shard", "1/2"], "--jobs 2 and --shard 1/2: a shard runs in one process"),
+    ("fuzz", ["--jobs", "-3"], "--jobs '-3' must be at least 1"),
 ])
-def test_a_bad_jobs_option_is_a_usage_error(tmp_path: Path, args: list[str], message: str) -> None:
-    done = _check(tmp_path, "--demo", *args)
+def test_a_bad_jobs_option_is_a_usage_error(tmp_path: Path, command: str, args: list[str], message: str) -> None:
+    done = _check(tmp_path, "--demo", *args, command=command)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
 
@@ -110,3 +112,46 @@ def test_auto_runs_one_job_per_cpu(tmp_path: Path) -> None:
     done = _check(tmp_path, "--demo", "--jobs", "auto", "--json", str(tmp_path / "r.json"))
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "r.json").read_text())["summary"]["failed"] == 0
+
+
+# --------------------------------------------------------------------------- fuzz
+
+
+def test_fuzz_jobs_draw_and_report_exactly_what_one_job_does(tmp_path: Path) -> None:
+    """Each tool's properties run together in one worker, in order (a subject's strategies keep
+    state from one property to the next): the same examples, outcomes and statistics."""
+    reports = {}
+    for jobs in ("1", "2"):
+        where = tmp_path / f"run-{jobs}"  # each its own .contract-harness/ (no replay between them)
+        where.mkdir()
+        done = _check(where, "--demo", "--jobs", jobs, "--json", "r.json", command="fuzz")
+        assert done.returncode == 0, done.stderr
+        reports[jobs] = json.loads((where / "r.json").read_text())
+    one, two = reports["1"], reports["2"]
+    assert len(one["fuzz"]["tools"]) == 3 and one["summary"]["total"] == 13
+    assert _untimed(two) == _untimed(one)
+
+
+def test_a_fuzz_finding_in_a_worker_is_shrunk_written_and_reported(tmp_path: Path) -> None:
+    project = _project(tmp_path / "repo", "order_status", "ticket_lookup")
+    schema = project / "contracts" / "order_status" / "schemas" / "v1.json"
+    document = json.loads(schema.read_text())
+    document["$defs"]["data"]["additionalProperties"] = True  # open: a near miss gets through
+    schema.write_text(json.dumps(document))
+    found = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out-{jobs}"
+        done = _check(project, "--jobs", jobs, "--regenerate", "--fixtures-out", str(out), "--json",
+                      str(tmp_path / f"r-{jobs}.json"), command="fuzz")
+        assert done.returncode == 1, done.stderr
+        assert "order_status::fuzz::rejects_near_misses" in done.stdout and "contract-harness fuzz" in done.stdout
+        found[jobs] = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.json"))
+        report = json.loads((tmp_path / f"r-{jobs}.json").read_text())
+        for tool in report["fuzz"]["tools"].values():
+            for outcome in tool["properties"].values():
+                outcome["fixture"] = outcome["fixture"] and Path(outcome["fixture"]).name
+        for case in report["cases"]:
+            case["fixture"] = case["fixture"] and Path(case["fixture"]).name
+        found[f"report-{jobs}"] = _untimed(report)
+    assert found["1"] == found["2"] and found["1"]  # the shrunk example's fixture, by the same name
+    assert found["report-1"] == found["report-2"]

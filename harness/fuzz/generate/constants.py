@@ -1,0 +1,49 @@
+"""hypothesis's "local constants", without this package's own.
+
+hypothesis mixes into what it draws the constants it finds in the source of *local* modules —
+the user's code, as opposed to the standard library and site-packages — so that a string or a
+number the code under test compares with turns up in its inputs: in a contract project, the
+constants of an adapter module, say. It finds them anew whenever the process has imported a
+module it has not looked at yet. The harness is no user's code, but a checkout or an editable
+install of it (``pip install -e``) is "local" by hypothesis's rule, and it imports its modules
+lazily: the first property a process ran drew from fewer constants than the ones after it, so
+the derandomized examples of a property depended on what the process had run before (``fuzz
+--tool X`` drew other examples than a whole run, and the ``reproduce with`` command could draw
+other examples than the failing run). :func:`exclude_own_modules` tells hypothesis this
+package's files are not local; the user's modules still are. A hypothesis without this
+mechanism (or with it renamed) is left as it is.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+
+#: This package's folder (``harness/``), with a trailing separator.
+PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+_done = False
+
+
+def exclude_own_modules() -> None:
+    """Make hypothesis's local-constants scan skip this package's modules (once per process)."""
+    global _done
+    if _done:
+        return
+    _done = True
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - a hypothesis without local constants
+        return
+    local = getattr(providers, "is_local_module_file", None)
+    if not callable(local):  # pragma: no cover - renamed in a later hypothesis
+        return
+    setattr(providers, "is_local_module_file", _not_ours(local))  # noqa: B010 - a private name, not typed as ours
+
+
+def _not_ours(local: Callable[[str], bool]) -> Callable[[str], bool]:
+    @functools.lru_cache(4096)
+    def is_local_module_file(path: str) -> bool:
+        return not os.path.abspath(path).startswith(PACKAGE) and local(path)
+
+    return is_local_module_file
