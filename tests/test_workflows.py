@@ -181,3 +181,14 @@ def test_the_documented_workflows_have_a_checkout_and_validate(tmp_path: Path) -
     assert len(files) == 3  # docs/ci.md: the reusable workflow, the action; getting-started.md
     proc = _check_jsonschema("vendor.github-workflows", files)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(("shard", "jobs"), [("", "auto"), ("2/4", "")])
+def test_the_check_step_runs_jobs_unless_it_checks_a_shard(shard: str, jobs: str) -> None:
+    """check refuses --jobs with --shard: the action passes --jobs only to a whole run."""
+    from tests.workflow_steps import _Context
+
+    [step] = [s for s in ACTION["runs"]["steps"] if s.get("id") == "check"]
+    context = _Context({"shard": shard, "jobs": "auto"}, {}, {})
+    assert context.fill(step["env"]["JOBS"]) == jobs
+    assert '${JOBS:+--jobs "$JOBS"}' in step["run"] and '${SHARD:+--shard "$SHARD"}' in step["run"]

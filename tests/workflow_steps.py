@@ -75,8 +75,12 @@ class _Context:
                     return value
             return value
         conjuncts = text.split("&&")
-        if len(conjuncts) > 1:
-            return all(self.evaluate(part) for part in conjuncts)
+        if len(conjuncts) > 1:  # as GitHub's: the first falsy operand, else the last one's value
+            for part in conjuncts:
+                value = self.evaluate(part)
+                if not value:
+                    return value
+            return value
         for operator in ("==", "!="):
             if operator in text:
                 left, right = text.split(operator)
