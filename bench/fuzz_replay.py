@@ -11,6 +11,8 @@ All in one run, on a copy of the demo project (contracts/ and fixtures/) in a te
   ``-n 0`` with ``--fuzz-regenerate`` (every property generates), and their ratio (aim: close
   to 2x on 2 cores); the same with ``--fuzz-profile nightly`` (2,000 examples a property, not 100); and
   xdist's own cost, ``-n 2`` against ``-n 0`` on a suite of as many empty tests.
+- **fuzz --jobs**: ``contract-harness fuzz --regenerate`` on the demo with ``--jobs 1`` and
+  ``--jobs 2``, in the ci and the nightly profile, and their ratio (aim: close to 2x).
 - **examples/s per property**: each property of each demo tool run alone in a fresh process
   (``run_property``, ci profile, the strategy's build included), by this checkout and by the
   baseline — the harness as of ``--baseline`` (default: the commit before this work), exported
@@ -214,6 +216,26 @@ def pytest_ratios(project: Path, storage: Path, repeat: int, xdist: bool) -> dic
     return out
 
 
+def fuzz_jobs(project: Path, storage: Path, repeat: int) -> dict[str, Any]:
+    """``contract-harness fuzz --jobs 1`` against ``--jobs 2`` (every property generating), in the
+    ci and the nightly profile: seconds, best of ``repeat``, and the ratio."""
+    best: dict[str, float] = {}
+    for _ in range(repeat):
+        for profile in ("ci", "nightly"):
+            for jobs in ("1", "2"):
+                started = time.perf_counter()
+                proc = subprocess.run([sys.executable, "-m", "harness.cli", "fuzz", "--no-progress", "--regenerate",
+                                       "--profile", profile, "--jobs", jobs], capture_output=True, text=True,
+                                      cwd=project, env=_env(ROOT, storage), timeout=1800)
+                seconds = time.perf_counter() - started
+                last = (proc.stdout.strip().splitlines() or ["?"])[-1]
+                print(f"  {project.name}: fuzz --profile {profile} --jobs {jobs}: {seconds:.1f}s  {last}", flush=True)
+                key = f"{profile}-{jobs}"
+                best[key] = min(best.get(key, float("inf")), seconds)
+    return {"seconds": best, "ci_ratio": best["ci-1"] / best["ci-2"],
+            "nightly_ratio": best["nightly-1"] / best["nightly-2"]}
+
+
 def _passed(line: str) -> int:
     """The item count of pytest's last line (``722 passed in 4.8s``)."""
     found = re.search(r"(\d+) passed", line)
@@ -302,7 +324,8 @@ def main() -> int:
     parser.add_argument("--baseline", default=BASELINE, help="git ref of the harness to compare with")
     parser.add_argument("--project", type=Path, action="append", default=[],
                         help="also time pytest on this project (copied first)")
-    parser.add_argument("--skip", action="append", default=[], choices=["pytest", "xdist", "properties", "schemas"])
+    parser.add_argument("--skip", action="append", default=[],
+                        choices=["pytest", "xdist", "jobs", "properties", "schemas"])
     parser.add_argument("--quick", action="store_true", help="one round; 50 examples per property")
     args = parser.parse_args()
     if args.quick:
@@ -326,6 +349,9 @@ def main() -> int:
         if "pytest" not in args.skip:
             print("pytest (best of rounds):", flush=True)
             out["pytest"] = {p.name: pytest_ratios(p, storage, args.repeat, "xdist" not in args.skip) for p in projects}
+        if "jobs" not in args.skip:
+            print("fuzz --jobs (best of rounds):", flush=True)
+            out["jobs"] = fuzz_jobs(demo, storage, args.repeat)
         if "properties" not in args.skip:
             print(f"examples/s per property (before = {args.baseline}):", flush=True)
             out["properties"] = property_rates(demo, baseline, storage, args.examples, args.repeat,
@@ -344,6 +370,10 @@ def main() -> int:
             print(f"  nightly profile: -n 0 {s['n0-nightly']:.1f}s / -n 2 {s['n2-nightly']:.1f}s = "
                   f"{r['nightly_n0_over_n2']:.2f}x (aim ~2x); xdist's own cost, {r['items']} empty tests: "
                   f"-n 0 {s['floor-n0']:.1f}s, -n 2 {s['floor-n2']:.1f}s ({r['xdist_floor_s']:+.1f}s)")
+    if out.get("jobs"):
+        j, s = out["jobs"], out["jobs"]["seconds"]
+        print(f"demo: fuzz --jobs 1 / --jobs 2: ci {s['ci-1']:.1f}s / {s['ci-2']:.1f}s = {j['ci_ratio']:.2f}x; "
+              f"nightly {s['nightly-1']:.1f}s / {s['nightly-2']:.1f}s = {j['nightly_ratio']:.2f}x (aim ~2x)")
     for key, title in (("properties", "property"), ("schemas", "real-tool schema")):
         if out.get(key):
             warm = key == "schemas"
