@@ -10,8 +10,9 @@ makes its cases and runs them through its own :class:`~harness.engine.Engine` (t
 counts. The parent yields the results contract by contract, in the order the contracts were
 given, as the events of one run: the reports of ``--jobs 4`` are those of ``--jobs 1`` but for
 the timings. Only results travel between processes (a result is a few hundred bytes; a failing
-case's payload is capped at its contract's ``max_bytes`` + 1); the parent holds the results of
-the contracts finished ahead of the one being reported, no more.
+case's payload is capped at its contract's ``max_bytes`` + 1); at most :data:`AHEAD` tasks per
+worker are given out ahead of the one being reported, so the parent holds a few contracts'
+results, however many contracts and however fast the workers.
 
 Workers are forked (they inherit the loaded contracts; nothing is loaded twice): where the
 platform cannot fork (Windows), a run has one job and says so.
@@ -24,9 +25,11 @@ import os
 import signal
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from multiprocessing.pool import AsyncResult
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -103,6 +106,8 @@ class _WorkerTraceback(Exception):
 # The task the forked workers run: set in the parent just before the pool is made, inherited
 # by fork (a closure over the loaded contracts: nothing is pickled on the way in but an index).
 _TASK: Callable[[int], Any] | None = None
+#: Tasks given out per worker ahead of the one whose result the parent waits for.
+AHEAD = 2
 
 
 def _call(index: int) -> tuple[bool, Any]:
@@ -123,9 +128,18 @@ def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator
     global _TASK
     _TASK = task
     try:
-        with multiprocessing.get_context("fork").Pool(max(1, min(jobs, count)), initializer=_ignore_interrupts) as pool:
+        workers = max(1, min(jobs, count))
+        with multiprocessing.get_context("fork").Pool(workers, initializer=_ignore_interrupts) as pool:
             def results() -> Iterator[T]:
-                for ok, value in pool.imap(_call, range(count)):
+                # At most AHEAD tasks per worker given out: a parent slower than its workers
+                # holds that many tasks' results, not the run's.
+                waiting: deque[AsyncResult[tuple[bool, Any]]] = deque()
+                given = 0
+                while given < count or waiting:
+                    while given < count and len(waiting) < AHEAD * workers:
+                        waiting.append(pool.apply_async(_call, (given,)))
+                        given += 1
+                    ok, value = waiting.popleft().get()
                     if not ok:
                         line, trace = value
                         raise JobError(line) from _WorkerTraceback(trace)
