@@ -14,8 +14,10 @@ case's payload is capped at its contract's ``max_bytes`` + 1); at most :data:`AH
 worker are given out ahead of the one being reported, so the parent holds a few contracts'
 results, however many contracts and however fast the workers.
 
-Workers are forked (they inherit the loaded contracts; nothing is loaded twice): where the
-platform cannot fork (Windows), a run has one job and says so.
+Workers are forked (they inherit the loaded contracts; nothing is loaded twice), by a
+``ProcessPoolExecutor``: a worker that dies breaks the pool, and the run ends with
+``job.worker_lost`` instead of waiting for a result that will not come (``multiprocessing.Pool``
+waits for ever). Where the platform cannot fork (Windows), a run has one job and says so.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from multiprocessing.pool import AsyncResult
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -124,30 +127,48 @@ def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator
     """``task(i)`` for each ``i`` of ``range(count)``, run by ``jobs`` forked workers and given in
     order of ``i``. The workers fork on entry (before the caller starts a thread of its own, such
     as a progress bar's); a task's error is raised as :class:`JobError` where its result would
-    come; on exit the pool is stopped."""
+    come, and so is a worker that dies (killed, out of memory) instead of a run that waits for
+    ever. On a normal exit the workers are shut down; on an error or an interrupt, stopped."""
     global _TASK
     _TASK = task
-    try:
-        workers = max(1, min(jobs, count))
-        with multiprocessing.get_context("fork").Pool(workers, initializer=_ignore_interrupts) as pool:
-            def results() -> Iterator[T]:
-                # At most AHEAD tasks per worker given out: a parent slower than its workers
-                # holds that many tasks' results, not the run's.
-                waiting: deque[AsyncResult[tuple[bool, Any]]] = deque()
-                given = 0
-                while given < count or waiting:
-                    while given < count and len(waiting) < AHEAD * workers:
-                        waiting.append(pool.apply_async(_call, (given,)))
-                        given += 1
-                    ok, value = waiting.popleft().get()
-                    if not ok:
-                        line, trace = value
-                        raise JobError(line) from _WorkerTraceback(trace)
-                    yield value
+    workers = max(1, min(jobs, count))
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                               initializer=_ignore_interrupts)
+    waiting: deque[Future[tuple[bool, Any]]] = deque()
+    given = 0
 
-            yield results()
+    def give() -> None:
+        # At most AHEAD tasks per worker given out: a parent slower than its workers holds that
+        # many tasks' results, not the run's.
+        nonlocal given
+        while given < count and len(waiting) < AHEAD * workers:
+            waiting.append(pool.submit(_call, given))
+            given += 1
+
+    def results() -> Iterator[T]:
+        while waiting:
+            try:
+                ok, value = waiting.popleft().result()
+            except BrokenProcessPool:
+                raise JobError("job.worker_lost: a worker process ended before it sent its result (killed, or out "
+                               "of memory?); run with --jobs 1 to see the contract that does it") from None
+            give()
+            if not ok:
+                line, trace = value
+                raise JobError(line) from _WorkerTraceback(trace)
+            yield value
+
+    finished = False
+    try:
+        give()  # the first submission forks every worker
+        yield results()
+        finished = True
     finally:
         _TASK = None
+        if not finished:
+            for process in list(getattr(pool, "_processes", {}).values()):  # stop, not wait for, the tasks
+                process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 # ---------------------------------------------------------------------------- check

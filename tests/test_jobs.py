@@ -155,3 +155,23 @@ def test_a_fuzz_finding_in_a_worker_is_shrunk_written_and_reported(tmp_path: Pat
         found[f"report-{jobs}"] = _untimed(report)
     assert found["1"] == found["2"] and found["1"]  # the shrunk example's fixture, by the same name
     assert found["report-1"] == found["report-2"]
+
+
+def test_a_worker_that_dies_ends_the_run_with_an_error_not_a_hang(tmp_path: Path) -> None:
+    """A connector's adapter that takes its process down (a crash in native code, the OOM
+    killer): the run stops with one line naming what happened, instead of waiting for ever."""
+    project = _project(tmp_path / "repo", "order_status", "ticket_lookup")
+    (project / "crashing.py").write_text(
+        "import multiprocessing, os, signal\n\n\n"
+        "def adapt(document, request):\n"
+        "    if multiprocessing.parent_process() is not None:  # only in a --jobs worker\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    return document\n")
+    contract = project / "contracts" / "order_status" / "contract.yaml"
+    contract.write_text(contract.read_text() + "adapter: crashing:adapt\n")
+    alone = _check(project, "--jobs", "1")
+    assert "job.worker_lost" not in alone.stderr and "Traceback" not in alone.stderr
+    done = _check(project, "--jobs", "2")  # the helper's timeout fails the test if it hangs
+    assert done.returncode == 2
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("contract-harness: error: job.worker_lost: a worker process ended before it sent")
