@@ -17,7 +17,7 @@ import gc
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -601,16 +601,26 @@ def fuzz(contracts: Iterable[Contract], options: FuzzOptions = FuzzOptions(), *,
             if not props:
                 continue
             subject = Subject(contract)
-            report.versions[contract.tool] = subject.version
-            for prop in props:
-                yield PropertyStarted(index, f"{contract.tool}::fuzz::{prop.name}", contract.tool, prop.name)
-                outcome = run_property(subject, prop, options)
-                report.outcomes.append(outcome)
-                yield PropertyFinished(index, outcome.case_result(), outcome)
-                index += 1
+            # Each property runs when its PropertyStarted has been reported (the progress bar).
+            outcomes = (run_property(subject, prop, options) for prop in props)
+            index = yield from _reported(report, contract, props, outcomes, index)
             _contract_done(report, contract, subject.generator_stats())
     report.duration_s = time.perf_counter() - started
     yield FuzzFinished(report.summary(), report)
+
+
+def _reported(report: FuzzReport, contract: Contract, props: list[Property], outcomes: Iterator[Outcome],
+              index: int) -> Generator[FuzzEvent, None, int]:
+    """One tool's properties as events, each outcome taken from ``outcomes`` between its
+    ``PropertyStarted`` and its ``PropertyFinished``; returns the next event index."""
+    report.versions[contract.tool] = contract.version
+    for prop in props:
+        yield PropertyStarted(index, f"{contract.tool}::fuzz::{prop.name}", contract.tool, prop.name)
+        outcome = next(outcomes)
+        report.outcomes.append(outcome)
+        yield PropertyFinished(index, outcome.case_result(), outcome)
+        index += 1
+    return index
 
 
 def _contract_done(report: FuzzReport, contract: Contract, stats: dict[str, Any]) -> None:
@@ -638,10 +648,5 @@ def _fuzz_forked(plan: list[tuple[Contract, list[Property]]], options: FuzzOptio
         yield started
         index = 0
         for (contract, props), (outcomes, stats) in zip(tasks, results, strict=True):
-            report.versions[contract.tool] = contract.version
-            for prop, outcome in zip(props, outcomes, strict=True):
-                yield PropertyStarted(index, f"{contract.tool}::fuzz::{prop.name}", contract.tool, prop.name)
-                report.outcomes.append(outcome)
-                yield PropertyFinished(index, outcome.case_result(), outcome)
-                index += 1
+            index = yield from _reported(report, contract, props, iter(outcomes), index)
             _contract_done(report, contract, stats)
