@@ -14,7 +14,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from harness.boundary.parse import strict_loads
 from harness.boundary.pipeline import Boundary, system_clock
 from harness.codes import Layer
 from harness.contract import Contract
@@ -139,10 +138,9 @@ def mutation_context(contract: Contract, fixture: Fixture, boundary: Boundary) -
     """Parse an accepted fixture and prepare it for the operators."""
     raw = fixture.read()
     now = _fixture_now(contract, fixture) or system_clock()
-    verdict = boundary.check(raw, fixture.request, now=now)
+    verdict, document = boundary.check_document(raw, fixture.request, now=now)  # parsed once
     if not verdict.accepted:
         raise MutationSkipped(f"{fixture.id} is not accepted ({verdict.code}); no mutations from it")
-    document = strict_loads(raw, max_depth=contract.limits.max_depth)
     request = contract.normalise_request(fixture.request)
     adapter = contract.adapter_function()
     result = adapter(document, request) if adapter is not None else document

@@ -76,7 +76,40 @@ MAX_YAML_NODES = 100_000
 def _check_nodes(root: yaml.Node, path: Path) -> None:
     """Refuse what the JSON data model cannot hold, before anything is constructed: tags outside
     it, complex (non-scalar) keys, recursive aliases and documents that expand past
-    :data:`MAX_YAML_NODES` through aliases."""
+    :data:`MAX_YAML_NODES` through aliases.
+
+    Most documents have no alias: one walk checks their tags and keys, in the order the full
+    check below takes, and finds no node twice (so nothing recursive, and no expansion). A
+    document where a node is reached twice is checked again by the full walk, from the start."""
+    seen: set[int] = set()
+    stack: list[yaml.Node] = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            _check_aliased_nodes(root, path)
+            return
+        seen.add(id(node))
+        if node.tag not in _JSON_TAGS:
+            raise _node_error(path, node, f"YAML tag {_tag_name(node.tag)} has no JSON meaning "
+                              "(allowed: strings, numbers, booleans, null, lists, mappings)",
+                              "contract.yaml_tag")
+        if isinstance(node, yaml.MappingNode):
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise _node_error(path, key_node, "a mapping key must be a plain string, "
+                                      "not a list or mapping (? complex key)", "contract.yaml_key")
+            for key_node, value_node in node.value:
+                stack.append(key_node)
+                stack.append(value_node)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    if len(seen) > MAX_YAML_NODES:  # no alias: the file itself is that large
+        raise _node_error(path, root, f"the document has more than {MAX_YAML_NODES:,} nodes",
+                          "contract.yaml_expansion")
+
+
+def _check_aliased_nodes(root: yaml.Node, path: Path) -> None:
+    """:func:`_check_nodes` for a document in which some node is reached more than once."""
     sizes: dict[int, int] = {}
     open_: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]

@@ -249,8 +249,12 @@ def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
     return None
 
 
-def _schema_accepts(contract: Contract, version: int, document: Any) -> bool | None:
-    """Would the schema layer's own schema accept ``document``? None when not applicable."""
+def _schema_accepts(contract: Contract, version: int, document: Any, schema_error: Any = MISSING) -> bool | None:
+    """Would the schema layer's own schema accept ``document``? None when not applicable.
+    ``schema_error``: what the schema layer said of it, when it validated it (see
+    :class:`~harness.boundary.pipeline.Examined`)."""
+    if schema_error is not MISSING and document is not None:
+        return schema_error is None
     validator = contract.vendor_validator() if contract.adapter else contract.validator(version)
     if validator is None or document is None:
         return None
@@ -295,6 +299,9 @@ class Differential:
     def __init__(self, memory: int = DIFFERENTIAL_MEMORY) -> None:
         self.memory = memory
         self._seen: OrderedDict[tuple[int, bytes], str | None] = OrderedDict()
+        #: The two validators by (contract, version), looked up once each (the contract kept
+        #: alive beside them, so its id stays its own).
+        self._validators: dict[tuple[int, int], tuple[Contract, Any, ReferenceValidator | None]] = {}
         self.compared = 0
         self.remembered = 0
         self.confirmed = 0
@@ -305,11 +312,16 @@ class Differential:
         return {"compared": self.compared, "remembered": self.remembered, "confirmed": self.confirmed,
                 "full": self.full}
 
-    def check(self, contract: Contract, version: int, document: Any) -> str | None:
-        """Why the two validators disagree on ``document``, or None."""
+    def check(self, contract: Contract, version: int, document: Any, schema_error: Any = MISSING) -> str | None:
+        """Why the two validators disagree on ``document``, or None. ``schema_error``: the
+        production validator's verdict as the schema layer found it (None: valid; its first
+        error: invalid), when it validated this document; otherwise it is asked here."""
         if document is None:
             return None
-        production, reference = _validators(contract, version)
+        found_pair = self._validators.get((id(contract), version))
+        if found_pair is None:
+            found_pair = self._validators[(id(contract), version)] = (contract, *_validators(contract, version))
+        _, production, reference = found_pair
         if production is None or reference is None:
             return None
         try:
@@ -323,9 +335,13 @@ class Differential:
                 self.remembered += 1
                 return self._seen[key]
         self.compared += 1
-        production_valid = production.is_valid(document)
+        if schema_error is MISSING:
+            production_valid = production.is_valid(document)
+            schema_error = None if production_valid else production.first_error(document)
+        else:
+            production_valid = schema_error is None
         found: str | None = None
-        if not production_valid and reference.rejects(document, production.first_error(document)):
+        if not production_valid and reference.rejects(document, schema_error):
             self.confirmed += 1
         else:
             self.full += 1
@@ -387,7 +403,8 @@ def unused_check_waivers(contract: Contract, used: set[int], operators: set[str]
     return notes
 
 
-def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[str, str | None, str]:
+def _judge(case: Case, verdict: Verdict, document: Any, version: int,
+           schema_error: Any = MISSING) -> tuple[str, str | None, str]:
     expect = case.expect
     leak = _leak(case, verdict, document)
     if leak:
@@ -400,7 +417,8 @@ def _judge(case: Case, verdict: Verdict, document: Any, version: int) -> tuple[s
                             and verdict.layer not in expect.layers
                             and verdict.layer.order > Layer.SCHEMA.order):
         near_miss = case.source in _NEAR_MISS_SOURCES
-        if near_miss and Layer.SCHEMA in expect.layers and _schema_accepts(case.contract, version, document):
+        if near_miss and Layer.SCHEMA in expect.layers and _schema_accepts(case.contract, version, document,
+                                                                              schema_error):
             if verdict.accepted and expect.absorbable:
                 return PASSED, None, _absorbed(case)
             what = case.description[:1].lower() + case.description[1:] if case.description else "the near miss"
@@ -475,18 +493,17 @@ class Engine:
         raw: bytes | None = None
         try:
             raw = case.build()
-            verdict, parsed = self.boundary(contract, version).check_document(
-                raw, case.request, now=case.now
-            )
+            examined = self.boundary(contract, version).examine(raw, case.request, now=case.now)
+            verdict, parsed, schema_error = examined.verdict, examined.document, examined.schema_error
             document = None if parsed is MISSING else parsed
-            status, problem, detail = _judge(case, verdict, document, version)
+            status, problem, detail = _judge(case, verdict, document, version, schema_error)
             waived = waiver_for(case, version, problem)
             if waived is not None:
                 index, waiver = waived
                 self.waived.setdefault(id(case.contract.raw), set()).add(index)
                 status, problem, detail = PASSED, None, f"waived (waivers[{index}]): {waiver.reason} [{detail}]"
             if status == PASSED and self.differential:
-                disagreement = self.differentials.check(contract, version, document)
+                disagreement = self.differentials.check(contract, version, document, schema_error)
                 if disagreement:
                     status, problem, detail = FINDING, "differential", disagreement
             layer, code = verdict.layer, verdict.code

@@ -59,38 +59,43 @@ def _unencodable(text: str) -> bool:
     return False
 
 
-def inside(path: Path, folder: Path) -> bool:
+def inside(path: Path | str, folder: Path | str) -> bool:
     """Whether ``path``, every symlink resolved, is ``folder`` or below it."""
     try:
-        return _real(path).is_relative_to(_resolved(_absolute(folder)))
+        real, base = _real(os.fspath(path)), _resolved(_absolute(os.fspath(folder)))
     except (OSError, RuntimeError):  # a symlink loop
         return False
+    # Both are resolved and absolute (no ``.``, ``..`` or doubled separators): below ``base``
+    # component by component is below it as text, past a separator.
+    real, base = os.path.normcase(real), os.path.normcase(base)
+    return real == base or real.startswith(base if base.endswith(os.sep) else base + os.sep)
 
 
-def _absolute(path: Path) -> Path:
+def _absolute(path: str) -> str:
     """``path`` from the working directory (as ``resolve`` starts), not yet resolved."""
-    return path if path.is_absolute() else Path(os.getcwd(), path)
+    return path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
 
 
-def _real(path: Path) -> Path:
-    """``path.resolve()``; for a file that is no symlink, its folder's resolved path (kept per
-    process, see :func:`_resolved`) and its name: one ``lstat`` instead of one per component."""
+def _real(path: str) -> str:
+    """``Path(path).resolve()``; for a file that is no symlink, its folder's resolved path (kept
+    per process, see :func:`_resolved`) and its name: one ``lstat`` instead of one per component."""
     path = _absolute(path)
-    if path.name in ("", ".", ".."):
-        return path.resolve()
+    folder, name = os.path.split(path)
+    if name in ("", ".", ".."):
+        return str(Path(path).resolve())
     try:
         if stat.S_ISLNK(os.lstat(path).st_mode):
-            return path.resolve()
+            return str(Path(path).resolve())
     except OSError:
-        return path.resolve()
-    return _resolved(path.parent) / path.name
+        return str(Path(path).resolve())
+    return os.path.join(_resolved(folder), name)
 
 
 @functools.lru_cache(maxsize=1024)
-def _resolved(folder: Path) -> Path:
+def _resolved(folder: str) -> str:
     """An absolute folder resolved once per process: the few folders files are held inside (a
     project's root) or read from (a tool's fixtures) are asked about for every fixture read."""
-    return folder.resolve()
+    return str(Path(folder).resolve())
 
 
 def read_bytes(

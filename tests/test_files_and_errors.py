@@ -87,6 +87,26 @@ def test_a_symlink_inside_the_project_is_followed(project: Path, capsys: Any) ->
     assert code == 0 and "all 2 cases held" in out
 
 
+def test_inside_compares_whole_folder_names_and_resolves_symlinked_folders(tmp_path: Path,
+                                                                          monkeypatch: Any) -> None:
+    from harness.files import inside
+
+    (tmp_path / "root/sub").mkdir(parents=True)
+    (tmp_path / "rootless").mkdir()
+    (tmp_path / "root/sub/a.json").write_text("{}")
+    (tmp_path / "rootless/b.json").write_text("{}")
+    (tmp_path / "root/out").symlink_to(tmp_path / "rootless")
+    root = tmp_path / "root"
+    assert inside(root / "sub/a.json", root) and inside(root, root) and inside(root / "sub/../sub/a.json", root)
+    # A sibling whose name starts with the folder's is not inside it, whatever the text says.
+    assert not inside(tmp_path / "rootless/b.json", root)
+    # Through a symlinked folder, or up and out with ``..``: where it resolves decides.
+    assert not inside(root / "out/b.json", root) and not inside(root / "sub/../../rootless/b.json", root)
+    monkeypatch.chdir(tmp_path)
+    assert inside(Path("root/sub/a.json"), Path("root")) and not inside(Path("rootless/b.json"), Path("root"))
+    assert inside(root / "sub/a.json", Path("/"))
+
+
 def test_a_fifo_among_the_fixtures_is_refused_without_waiting_for_a_writer(project: Path, capsys: Any) -> None:
     os.mkfifo(project / "fixtures/accepted/item_status/pipe.json")
     line = one_line_error(*run(["check", "--no-progress"], capsys)[::2])
@@ -157,6 +177,21 @@ def test_a_yaml_alias_bomb_in_a_sidecar_is_a_one_line_error(project: Path, capsy
     (project / "fixtures/accepted/item_status/ok.case.yaml").write_text(BOMB + "expect: accept\n")
     line = one_line_error(*run(["check", "--no-progress"], capsys)[::2])
     assert "contract.yaml_expansion" in line and "ok.case.yaml:" in line
+
+
+def test_yaml_with_aliases_is_checked_as_strictly_as_yaml_without(project: Path) -> None:
+    # An alias sends the check down its full walk: a tag after the alias is still refused.
+    append_to_contract(project, "x-a: &a [1, 2]\nx-b: *a\nx-c: !!binary aGVsbG8=\n")
+    with pytest.raises(ContractError) as info:
+        load_contract(project / "contracts/item_status")
+    assert info.value.code == "contract.yaml_tag" and info.value.line is not None
+
+
+def test_a_yaml_file_of_more_nodes_than_allowed_is_refused_without_aliases(project: Path) -> None:
+    append_to_contract(project, "x-many: [" + ",".join(["1"] * 100_001) + "]\n")
+    with pytest.raises(ContractError) as info:
+        load_contract(project / "contracts/item_status")
+    assert info.value.code == "contract.yaml_expansion" and "more than 100,000 nodes" in str(info.value)
 
 
 def test_a_yaml_alias_that_contains_itself_is_refused(project: Path) -> None:

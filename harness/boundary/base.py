@@ -49,6 +49,11 @@ class Evaluation:
     view: dict[str, Any] | None = None
     #: ``success`` or ``failure``, as the validated contract object declares it.
     outcome: str = "success"
+    #: What the schema layer's validator said of the document: None when valid, its first
+    #: jsonschema-rs error when not, ``MISSING`` when it did not validate (an earlier layer
+    #: refused, or an adapter tool has no vendor schema). The harness's differential check
+    #: compares the reference validator with this verdict instead of validating again.
+    schema_error: Any = MISSING
 
     def set_result(self, value: Any) -> None:
         """Record the contract object (validated) and read its declared outcome once."""

@@ -142,6 +142,20 @@ class Verdict:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Examined:
+    """A verdict with what the harness inspects beside it; never handed to an agent.
+
+    ``document`` is the parsed document (``MISSING`` if it did not parse). ``schema_error`` is
+    the schema layer's own finding on it: None when its validator accepted the document, the
+    first jsonschema-rs ``ValidationError`` when it did not, ``MISSING`` when it did not
+    validate (an earlier layer refused, or an adapter tool has no vendor schema)."""
+
+    verdict: Verdict
+    document: Any
+    schema_error: Any
+
+
 def _coerce_now(now: datetime | str | None, clock: Clock) -> datetime:
     if now is None:
         value = clock()
@@ -210,6 +224,19 @@ class Boundary:
 
         For the harness, which inspects what the boundary parsed; never hand it to an agent.
         """
+        examined = self.examine(raw, request, now=now, upstream=upstream)
+        return examined.verdict, examined.document
+
+    def examine(
+        self,
+        raw: Any,
+        request: Mapping[str, Any] | None = None,
+        *,
+        now: datetime | str | None = None,
+        upstream: str | None = None,
+    ) -> Examined:
+        """:meth:`check_document`, also returning what the schema layer's validator said (for
+        the harness's differential check: see :class:`Examined`)."""
         contract = self.contract
         full_request = normalise_request(contract, request)
         ev = Evaluation(
@@ -222,8 +249,8 @@ class Boundary:
         for layer, run in LAYERS:
             rejection = run(ev)
             if rejection is not None:
-                return self._rejected(ev, layer, rejection, upstream), ev.document
-        return self._accepted(ev, upstream), ev.document
+                return Examined(self._rejected(ev, layer, rejection, upstream), ev.document, ev.schema_error)
+        return Examined(self._accepted(ev, upstream), ev.document, ev.schema_error)
 
     def upstream_failure(
         self,

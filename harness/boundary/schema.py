@@ -106,12 +106,14 @@ def _best(error: Any) -> Any:
         if not context:
             break
         depth = len(error.instance_path)
-        ranked = sorted(context, key=lambda b: _branch_rank(b, depth))
-        if len(ranked) > 1 and _branch_rank(ranked[0], depth) == _branch_rank(ranked[1], depth):
+        # Each branch ranked once; sorted by rank alone (stable: ties keep the branches' order).
+        ranked = sorted(((_branch_rank(b, depth), b) for b in context), key=lambda pair: pair[0])
+        if len(ranked) > 1 and ranked[0][0] == ranked[1][0]:
             break
-        if not ranked[0]:
+        best = ranked[0][1]
+        if not best:
             break
-        error = min(ranked[0], key=lambda e: (_keyword(e) in _COMBINATORS, -len(e.instance_path)))
+        error = min(best, key=lambda e: (_keyword(e) in _COMBINATORS, -len(e.instance_path)))
     return error
 
 
@@ -268,8 +270,10 @@ def check(ev: Evaluation) -> Rejection | None:
     else:
         validator = compiled.schema_validator(contract, ev.version)
     if validator.is_valid(ev.document):
+        ev.schema_error = None
         if contract.adapter is None:
             ev.set_result(ev.document)
         return None
     # The first of ``violations``, without converting the others.
-    return violation_to_rejection(_to_violation(_best(validator.first_error(ev.document))))
+    ev.schema_error = error = validator.first_error(ev.document)
+    return violation_to_rejection(_to_violation(_best(error)))
