@@ -9,6 +9,27 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).resolve().parent / "results"
+#: The checkout's own package.
+PACKAGE = Path(__file__).resolve().parent.parent / "harness"
+
+
+def byte_compiled(*others: Path | str | None) -> None:
+    """Write the ``.pyc`` files of this checkout's ``harness`` and of each other tree given (a
+    folder holding a ``harness`` package, or the package folder itself; None is skipped).
+
+    A tree without them (``git archive`` of an earlier commit, or any tree run with
+    ``PYTHONDONTWRITEBYTECODE`` set, as on this machine) compiles every module it imports on
+    every run: that is measured as the package's own time, and makes an earlier version look
+    slower than it is. Each benchmark that runs child processes compiles the trees it runs
+    first, so both sides start alike."""
+    import compileall
+
+    for tree in (PACKAGE, *others):
+        if tree is None:
+            continue
+        folder = Path(tree)
+        folder = folder / "harness" if (folder / "harness" / "__init__.py").is_file() else folder
+        compileall.compile_dir(str(folder), quiet=2, force=False)
 
 
 def throughput(fn: Callable[[], Any], *, min_time: float = 0.3, repeats: int = 5) -> float:

@@ -46,7 +46,7 @@ sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
 import harness  # noqa: E402, F401
 
 sys.path.append(_HERE)
-from _util import save, table  # noqa: E402
+from _util import byte_compiled, save, table  # noqa: E402
 
 from harness import load_contract  # noqa: E402
 from harness.compat import compare, consecutive_pairs  # noqa: E402
@@ -231,6 +231,7 @@ def main() -> int:
                              "measures are run with its package too, in the same run")
     args = parser.parse_args()
     sections = {s.strip() for s in args.sections.split(",")}
+    byte_compiled(args.before)
     rows: list[list[str]] = []
     results: dict[str, Any] = {}
     if "demo" in sections:

@@ -40,7 +40,7 @@ sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
 import harness  # noqa: E402, F401
 
 sys.path.append(_HERE)
-from _util import save, table  # noqa: E402
+from _util import byte_compiled, save, table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATORS = ("ours", "plain", "plain-lowered")
@@ -173,6 +173,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.quick:
         args.examples, args.budget, args.repeat = 100, 8.0, 1
+    byte_compiled()
     rows, results = [], {}
     for label, schema, base_uri, resources in targets():
         if args.only not in label:

@@ -54,7 +54,7 @@ sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
 import harness  # noqa: E402, F401
 
 sys.path.append(_HERE)
-from _util import save, table  # noqa: E402
+from _util import byte_compiled, save, table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The last commit before fuzz replay and the faster generators (issue 17's fuzz part).
@@ -142,6 +142,7 @@ def _baseline_tree(ref: str, into: Path) -> Path:
     into.mkdir(parents=True, exist_ok=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "harness"], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    byte_compiled(into)  # as this checkout's: no side compiles its modules inside a timing
     return into
 
 

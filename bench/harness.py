@@ -23,6 +23,12 @@ processes; CPU time counts the workers); the smallest scale is the baseline the 
 memory is a ratio of (flat in the number of cases: about 1.0x). Targets (issue 17): peak RSS
 under 500 MB with ``--json`` at any size (470,000 cases: ``--tools 1000 --max-mutants 46
 --scales '' --memory-scales 1``), and 10,000 cases/s on the 100-tool corpus.
+
+With ``--instructions TOOLS``, ``check`` on a TOOLS-tool corpus also runs under valgrind's
+cachegrind (``--cache-sim=no``), with ``--before`` beside it, and prints the instructions each
+executed: a count that does not vary with the machine's speed (timings on a shared machine
+vary by ±15% between identical runs; the count by about 0.1%), for telling a change of a few
+percent from noise. Skipped, with a note, where valgrind is not installed.
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
 import harness  # noqa: E402, F401
 
 sys.path.append(_HERE)
-from _util import save, table  # noqa: E402
+from _util import byte_compiled, save, table  # noqa: E402
 
 from harness import Boundary, load_contract  # noqa: E402
 from harness.boundary.parse import strict_loads  # noqa: E402
@@ -196,6 +202,40 @@ def child_check(root: Path, max_mutants: int, *extra: str, code: Path | None = N
     return result
 
 
+_IR = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def instructions(tmp: Path, args: argparse.Namespace) -> dict[str, Any] | None:
+    """Instructions executed by ``check`` (cachegrind), for this version and ``--before``."""
+    import shutil
+
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("instructions: skipped (valgrind is not installed)")
+        return None
+    root = tmp / f"ir{args.instructions}"
+    build_project(root, args.instructions, args.fixtures)
+    argv = ["check", str(root), "--no-progress", "--max-mutants", str(args.max_mutants)]
+    versions = {"now": None} if not args.before else {"now": None, "before": Path(args.before).resolve()}
+    counts: dict[str, int] = {}
+    for label, code in versions.items():
+        env = {**os.environ, "PYTHONPATH": str(code)} if code else None
+        done = subprocess.run([valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                               sys.executable, "-c", _CHILD, json.dumps(argv)], cwd=root, capture_output=True,
+                              text=True, env=env)
+        found = _IR.search(done.stderr)
+        if done.returncode != 0 or found is None:
+            raise SystemExit(f"check under valgrind failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        counts[label] = int(found.group(1).replace(",", ""))
+        cases = json.loads(done.stdout.splitlines()[-1])["cases"]
+        print(f"  instructions, {args.instructions} tools, {cases:,} cases, {label}: {counts[label]:,} "
+              f"({counts[label] / max(cases, 1):,.0f} a case, start-up included)", flush=True)
+    if "before" in counts:
+        print(f"instructions: before/now {counts['before'] / counts['now']:.3f}x "
+              f"({counts['now']:,} now, {counts['before']:,} before)")
+    return {"tools": args.instructions, **counts}
+
+
 #: Variants an earlier version (--before) does not have: measured for this one only.
 NEW_VARIANTS = {"check --jobs 2"}
 
@@ -290,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="scales at which check's peak RSS is measured in a child process ('' for none)")
     parser.add_argument("--memory-repeat", type=int, default=1,
                         help="best of N runs (by CPU time) for each check in a child process")
+    parser.add_argument("--instructions", type=int, default=0, metavar="TOOLS",
+                        help="also count check's instructions under valgrind on a TOOLS-tool corpus (0: not)")
     parser.add_argument("--before", metavar="DIR",
                         help="a folder holding an earlier version of the harness package (e.g. from "
                              "`git archive`): its check is measured beside this one's, alternating")
@@ -297,11 +339,15 @@ def main(argv: list[str] | None = None) -> int:
     scales = [int(s) for s in args.scales.split(",") if s]
     memory_scales = [int(s) for s in args.memory_scales.split(",") if s]
     pytest_scales = {int(s) for s in args.pytest_scales.split(",") if s}
+    byte_compiled(args.before)
     rows, results = [], []
     measured: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
+        counted = instructions(Path(tmp), args) if args.instructions else None
         if memory_scales:
             measured = memory(Path(tmp), args, memory_scales)
+        if counted is not None:
+            measured.append({"variant": "instructions", **counted})
         if not scales:
             print(f"saved {save('harness-memory', measured)}")
             return 0
