@@ -8,8 +8,9 @@ sharding cases costs nothing per payload.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,10 @@ class CaseExpectation:
         assert expect.layer is not None
         return cls(False, (expect.layer,), expect.code, expect.pointer, expect.schema_pointer)
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Pickled as the class and its fields' values (each result of ``--jobs`` carries one).
+        return type(self), _EXPECTATION_FIELDS(self)
+
     @property
     def layer(self) -> Layer | None:
         return self.layers[0] if self.layers else None
@@ -68,6 +73,7 @@ class CaseExpectation:
         }
 
 
+_EXPECTATION_FIELDS = operator.attrgetter(*(f.name for f in fields(CaseExpectation)))
 ACCEPT = CaseExpectation(True)
 
 

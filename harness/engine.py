@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from harness.boundary.pipeline import Boundary, Verdict
@@ -89,6 +90,11 @@ class CaseResult:
     #: ``contract``: the payload is the contract object of a tool with an adapter.
     shape: str = "upstream"
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Pickled as the class and its fields' values, in order (``--jobs`` sends every result
+        # to the parent): about 4x cheaper to load than a slots dataclass's own state.
+        return type(self), _RESULT_FIELDS(self)
+
     @property
     def actual(self) -> str:
         return self.code or ACCEPTED_COLUMN
@@ -124,6 +130,9 @@ class CaseResult:
             "reproduce": self.reproduce,
             "duration_s": round(self.duration_s, 6),
         }
+
+
+_RESULT_FIELDS = operator.attrgetter(*(f.name for f in fields(CaseResult)))
 
 
 # ------------------------------------------------------------------------ events

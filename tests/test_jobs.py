@@ -175,3 +175,22 @@ def test_a_worker_that_dies_ends_the_run_with_an_error_not_a_hang(tmp_path: Path
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("contract-harness: error: job.worker_lost: a worker process ended before it sent")
+
+
+def test_a_result_pickles_whole_as_the_workers_send_it(tmp_path: Path) -> None:
+    import dataclasses
+    import pickle
+
+    from harness.cases import CaseExpectation
+    from harness.codes import Layer
+    from harness.engine import CaseResult
+
+    expected = CaseExpectation(False, (Layer.SCHEMA, Layer.BINDING), "schema.type", "/a", "/properties/a", True)
+    values = {f.name: f"{f.name}-value" for f in dataclasses.fields(CaseResult)}
+    values.update(expected=expected, layer=Layer.SCHEMA, version=3, request={"args": {"id": 1}}, duration_s=0.5,
+                  payload=b"\x00raw", now=None)
+    result = CaseResult(**values)
+    back = pickle.loads(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    # Every field, whatever fields are added later, comes back (payload included: it is not compared).
+    assert all(getattr(back, f.name) == getattr(result, f.name) for f in dataclasses.fields(CaseResult))
+    assert back.expected == expected and type(back.expected) is CaseExpectation

@@ -226,3 +226,20 @@ def test_a_string_without_a_bound_gets_an_oversized_near_miss_below_max_bytes(
     assert len(note) == size if size else len(note) > 1500
     result = Engine().evaluate(case)
     assert (result.status, result.problem) == ("finding", "contract_gap")
+
+
+def test_an_expectation_filled_in_keeps_every_other_field_of_the_mutant(demo) -> None:  # type: ignore[no-untyped-def]
+    import dataclasses
+
+    contract = demo("deployment_status")
+    fixture = next(iter(fixtures_for(contract, ("accepted",))))
+    ctx = mutation_context(contract, fixture, Boundary(contract))
+    operator = REGISTRY["stretch_string"]
+    filled = {"layers", "code", "absorbable"}
+    bare = Mutant("stretch_string", "/x", lambda: b"{}", original="o", mutated="m", layers=(Layer.PARSE,),
+                  code="c", absorbable=True, canary="hx-canary-0", note="n", variant="huge")
+    made = operator.expected(bare, ctx)
+    for f in dataclasses.fields(Mutant):  # a field added to Mutant must be carried over too
+        if f.name not in filled:
+            assert getattr(made, f.name) == getattr(bare, f.name), f.name
+    assert made.layers == (Layer.TRANSPORT,) and made.code == "transport.max_bytes" and made.absorbable

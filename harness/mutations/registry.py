@@ -17,7 +17,6 @@ Registries are objects: tests make fresh ones instead of resetting a global.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -185,8 +184,10 @@ class Operator:
                                  f"{built.absorbable}) it described as {mutant.variant!r} ({mutant.absorbable})")
             mutant = built
         variant = self.variants[mutant.variant]
-        return dataclasses.replace(mutant, layers=variant.layers_for(ctx.contract), code=variant.code_for(mutant),
-                                   absorbable=mutant.absorbable or variant.optional)
+        # Made field by field (``dataclasses.replace`` costs several times as much, per kept mutant).
+        return Mutant(mutant.operator, mutant.pointer, mutant.build, mutant.original, mutant.mutated,
+                      variant.layers_for(ctx.contract), variant.code_for(mutant),
+                      mutant.absorbable or variant.optional, mutant.canary, mutant.note, mutant.variant)
 
 
 class OperatorRegistry(Registry[Operator]):
