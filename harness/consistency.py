@@ -46,14 +46,21 @@ def _shown(tokens: list[str] | tuple[str, ...]) -> str:
 # --------------------------------------------------------------------------- envelope
 
 
-def envelope_for(file: Path, data: Mapping[str, Any], schemas: Mapping[int, Any]) -> Envelope | None:
-    """The contract's envelope: as ``envelope:`` says (checked against every schema version),
-    else inferred from the schemas. Raises :class:`ContractError` with the fix."""
-    from harness.contract import SCHEMAS_DIR, Envelope, load_schema_resources
+def schema_documents(file: Path, schemas: Mapping[int, Any], resources: list[tuple[str, Any]]) -> dict[int, Document]:
+    """The schema model of each version of the contract at ``file`` (what
+    :meth:`~harness.contract.Contract.document` gives, built once while loading)."""
+    from harness.contract import SCHEMAS_DIR
 
-    resources = load_schema_resources(file.parent)
-    documents = {v: Document(s, file=file.parent / SCHEMAS_DIR / f"v{v}.json", resources=resources)
-                 for v, s in sorted(schemas.items())}
+    return {v: Document(s, file=file.parent / SCHEMAS_DIR / f"v{v}.json", resources=resources)
+            for v, s in sorted(schemas.items())}
+
+
+def envelope_for(file: Path, data: Mapping[str, Any], documents: Mapping[int, Document]) -> Envelope | None:
+    """The contract's envelope: as ``envelope:`` says (checked against every schema version's
+    model, :func:`schema_documents`), else inferred from the schemas. Raises
+    :class:`ContractError` with the fix."""
+    from harness.contract import SCHEMAS_DIR, Envelope
+
     if "envelope" in data:
         raw = data["envelope"]
         if raw is None:

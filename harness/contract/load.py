@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -220,6 +221,28 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
             )
         )
 
+    # In the order each may raise: the first error of a contract stays the first reported.
+    bindings = tuple(BindingRule.of(**b) for b in data.get("bindings", []))
+    freshness = tuple(
+        FreshnessRule(
+            field=f["field"],
+            max_age=_duration(file, f"/freshness/{i}/max_age", f["max_age"]),
+            max_future_skew=_duration(file, f"/freshness/{i}/max_future_skew", f.get("max_future_skew", "PT30S")),
+            max_age_text=f["max_age"],
+            max_future_skew_text=f.get("max_future_skew", "PT30S"),
+        )
+        for i, f in enumerate(data.get("freshness", []))
+    )
+    policy = ErrorPolicy(
+        retryable=frozenset(errors.get("retryable", [AgentCode.UPSTREAM_UNAVAILABLE.value])),
+        freshness_retryable=errors.get("freshness_retryable", True),
+        codes=tuple(errors.get("codes", [])),
+    )
+    # The schema files are read once, and each version's model built once: the envelope is
+    # checked against the models, and the contract keeps them (Contract.document).
+    resources = load_schema_resources(directory)
+    documents = consistency.schema_documents(file, schemas, resources)
+    envelope = consistency.envelope_for(file, data, documents)
     contract = Contract(
         tool=tool,
         version=version,
@@ -230,32 +253,21 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         request_schema=request.get("schema", True),
         request_example=MappingProxyType(dict(request.get("example", {}))),
         request_id=request.get("request_id", DEFAULT_REQUEST_ID),
-        bindings=tuple(BindingRule.of(**b) for b in data.get("bindings", [])),
-        freshness=tuple(
-            FreshnessRule(
-                field=f["field"],
-                max_age=_duration(file, f"/freshness/{i}/max_age", f["max_age"]),
-                max_future_skew=_duration(file, f"/freshness/{i}/max_future_skew", f.get("max_future_skew", "PT30S")),
-                max_age_text=f["max_age"],
-                max_future_skew_text=f.get("max_future_skew", "PT30S"),
-            )
-            for i, f in enumerate(data.get("freshness", []))
-        ),
+        bindings=bindings,
+        freshness=freshness,
         agent_view=tuple(view),
-        errors=ErrorPolicy(
-            retryable=frozenset(errors.get("retryable", [AgentCode.UPSTREAM_UNAVAILABLE.value])),
-            freshness_retryable=errors.get("freshness_retryable", True),
-            codes=tuple(errors.get("codes", [])),
-        ),
-        envelope=consistency.envelope_for(file, data, schemas),
+        errors=policy,
+        envelope=envelope,
         adapter=data.get("adapter"),
         vendor_schema=vendor,
         default_now=default_now,
         upstreams=tuple(upstreams),
         waivers=tuple(Waiver(**{"rule": "", **w}) for w in data.get("waivers", [])),
-        resources=tuple(load_schema_resources(directory)),
+        resources=tuple(resources),
         raw=MappingProxyType(data),
     )
+    for v, document in documents.items():
+        contract.memo(("document", v), partial(_same, document))
     # Compile every supported version now, so a broken schema is a load-time error.
     for v in contract.versions:
         compiled.schema_validator(contract, v)
@@ -264,6 +276,10 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     compiled.request_validator(contract)
     consistency.check(contract)
     return contract
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def _duration(file: Path, pointer: str, text: str) -> timedelta:
