@@ -88,3 +88,21 @@ def test_lint_on_one_contract_loads_only_what_linting_needs() -> None:
     assert not ours & {"harness.engine", "harness.cases", "harness.mutations", "harness.differential",
                        "harness.boundary.pipeline", "harness.reporting", "harness.drift", "harness.lint.sarif"}
     assert {name for name in ours if name.startswith("harness.cli.")} == {"harness.cli.lint", "harness.cli.check", "harness.cli._common"}
+
+
+#: What ``check`` with its default reports never uses: drift's shape diffing, report formats not
+#: asked for, upstream clients, generators.
+CHECK_NEEDS_NOT = ("deepdiff", "junit_xml", "httpx", "mcp", "anyio", "hypothesis", "hypothesis_jsonschema",
+                   "greenery")
+
+
+def test_check_loads_only_what_checking_needs() -> None:
+    from pathlib import Path
+
+    demo = Path(__file__).resolve().parent.parent
+    modules = _modules_after(
+        "import contextlib, io\nfrom harness.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['check', {str(demo)!r}, '--no-progress', '--max-mutants', '1']) == 0")
+    assert sorted(name for name in modules if name.split(".")[0] in CHECK_NEEDS_NOT) == []
+    assert "harness.engine" in modules  # it did check

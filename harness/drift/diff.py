@@ -26,8 +26,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from harness.drift.shape import ANY, WILDCARD, Shape, covers, last_token, merge_all, parent_of
 
 #: Change kinds, in report order, each with the one line the docs show.
@@ -115,6 +113,8 @@ def _values_text(values: frozenset[str]) -> str:
 
 def _differing(baseline: dict[str, Any], current: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """(section, location) of every difference deepdiff reports between two shape views."""
+    from deepdiff import DeepDiff  # here: every check imports this module (for its event), few diff shapes
+
     tree = DeepDiff(baseline, current, view="tree", threshold_to_diff_deeper=0)
     for report in tree:
         for item in tree[report]:

@@ -24,10 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any
-
-import junit_xml
-from junit_xml import TestCase, TestSuite
+from typing import IO, TYPE_CHECKING, Any
 
 from harness import __version__
 from harness.engine import (
@@ -43,6 +40,9 @@ from harness.engine import (
 )
 from harness.files import AtomicWriter, write_atomic
 from harness.reporting import Contributor
+
+if TYPE_CHECKING:  # junit-xml is imported by the JUnit report alone, when it writes a case
+    from junit_xml import TestCase
 
 FORMAT_VERSION = 1
 
@@ -271,6 +271,8 @@ def _failure_text(r: CaseResult) -> str:
 
 def junit_case(result: CaseResult) -> TestCase:
     """One case as a JUnit testcase (classname = the tool; failures and findings as failures)."""
+    from junit_xml import TestCase
+
     case = TestCase(result.id.split("::", 1)[1], classname=result.tool, elapsed_sec=result.duration_s,
                     status=result.status)
     if result.status == FAILED:
@@ -284,6 +286,8 @@ def junit_case(result: CaseResult) -> TestCase:
 
 def skipped_case(skipped: CaseSkipped) -> TestCase:
     """A case deliberately not run, as a skipped testcase with the reason."""
+    from junit_xml import TestCase
+
     case = TestCase(skipped.id.split("::", 1)[1], classname=skipped.tool, status="skipped")
     case.add_skipped_info(message=skipped.reason)
     return case
@@ -308,7 +312,9 @@ def testcase_xml(testcase: TestCase, properties: dict[str, str]) -> str:
     child (junit-xml has no per-testcase properties; the JUnit schema allows them), laid out as
     junit-xml's pretty-printed document lays it out one level down, illegal XML characters
     removed as junit-xml removes them."""
-    element = TestSuite("", [testcase]).build_xml_doc().find("testcase")
+    import junit_xml
+
+    element = junit_xml.TestSuite("", [testcase]).build_xml_doc().find("testcase")
     assert element is not None
     children = list(element)
     if children:  # each child (failure, skipped) on its own line, indented
@@ -401,6 +407,8 @@ class JUnitReporter(FileReporter):
                 ET.SubElement(props, "property", name=name, value=value)
             else:
                 found.set("value", value)
+        import junit_xml
+
         return junit_xml._clean_illegal_xml_chars(ET.tostring(element, encoding="unicode")).encode("utf-8")  # type: ignore[no-any-return]
 
     def write(self, out: AtomicWriter, summary: Summary) -> None:
