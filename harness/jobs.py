@@ -22,15 +22,12 @@ waits for ever). Where the platform cannot fork (Windows), a run has one job and
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +37,8 @@ from harness.engine import CaseFinished, CaseResult, Engine, Event, RunFinished,
 from harness.errors import HarnessError, UsageError, one_line
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from harness.contract import Contract
 
 T = TypeVar("T")
@@ -83,6 +82,8 @@ def jobs_option(text: str) -> int:
 
 
 def can_fork() -> bool:
+    import multiprocessing  # here: a run of one job needs no process machinery
+
     return "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -129,6 +130,10 @@ def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator
     as a progress bar's); a task's error is raised as :class:`JobError` where its result would
     come, and so is a worker that dies (killed, out of memory) instead of a run that waits for
     ever. On a normal exit the workers are shut down; on an error or an interrupt, stopped."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     global _TASK
     _TASK = task
     workers = max(1, min(jobs, count))

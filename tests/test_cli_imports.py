@@ -105,4 +105,6 @@ def test_check_loads_only_what_checking_needs() -> None:
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    assert main(['check', {str(demo)!r}, '--no-progress', '--max-mutants', '1']) == 0")
     assert sorted(name for name in modules if name.split(".")[0] in CHECK_NEEDS_NOT) == []
+    # One job and no progress bar: no process pool, no bar.
+    assert not modules & {"multiprocessing", "concurrent.futures.process", "rich.progress"}
     assert "harness.engine" in modules  # it did check

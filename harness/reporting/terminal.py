@@ -8,10 +8,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from harness.engine import (
@@ -28,6 +27,9 @@ from harness.engine import (
 )
 from harness.reporting import Contributor
 from harness.reporting.files import problem_lines
+
+if TYPE_CHECKING:  # the progress bar's module is imported when a bar is shown (a terminal, not CI)
+    from rich.progress import Progress
 
 
 def interactive(stream: TextIO) -> bool:
@@ -56,6 +58,8 @@ class TerminalReporter:
         self.contributor.handle(event)
         if isinstance(event, RunStarted):
             if self.show_progress and event.total != 0:  # None: streamed, the count unknown
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
                 self._progress = Progress(
                     TextColumn(f"[bold]{self.contributor.progress_label}"), BarColumn(), MofNCompleteColumn(),
                     TextColumn("{task.fields[failed]} not held"), TextColumn("{task.description}"),
