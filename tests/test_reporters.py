@@ -140,3 +140,20 @@ def test_a_reporter_hands_its_contributor_every_event_before_asking_for_its_part
     dispatch(events, [MarkdownReporter(tmp_path / "r.md", contributor=contributor)])
     assert contributor.seen == [type(e) for e in events]
     assert f"### Seen: {len(events)} events" in (tmp_path / "r.md").read_text()
+
+
+def test_the_progress_bar_runs_on_a_terminal_and_leaves_the_report_as_it_is(
+        fuzz_events: list[Event], capsys: pytest.CaptureFixture[str]) -> None:
+    shown, plain = io.StringIO(), io.StringIO()
+    with_bar = TerminalReporter(stream=shown, progress=True)
+    dispatch(fuzz_events, [with_bar])
+    dispatch(fuzz_events, [TerminalReporter(stream=plain, progress=False)])
+    assert with_bar._progress is not None  # a bar was made (its module imported when needed)
+    # The bar is transient, on stderr: the report itself is the same text with or without it.
+    assert _without_timings(shown.getvalue()) == _without_timings(plain.getvalue())
+    assert "all 4 cases held" in shown.getvalue()
+    capsys.readouterr()
+
+
+def _without_timings(text: str) -> str:
+    return re.sub(r"\(\d+(\.\d+)?s\)", "(s)", text)
