@@ -7,7 +7,9 @@ Runs, alternating round by round so drift in machine speed hits every command al
 - the baseline: ``python -c pass`` (the interpreter alone, with this environment's site);
 - ``contract-harness --help`` and ``contract-harness lint CONTRACT`` (the console script, as
   pre-commit runs it), and the same through ``python -m harness.cli``;
-- ``contract-harness check --help``, for reference (it loads the engine's argument helpers).
+- ``contract-harness check --help``, for reference (it loads the engine's argument helpers);
+- ``contract-harness check PROJECT --no-progress`` on a new repository of one tool
+  (``contract-harness init ticket_lookup``, its 62 cases), where start-up is most of the run.
 
 and prints the best (minimum) wall time of each and its ratio to the baseline. Target: ``--help``
 and ``lint`` on one contract within 6x the bare interpreter. Each command also has the modules it
@@ -34,15 +36,18 @@ REPO = _HERE.parent
 TARGET = 6.0
 
 
-def commands(contract: str, before: str | None = None) -> dict[str, list[str]]:
+def commands(contract: str, before: str | None = None, project: str | None = None) -> dict[str, list[str]]:
     script = shutil.which("contract-harness", path=str(Path(sys.executable).parent)) or "contract-harness"
     older = {}
+    checking = {"contract-harness check NEW_REPO": [script, "check", project, "--no-progress"]} if project else {}
     if before:  # an earlier version of the package, run the same way (PYTHONPATH first)
         folder = str(Path(before).resolve())
         boot = f"import sys; sys.path.insert(0, {folder!r}); from harness.cli import main; sys.exit(main())"
         older = {"before: --help": [sys.executable, "-c", boot, "--help"],
                  "before: lint CONTRACT": [sys.executable, "-c", boot, "lint", contract]}
-    return {**older,
+        if project:
+            older["before: check NEW_REPO"] = [sys.executable, "-c", boot, "check", project, "--no-progress"]
+    return {**older, **checking,
         "python -c pass": [sys.executable, "-c", "pass"],
         "contract-harness --help": [script, "--help"],
         "contract-harness lint CONTRACT": [script, "lint", contract],
@@ -86,13 +91,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="a folder holding an earlier version of the harness package (e.g. from "
                              "`git archive`), measured the same way in the same rounds")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="startup-pycache-") as cache:
+    with tempfile.TemporaryDirectory(prefix="startup-pycache-") as cache, \
+            tempfile.TemporaryDirectory(prefix="startup-repo-") as project:
         ENV["PYTHONPYCACHEPREFIX"] = cache
-        return measure(args)
+        script = shutil.which("contract-harness", path=str(Path(sys.executable).parent)) or "contract-harness"
+        subprocess.run([script, "init", "ticket_lookup"], cwd=project, env=ENV, check=True, capture_output=True)
+        return measure(args, project)
 
 
-def measure(args: argparse.Namespace) -> int:
-    runs = commands(args.contract, args.before)
+def measure(args: argparse.Namespace, project: str | None = None) -> int:
+    runs = commands(args.contract, args.before, project)
     best = dict.fromkeys(runs, float("inf"))
     cpu = dict.fromkeys(runs, float("inf"))
     for command in runs.values():  # warm the file cache and the bytecode
