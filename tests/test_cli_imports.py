@@ -106,5 +106,6 @@ def test_check_loads_only_what_checking_needs() -> None:
         f"    assert main(['check', {str(demo)!r}, '--no-progress', '--max-mutants', '1']) == 0")
     assert sorted(name for name in modules if name.split(".")[0] in CHECK_NEEDS_NOT) == []
     # One job and no progress bar: no process pool, no bar.
-    assert not modules & {"multiprocessing", "concurrent.futures.process", "rich.progress"}
+    assert not modules & {"multiprocessing", "concurrent.futures.process", "rich.progress", "harness.drift.check",
+                          "harness.drift.diff"}
     assert "harness.engine" in modules  # it did check

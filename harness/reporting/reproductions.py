@@ -22,7 +22,6 @@ from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 
-from harness.drift.check import DriftChecked
 from harness.engine import CaseFinished, Event
 from harness.redaction import Redactor
 from harness.reporting.files import write_reproduction
@@ -44,6 +43,8 @@ def protected(
                 request = redactor.value(event.result.request)
                 result = write_reproduction(replace(event.result, request=request), cases_dir)
             else:
+                from harness.drift.check import DriftChecked  # here: a check run imports no drift
+
                 note = f"payload not written to the cases directory: {why}"
                 result = replace(event.result, payload=None, excerpt="", detail=f"{event.result.detail}; {note}")
                 if isinstance(event, DriftChecked) and event.check is not None:  # the terminal shows the check
