@@ -171,10 +171,14 @@ def json_report(results: Sequence[CaseResult], summary: Summary, command: str = 
     return report
 
 
+#: ``json.dumps(..., ensure_ascii=False, separators=(", ", ": "))`` without an encoder made per case.
+_LINE = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+
+
 def case_line(case: dict[str, Any]) -> str:
     """One case of the JSON report, as its line of the file: compact (the C encoder: the
     pure-Python indenting encoder costs more than the cases on a large run), indented."""
-    return "    " + json.dumps(case, ensure_ascii=False, separators=(", ", ": "))
+    return "    " + _LINE(case)
 
 
 _PLACEHOLDER = "\u0000cases\u0000"
