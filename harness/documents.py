@@ -89,15 +89,8 @@ def _check_nodes(root: yaml.Node, path: Path) -> None:
             _check_aliased_nodes(root, path)
             return
         seen.add(id(node))
-        if node.tag not in _JSON_TAGS:
-            raise _node_error(path, node, f"YAML tag {_tag_name(node.tag)} has no JSON meaning "
-                              "(allowed: strings, numbers, booleans, null, lists, mappings)",
-                              "contract.yaml_tag")
+        _check_node(node, path)
         if isinstance(node, yaml.MappingNode):
-            for key_node, _ in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    raise _node_error(path, key_node, "a mapping key must be a plain string, "
-                                      "not a list or mapping (? complex key)", "contract.yaml_key")
             for key_node, value_node in node.value:
                 stack.append(key_node)
                 stack.append(value_node)
@@ -128,18 +121,23 @@ def _check_aliased_nodes(root: yaml.Node, path: Path) -> None:
             continue
         if key in open_:
             raise _node_error(path, node, "a YAML alias refers to a node that contains it", "contract.yaml_recursive")
-        if node.tag not in _JSON_TAGS:
-            raise _node_error(path, node, f"YAML tag {_tag_name(node.tag)} has no JSON meaning "
-                              "(allowed: strings, numbers, booleans, null, lists, mappings)",
-                              "contract.yaml_tag")
-        if isinstance(node, yaml.MappingNode):
-            for key_node, _ in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    raise _node_error(path, key_node, "a mapping key must be a plain string, "
-                                      "not a list or mapping (? complex key)", "contract.yaml_key")
+        _check_node(node, path)
         open_.add(key)
         stack.append((node, True))
         stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+
+
+def _check_node(node: yaml.Node, path: Path) -> None:
+    """One node's tag, and a mapping's keys: what the JSON data model can hold."""
+    if node.tag not in _JSON_TAGS:
+        raise _node_error(path, node, f"YAML tag {_tag_name(node.tag)} has no JSON meaning "
+                          "(allowed: strings, numbers, booleans, null, lists, mappings)",
+                          "contract.yaml_tag")
+    if isinstance(node, yaml.MappingNode):
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise _node_error(path, key_node, "a mapping key must be a plain string, "
+                                  "not a list or mapping (? complex key)", "contract.yaml_key")
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
