@@ -210,7 +210,7 @@ class Boundary:
         upstream: str | None = None,
     ) -> Verdict:
         """Run ``raw`` (bytes, binary stream or byte chunks) through every layer."""
-        return self.check_document(raw, request, now=now, upstream=upstream)[0]
+        return self.examine(raw, request, now=now, upstream=upstream).verdict
 
     def check_document(
         self,
