@@ -233,3 +233,22 @@ def test_compat_keeps_no_keyword_table_of_its_own_the_schema_model_answers() -> 
     tables = {str(p.relative_to(package)): _keyword_tables(p.read_text()) for p in sorted(package.rglob("*.py"))}
     assert _keyword_tables('X = frozenset({"allOf", "anyOf"})\nY = {"items": "additionalItems"}\n')  # it can fail
     assert {name: found for name, found in tables.items() if found} == {}
+
+
+def test_hypothesis_state_an_alarm_leaves_half_set_is_put_back_when_the_budget_ends() -> None:
+    # Where the alarm lands between hypothesis setting its "inside a @given" marker and the
+    # ``with`` block that unsets it, or half-way through its recursion-limit bookkeeping, every
+    # later @given would fail (nested_given, or an internal assertion). Simulated: both left off.
+    from hypothesis import control
+    from hypothesis.internal.conjecture import junkdrawer
+
+    from harness.fuzz.generate.documents import GenerationStats, from_schema, sample, time_budget
+
+    limiter = junkdrawer._stackframe_limiter
+    with time_budget(60):
+        control._current_build_context.data.value = object()
+        limiter._active_contexts += 1
+    assert not control.currently_in_test_context()
+    assert limiter._active_contexts == 0
+    values = sample(from_schema({"$schema": S, "type": "integer"}, stats=GenerationStats()), 5)
+    assert len(values) == 5
