@@ -19,8 +19,11 @@ linear in the number of cases.
 Then, for each factor of --memory-scales, ``contract-harness check`` in a child process of its
 own (peak RSS from ``resource.getrusage``, cases per second from its wall time), with and
 without ``--json``, with ``--no-differential`` and with ``--jobs 2`` (the contracts in two
-processes; CPU time counts the workers); the smallest scale is the baseline the others'
-memory is a ratio of (flat in the number of cases: about 1.0x). Targets (issue 17): peak RSS
+processes; CPU time counts the workers), each starting with no reference verdicts saved; and
+``check`` and ``check --jobs 2`` again with the verdicts an earlier run saved (``, verdicts
+saved``: the reference validator then runs on no document it has seen; a run before the
+measured ones saves them). The smallest scale is the baseline the others' memory is a ratio of
+(flat in the number of cases: about 1.0x). Targets (issue 17): peak RSS
 under 500 MB with ``--json`` at any size (470,000 cases: ``--tools 1000 --max-mutants 46
 --scales '' --memory-scales 1``), and 10,000 cases/s on the 100-tool corpus.
 
@@ -39,6 +42,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -145,7 +149,7 @@ def time_check(root: Path, max_mutants: int) -> tuple[float, int]:
     started = time.perf_counter()
     with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()):
         code = cli_main(["check", str(root), "--no-progress", "--max-mutants", str(max_mutants),
-                         "--json", str(report)])
+                         "--json", str(report), "--no-saved-verdicts"])  # as the plain loop: every validation
     elapsed = time.perf_counter() - started
     if code != 0:
         raise SystemExit(f"check failed on the synthetic corpus:\n{sink.getvalue()[-2000:]}")
@@ -187,9 +191,14 @@ print(json.dumps({"code": code, "seconds": seconds, "cpu_s": cpu_s, "cases": int
 """
 
 
-def child_check(root: Path, max_mutants: int, *extra: str, code: Path | None = None) -> dict[str, Any]:
+def child_check(root: Path, max_mutants: int, *extra: str, code: Path | None = None,
+                saved: bool = False) -> dict[str, Any]:
     """``contract-harness check`` on ``root`` in a fresh interpreter: seconds, cases, peak RSS.
-    ``code``: a folder holding another version of the ``harness`` package to run instead."""
+    ``code``: a folder holding another version of the ``harness`` package to run instead.
+    ``saved``: with the reference verdicts an earlier run saved (else none: the folder is
+    emptied first)."""
+    if not saved:
+        shutil.rmtree(root / ".contract-harness" / "check", ignore_errors=True)
     argv = ["check", str(root), "--no-progress", "--max-mutants", str(max_mutants), *extra]
     env = {**os.environ, "PYTHONPATH": str(code)} if code else None
     done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(argv)], cwd=root, capture_output=True,
@@ -207,8 +216,6 @@ _IR = re.compile(r"I\s+refs:\s+([\d,]+)")
 
 def instructions(tmp: Path, args: argparse.Namespace) -> dict[str, Any] | None:
     """Instructions executed by ``check`` (cachegrind), for this version and ``--before``."""
-    import shutil
-
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         print("instructions: skipped (valgrind is not installed)")
@@ -220,6 +227,7 @@ def instructions(tmp: Path, args: argparse.Namespace) -> dict[str, Any] | None:
     counts: dict[str, int] = {}
     for label, code in versions.items():
         env = {**os.environ, "PYTHONPATH": str(code)} if code else None
+        shutil.rmtree(root / ".contract-harness" / "check", ignore_errors=True)  # no saved verdicts
         done = subprocess.run([valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
                                sys.executable, "-c", _CHILD, json.dumps(argv)], cwd=root, capture_output=True,
                               text=True, env=env)
@@ -237,15 +245,19 @@ def instructions(tmp: Path, args: argparse.Namespace) -> dict[str, Any] | None:
 
 
 #: Variants an earlier version (--before) does not have: measured for this one only.
-NEW_VARIANTS = {"check --jobs 2"}
+NEW_VARIANTS = {"check --jobs 2", "check, verdicts saved", "check --jobs 2, verdicts saved"}
+#: Variants run with the reference verdicts an earlier run saved (a run before the measured ones
+#: saves them); every other starts with none.
+SAVED_VARIANTS = {"check, verdicts saved", "check --jobs 2, verdicts saved"}
 
 
 def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[str, Any]]:
     """Peak RSS and cases/s of check in a child process, per scale and variant: per second of
     wall time and per second of CPU time (user + system; on a shared machine the wall time also
     measures the queue), best of ``--memory-repeat`` runs."""
-    variants = {"check --json": ["--json", "report.json"], "check": [], "check --no-differential":
-                ["--no-differential"], "check --jobs 2": ["--jobs", "2"]}
+    variants = {"check --json": ["--json", "report.json"], "check": [], "check, verdicts saved": [],
+                "check --no-differential": ["--no-differential"], "check --jobs 2": ["--jobs", "2"],
+                "check --jobs 2, verdicts saved": ["--jobs", "2"]}
     rows, results = [], []
     versions = {"": None} if not args.before else {"": None, " (before)": Path(args.before).resolve()}
     for scale in scales:
@@ -254,11 +266,14 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
             build_project(root, args.tools * scale, args.fixtures)
         for name, extra in variants.items():
             runs: dict[str, list[dict[str, Any]]] = {label: [] for label in versions}
+            saved = name in SAVED_VARIANTS
+            if saved:
+                child_check(root, args.max_mutants, *extra)  # saves the verdicts the measured runs take
             for _ in range(args.memory_repeat):
                 for label, code in versions.items():  # alternating, so drift in machine speed hits both
                     if code is not None and name in NEW_VARIANTS:
                         continue
-                    run = child_check(root, args.max_mutants, *extra, code=code)
+                    run = child_check(root, args.max_mutants, *extra, code=code, saved=saved)
                     runs[label].append(run)
                     print(f"  {scale}x {name + label}: {run['cases']:,} cases in {run['seconds']:.1f} s "
                           f"({run['cpu_s']:.1f} s CPU), peak RSS {run['rss_mib']:,.0f} MiB", flush=True)
@@ -280,11 +295,16 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
                        "peak RSS MiB", f"RSS vs {scales[0]}x"]))
     now = {(r["scale"], r["variant"]): r for r in results}
     for scale in scales:
-        one, two = now.get((scale, "check")), now.get((scale, "check --jobs 2"))
-        if one and two:
-            print(f"{scale}x check --jobs 2: {two['cases_per_s'] / one['cases_per_s']:.2f}x the cases/s of one job "
-                  f"({two['cases_per_s']:,.0f} against {one['cases_per_s']:,.0f}), "
-                  f"{two['cases_per_cpu_s'] / one['cases_per_cpu_s']:.2f}x its cases per CPU second")
+        for suffix in ("", ", verdicts saved"):
+            one, two = now.get((scale, "check" + suffix)), now.get((scale, "check --jobs 2" + suffix))
+            if one and two:
+                print(f"{scale}x check --jobs 2{suffix}: {two['cases_per_s'] / one['cases_per_s']:.2f}x the cases/s "
+                      f"of one job ({two['cases_per_s']:,.0f} against {one['cases_per_s']:,.0f}), "
+                      f"{two['cases_per_cpu_s'] / one['cases_per_cpu_s']:.2f}x its cases per CPU second")
+        cold, warm = now.get((scale, "check")), now.get((scale, "check, verdicts saved"))
+        if cold and warm:
+            print(f"{scale}x check, verdicts saved: {warm['cases_per_s'] / cold['cases_per_s']:.2f}x the cases/s "
+                  f"of a run that saved none ({warm['cases_per_s']:,.0f} against {cold['cases_per_s']:,.0f})")
     if args.before:
         for (scale, variant), r in now.items():
             old = now.get((scale, variant + " (before)"))

@@ -124,6 +124,9 @@ class ReferenceValidator:
     """python-jsonschema for one schema, offline, formats asserted."""
 
     def __init__(self, schema: Any, resources: Iterable[tuple[str, Any]] = (), base_uri: str = "") -> None:
+        resources = list(resources)
+        self._made_with = (schema, resources, base_uri)
+        self._identity: str | bool | None = False
         registry = offline_registry(resources)
         cls: Any = bounded(jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator))
         root = schema
@@ -140,6 +143,17 @@ class ReferenceValidator:
 
     def is_valid(self, instance: Any) -> bool:
         return bool(self._validator.is_valid(instance))
+
+    @property
+    def identity(self) -> str | None:
+        """The hash this validator's verdicts are saved under between runs (None: not saved;
+        :func:`harness.reference_verdicts.validator_identity`)."""
+        if self._identity is False:
+            from harness.reference_verdicts import validator_identity
+
+            schema, resources, base_uri = self._made_with
+            self._identity = validator_identity(schema, list(resources), base_uri)
+        return self._identity  # type: ignore[return-value]
 
     def rejects(self, instance: Any, error: Any) -> bool:
         """Whether this validator rejects ``instance``, shown on the part of it that the production
@@ -388,12 +402,20 @@ def vendor_reference_validator(contract: Contract) -> ReferenceValidator | None:
 
 def compare(production_valid: bool, reference: ReferenceValidator, instance: Any) -> Disagreement | None:
     """A disagreement between the two validators on ``instance``, or None."""
+    return judged(production_valid, reference, instance)[1]
+
+
+def judged(production_valid: bool, reference: ReferenceValidator,
+           instance: Any) -> tuple[bool | None, Disagreement | None]:
+    """The reference's verdict on ``instance`` (None: it gave none — a pattern search out of
+    time, or a failure of its own), and its disagreement with the production's, or None."""
     try:
         reference_valid = reference.is_valid(instance)
     except PatternTimeout:
-        return None  # the reference gave no verdict in time: nothing to compare
+        return None, None  # the reference gave no verdict in time: nothing to compare
     except (jsonschema.exceptions.SchemaError, referencing.exceptions.Unresolvable) as exc:
-        return Disagreement(production_valid, False, f"reference validator failed: {type(exc).__name__}")
+        return None, Disagreement(production_valid, False, f"reference validator failed: {type(exc).__name__}")
     if reference_valid == production_valid:
-        return None
-    return Disagreement(production_valid, reference_valid, "" if reference_valid else reference.first_message(instance))
+        return reference_valid, None
+    message = "" if reference_valid else reference.first_message(instance)
+    return reference_valid, Disagreement(production_valid, reference_valid, message)

@@ -27,11 +27,12 @@ from harness.boundary.pipeline import Boundary, Verdict
 from harness.cases import Case, CaseExpectation
 from harness.codes import Layer
 from harness.contract import Contract, Waiver
-from harness.differential import ReferenceValidator, compare
+from harness.differential import ReferenceValidator, judged
 from harness.errors import HarnessError, InvalidRequest
 from harness.mutations import CANARY_PREFIX, REGISTRY
 from harness.pointer import MISSING, escape_token
 from harness.redaction import json_strings
+from harness.reference_verdicts import ReferenceVerdicts
 from harness.summary import (  # re-exported: the engine's event family names them
     ACCEPTED_COLUMN as ACCEPTED_COLUMN,
 )
@@ -300,13 +301,19 @@ class Differential:
     so a rejection there is a rejection of the whole document): the verdicts agree, at the cost
     of that subschema. Every other comparison — each document the production validator accepts,
     and each rejection not shown that way — validates the whole document with the reference.
+    With ``saved`` (:class:`~harness.reference_verdicts.ReferenceVerdicts`), a pair whose
+    reference verdict an earlier run saved takes that verdict where the production's agrees with
+    it; where they differ, the pair is compared as above (and the saved verdict replaced).
     Counts: ``compared`` (pairs compared), ``remembered`` (cases whose pair was compared
     before), ``confirmed`` (rejections shown on a subschema), ``full`` (whole-document
-    reference validations); ``compared == confirmed + full``.
+    reference validations), with ``saved`` the pairs that took a saved verdict;
+    ``compared == confirmed + full (+ saved)``.
     """
 
-    def __init__(self, memory: int = DIFFERENTIAL_MEMORY) -> None:
+    def __init__(self, memory: int = DIFFERENTIAL_MEMORY, saved: ReferenceVerdicts | None = None) -> None:
         self.memory = memory
+        #: The reference's verdicts saved by earlier runs (None: every pair validated afresh).
+        self.saved = saved
         self._seen: OrderedDict[tuple[int, bytes], str | None] = OrderedDict()
         #: The two validators by (contract, version), looked up once each (the contract kept
         #: alive beside them, so its id stays its own).
@@ -315,11 +322,20 @@ class Differential:
         self.remembered = 0
         self.confirmed = 0
         self.full = 0
+        self.reused = 0
 
     def counts(self) -> dict[str, int]:
         """The run's comparisons, by kind (as the reports show them)."""
-        return {"compared": self.compared, "remembered": self.remembered, "confirmed": self.confirmed,
-                "full": self.full}
+        counts = {"compared": self.compared, "remembered": self.remembered, "confirmed": self.confirmed,
+                  "full": self.full}
+        if self.saved is not None:
+            counts["saved"] = self.reused
+        return counts
+
+    def finish(self) -> None:
+        """Save the verdicts this run obtained (when it saves any)."""
+        if self.saved is not None:
+            self.saved.save()
 
     def check(self, contract: Contract, version: int, document: Any, schema_error: Any = MISSING) -> str | None:
         """Why the two validators disagree on ``document``, or None. ``schema_error``: the
@@ -349,13 +365,28 @@ class Differential:
             schema_error = None if production_valid else production.first_error(document)
         else:
             production_valid = schema_error is None
+        # A verdict saved by an earlier run stands for this run's when the production agrees
+        # with it; where they differ the reference validates again, so a disagreement is
+        # always one of this run's verdicts.
+        saved = identity = None
+        if self.saved is not None and key is not None:
+            identity = reference.identity
+            if identity is not None:
+                saved = self.saved.get(contract.tool, identity, key[1].hex())
         found: str | None = None
-        if not production_valid and reference.rejects(document, schema_error):
+        if saved is not None and saved == production_valid:
+            self.reused += 1
+            obtained = None
+        elif not production_valid and reference.rejects(document, schema_error):
             self.confirmed += 1
+            obtained = False
         else:
             self.full += 1
-            disagreement = compare(production_valid, reference, document)
+            obtained, disagreement = judged(production_valid, reference, document)
             found = disagreement.describe() if disagreement else None
+        if identity is not None and obtained is not None:
+            assert self.saved is not None and key is not None
+            self.saved.put(contract.tool, identity, key[1].hex(), obtained)
         if key is not None:
             self._seen[key] = found
             if len(self._seen) > self.memory:
@@ -478,10 +509,12 @@ def _request_of(case: Case) -> dict[str, Any] | None:
 class Engine:
     """Runs cases through boundaries (one per contract and version, reused)."""
 
-    def __init__(self, *, differential: bool = True, unused_waivers: bool = True) -> None:
+    def __init__(self, *, differential: bool = True, unused_waivers: bool = True,
+                 saved: ReferenceVerdicts | None = None) -> None:
         self.differential = differential
-        #: The run's differential check (its counts say how many pairs were compared).
-        self.differentials = Differential()
+        #: The run's differential check (its counts say how many pairs were compared), with the
+        #: reference's verdicts saved by earlier runs (``saved``; None: none read or written).
+        self.differentials = Differential(saved=saved)
         #: Report check waivers no case used (off for a shard: its waiver's case may be in another).
         self.unused_waivers = unused_waivers
         self._boundaries: dict[tuple[int, int], Boundary] = {}
@@ -579,5 +612,6 @@ class Engine:
             summary.notes.extend(unused_check_waivers(contract, self.waived.get(key, set()), operators))
         summary.duration_s = time.perf_counter() - started
         if self.differential:
+            self.differentials.finish()
             summary.differential = self.differentials.counts()
         yield RunFinished(summary)

@@ -170,6 +170,28 @@ def read_text(path: Path, *, limit: int, within: Path | None = None, what: str =
 # --------------------------------------------------------------------------- writes
 
 
+def read_state(path: Path, limit: int) -> bytes | None:
+    """A file the harness saved for itself (``.contract-harness/``), or None when there is none;
+    raises ``ValueError`` with the reason it cannot be read: a symlink (never followed), not a
+    regular file, larger than ``limit`` bytes, unreadable."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ValueError("a symlink (not followed)") from None
+        raise ValueError(exc.strerror or str(exc)) from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"larger than {limit} bytes")
+    return data
+
+
 class OutputError(HarnessError, OSError):
     """A report, reproduction or fixture could not be written. Also an ``OSError``, so callers
     that degrade on a failed write (drift's recorder) keep doing so."""

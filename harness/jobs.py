@@ -54,6 +54,8 @@ class Options:
     max_mutants: int | None
     operators: tuple[str, ...] | None
     differential: bool
+    #: Where the reference's verdicts are saved between runs (None: not at all).
+    saved_verdicts: Path | None = None
 
 
 @dataclass
@@ -188,7 +190,10 @@ def _run_contract(contract: Contract, options: Options) -> Batch:
                           operators=options.operators)
     batch.notes = collected.notes
     sources = {case.id: (case.path, contract.root) for case in collected.cases if case.path is not None}
-    engine = Engine(differential=options.differential)
+    from harness.reference_verdicts import ReferenceVerdicts
+
+    saved = ReferenceVerdicts(options.saved_verdicts) if options.saved_verdicts else None
+    engine = Engine(differential=options.differential, saved=saved)
     for event in engine.run(collected.cases, tools=[contract.tool]):
         if isinstance(event, CaseFinished):
             batch.results.append((event.result, sources.get(event.result.id)))

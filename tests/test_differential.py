@@ -287,7 +287,7 @@ def test_the_json_report_counts_comparisons_by_kind(tmp_path: Path, demo_root: P
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     counts = json.loads(report.read_text())["summary"]["differential"]
-    assert counts["compared"] == counts["confirmed"] + counts["full"]
+    assert counts["compared"] == counts["confirmed"] + counts["full"] and counts["saved"] == 0
     assert counts["confirmed"] > 0 and counts["full"] > 0
     done = subprocess.run([sys.executable, "-m", "harness.cli", "check", "--demo", "--no-progress",
                            "--tool", "review_status", "--no-differential", "--json", str(report)],

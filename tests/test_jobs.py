@@ -54,7 +54,9 @@ def test_jobs_report_exactly_what_one_job_reports(tmp_path: Path, selection: lis
     for jobs in ("1", "2"):
         report = tmp_path / f"report-{jobs}.json"
         junit = tmp_path / f"report-{jobs}.xml"
-        done = _check(tmp_path, "--demo", *selection, "--jobs", jobs, "--json", str(report), "--junit", str(junit),
+        cwd = tmp_path / f"run-{jobs}"  # each its own state folder: neither takes the other's saved verdicts
+        cwd.mkdir()
+        done = _check(cwd, "--demo", *selection, "--jobs", jobs, "--json", str(report), "--junit", str(junit),
                       "--cases-dir", str(tmp_path / f"cases-{jobs}"))
         assert done.returncode == 0, done.stderr
         reports[jobs] = json.loads(report.read_text())

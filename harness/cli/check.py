@@ -51,6 +51,9 @@ def register(sub: Any) -> None:
                    help=f"where payloads of failing cases are written for 'verify' {CASES_DIR_HELP}")
     p.add_argument("--no-differential", action="store_true",
                    help="skip the reference validator (python jsonschema) cross-check")
+    p.add_argument("--no-saved-verdicts", action="store_true",
+                   help="validate every document with the reference afresh: neither read nor write the "
+                        "reference's verdicts saved by earlier runs (.contract-harness/check/reference/)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     p.add_argument("--jobs", "-j", metavar="N", default="1",
                    help="run the contracts in N processes, or 'auto' (one per CPU); the reports are those "
@@ -135,10 +138,21 @@ def report_files(args: argparse.Namespace) -> dict[str, str | None]:
     return {name: getattr(args, name, None) for name in ("json", "junit", "markdown", "html")}
 
 
+def saved_verdicts(args: argparse.Namespace) -> Path | None:
+    """Where the reference's verdicts are saved between runs (None: not at all)."""
+    if args.no_differential or args.no_saved_verdicts:
+        return None
+    from harness.reference_verdicts import VERDICTS_DIR, prepare
+
+    prepare()  # before any fork: the workers inherit what it computed
+    return state_dir(*VERDICTS_DIR)
+
+
 def run(args: argparse.Namespace) -> int:
     from harness import jobs as parallel
     from harness.drift.template import upstream_redactor
     from harness.engine import Engine
+    from harness.reference_verdicts import ReferenceVerdicts
     from harness.reporting import dispatch, reporters_for
     from harness.reporting.reproductions import protected
 
@@ -164,7 +178,9 @@ def run(args: argparse.Namespace) -> int:
             yield case
 
     reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
-    engine = Engine(differential=not args.no_differential, unused_waivers=args.shard is None)
+    saved = saved_verdicts(args)
+    engine = Engine(differential=not args.no_differential, unused_waivers=args.shard is None,
+                    saved=ReferenceVerdicts(saved) if saved else None)
     cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
     if jobs > 1 and len(contracts) > 1:
         from harness.cases import SOURCES
@@ -175,7 +191,8 @@ def run(args: argparse.Namespace) -> int:
                 fixtures[result.id] = source
 
         options = parallel.Options(tuple(args.source or SOURCES), args.max_mutants,
-                                   tuple(args.operator) if args.operator else None, not args.no_differential)
+                                   tuple(args.operator) if args.operator else None, not args.no_differential,
+                                   saved)
         events = parallel.run(contracts, options, jobs, reported)
     else:
         events = engine.run(tracked(), notes, tools=[c.tool for c in contracts])

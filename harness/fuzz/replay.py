@@ -28,20 +28,21 @@ one that cannot be read is a one-line warning, and the property generates.
 from __future__ import annotations
 
 import base64
-import errno
 import hashlib
 import json
-import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.digests import file_digest as _digest
+from harness.digests import files_below as _files
+from harness.digests import harness_digest
 from harness.errors import HarnessError
-from harness.files import write_atomic
+from harness.files import read_state, write_atomic
 
 if TYPE_CHECKING:
     from harness.contract import Contract
@@ -75,38 +76,6 @@ class Unrecordable(Exception):
 # --------------------------------------------------------------------------- inputs
 
 
-def _digest(paths: Iterable[tuple[str, Path]]) -> str:
-    """The hash of files by their names: a symlink is hashed as its target's name, never
-    followed; a missing file as missing."""
-    h = hashlib.sha256()
-    for name, path in paths:
-        h.update(name.encode("utf-8", "surrogateescape") + b"\0")
-        try:
-            if path.is_symlink():
-                h.update(b"link:" + os.fsencode(os.readlink(path)))
-            else:
-                h.update(path.read_bytes())
-        except OSError as exc:
-            h.update(f"unreadable:{exc.errno}".encode())
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def _files(folder: Path, *, skip: frozenset[str] = frozenset()) -> Iterator[tuple[str, Path]]:
-    """Every file below ``folder`` (symlinked folders not entered), by relative name, sorted."""
-    if not folder.is_dir():
-        return
-    found: list[tuple[str, Path]] = []
-    for base, dirs, names in os.walk(folder, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in names:
-            path = Path(base) / name
-            relative = path.relative_to(folder).as_posix()
-            if relative not in skip:
-                found.append((relative, path))
-    yield from sorted(found)
-
-
 def _adapter_files(contract: Contract) -> list[tuple[str, Path]]:
     """The source files of the module ``adapter:`` names and of the module defining the
     function (a module may re-export an adapter defined elsewhere)."""
@@ -135,19 +104,7 @@ def _source(inspect: Any, func: Any) -> str | None:
 def _harness_digest() -> str:
     """The harness's version and source, and the versions of what generates and validates: a
     development checkout changes its code without changing its version."""
-    from importlib import metadata
-
-    import harness
-
-    versions = [f"harness={harness.__version__}"]
-    for name in ("hypothesis", "hypothesis-jsonschema", "jsonschema-rs"):
-        try:
-            versions.append(f"{name}={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            versions.append(f"{name}=absent")
-    package = Path(harness.__file__).parent
-    sources = [(name, path) for name, path in _files(package) if name.endswith((".py", ".json"))]
-    return hashlib.sha256(("\n".join(versions) + _digest(sources)).encode()).hexdigest()
+    return harness_digest("hypothesis", "hypothesis-jsonschema", "jsonschema-rs")
 
 
 def inputs_of(contract: Contract, settings: str) -> dict[str, str]:
@@ -275,23 +232,9 @@ class ReplayStore:
     def _read(self, path: Path) -> Any:
         """The saved run at ``path`` (None when there is none); raises ``ValueError`` with the
         reason it cannot be read. Opened without following a symlink."""
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        try:
-            fd = os.open(path, flags)
-        except FileNotFoundError:
+        data = read_state(path, MAX_SAVED_BYTES)
+        if data is None:
             return None
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise ValueError("a symlink (not followed)") from None
-            raise ValueError(exc.strerror or str(exc)) from None
-        with os.fdopen(fd, "rb") as handle:
-            import stat
-
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise ValueError("not a regular file")
-            data = handle.read(MAX_SAVED_BYTES + 1)
-        if len(data) > MAX_SAVED_BYTES:
-            raise ValueError(f"larger than {MAX_SAVED_BYTES} bytes")
         try:
             saved = json.loads(data)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:

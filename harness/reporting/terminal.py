@@ -102,6 +102,8 @@ class TerminalReporter:
                 texts.append(f"... and {self.not_held - len(texts)} more (see the JSON report)")
         for text in texts:
             console.print(text, markup=False, soft_wrap=True)
+        if summary.differential and summary.differential.get("saved"):
+            console.print(saved_line(summary.differential), markup=False, soft_wrap=True)
         console.print(contributor.verdict(summary) or verdict(summary), markup=False)
 
 
@@ -110,6 +112,12 @@ def _print(console: Console, part: Any) -> None:
         console.print(part, markup=False, soft_wrap=True)
     else:
         console.print(part)
+
+
+def saved_line(counts: dict[str, int]) -> str:
+    """What the differential check took from the reference verdicts earlier runs saved."""
+    return (f"differential: {counts['saved']:,} of {counts['compared']:,} documents compared with the reference's "
+            "verdict saved by an earlier run (--no-saved-verdicts validates them afresh)")
 
 
 def verdict(summary: Summary) -> str:

@@ -26,10 +26,15 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import (
+    HealthCheck,
+    Phase,
+    control,  # private state: see _build_context
+    given,
+    settings,
+)
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException
-from hypothesis import control  # private state: see _build_context
 from hypothesis.internal.conjecture import junkdrawer  # private: see _limiter_state
 from hypothesis_jsonschema import from_schema as _hj_from_schema
 
@@ -323,6 +328,6 @@ def sample(strategy: st.SearchStrategy[Any], n: int, *, seconds: float | None = 
         # then trip over the interruption (an internal assertion, an unbound local), sometimes
         # after hypothesis caught the OutOfTime itself: that is the budget running out, not an
         # error of the schema.
-        if not (_out_of_time(exc) or _ALARMS != alarms):
+        if not (_out_of_time(exc) or alarms != _ALARMS):
             raise
     return found

@@ -1,0 +1,70 @@
+"""Hashes of what a saved result depends on: files, folders, and the harness with its libraries.
+
+A saved result (a fuzz run's examples, :mod:`harness.fuzz.replay`; the reference validator's
+verdicts, :mod:`harness.reference_verdicts`) is used again only while the hashes of its inputs
+are those it was saved with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator
+from functools import cache
+from pathlib import Path
+
+
+def file_digest(paths: Iterable[tuple[str, Path]]) -> str:
+    """The hash of files by their names: a symlink is hashed as its target's name, never
+    followed; a missing file as missing."""
+    h = hashlib.sha256()
+    for name, path in paths:
+        h.update(name.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            if path.is_symlink():
+                h.update(b"link:" + os.fsencode(os.readlink(path)))
+            else:
+                h.update(path.read_bytes())
+        except OSError as exc:
+            h.update(f"unreadable:{exc.errno}".encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def files_below(folder: Path, *, skip: frozenset[str] = frozenset()) -> Iterator[tuple[str, Path]]:
+    """Every file below ``folder`` (symlinked folders not entered), by relative name, sorted."""
+    if not folder.is_dir():
+        return
+    found: list[tuple[str, Path]] = []
+    for base, dirs, names in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in names:
+            path = Path(base) / name
+            relative = path.relative_to(folder).as_posix()
+            if relative not in skip:
+                found.append((relative, path))
+    yield from sorted(found)
+
+
+@cache
+def _source_digest() -> str:
+    import harness
+
+    package = Path(harness.__file__).parent
+    return file_digest((name, path) for name, path in files_below(package) if name.endswith((".py", ".json")))
+
+
+def harness_digest(*libraries: str) -> str:
+    """The harness's version and source (a development checkout changes its code without
+    changing its version), and the installed versions of ``libraries`` (distribution names)."""
+    from importlib import metadata
+
+    import harness
+
+    versions = [f"harness={harness.__version__}"]
+    for name in libraries:
+        try:
+            versions.append(f"{name}={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name}=absent")
+    return hashlib.sha256(("\n".join(versions) + _source_digest()).encode()).hexdigest()

@@ -1,0 +1,194 @@
+"""The reference validator's verdicts, saved between runs of ``check``.
+
+The differential check asks the reference validator (python-jsonschema) for its verdict on each
+distinct (schema, document) pair of a run, and that verdict is a function of the pair and of
+the reference's code alone. So ``check`` saves each verdict it obtained, and a later run that
+meets the same pair again takes the saved verdict instead of validating again: the reference
+validator runs once per distinct document and schema, not once per run. The production
+validator is asked on every run, and its verdict is compared with the reference's, saved or
+not; where they differ, the reference validates again (for its message), so a disagreement is
+always reported from a verdict of this run.
+
+A verdict is saved under two hashes (sha256):
+
+- the **validator**'s (:func:`validator_identity`): the schema the reference validator is made
+  with, every schema resource ``$ref`` may reach, the base URI (the schema file's absolute URI:
+  moving the project folder starts afresh), the harness's version and source, and the versions
+  of python-jsonschema and of what it validates with (``referencing``, the format checkers'
+  libraries, ``regex``);
+- the **document**'s: its canonical JSON text (keys sorted; ``1`` and ``1.0`` apart), as the
+  run's own memory of compared pairs knows it.
+
+What is saved is the reference's verdict on the whole document: ``valid`` or ``invalid``, from
+a whole validation, or ``invalid`` from a rejection shown on the part of the document the
+production's error points at (which is a rejection of the whole document; see
+:meth:`harness.differential.ReferenceValidator.rejects`). No verdict is saved when the
+reference gave none (a pattern search out of time, a reference failure).
+
+One JSON file per tool, ``<state dir>/check/reference/<tool>.json``, written atomically
+(:func:`harness.files.write_atomic`) when the tool's run found a verdict it did not have, and
+never read or written through a symlink; one that cannot be read is a one-line warning, and
+the run validates afresh. A file keeps the verdicts of the validators its last run used: this
+run's first, then earlier ones, up to :data:`MAX_VERDICTS`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from harness.digests import harness_digest
+from harness.errors import HarnessError
+from harness.files import read_state, shown, write_atomic
+
+FORMAT = 1
+VERDICTS_DIR = ("check", "reference")
+#: A saved file larger than this is not read.
+MAX_SAVED_BYTES = 64 << 20
+#: Verdicts a tool's file keeps at most.
+MAX_VERDICTS = 200_000
+#: What the reference validator's verdicts depend on besides the schema: python-jsonschema and
+#: the libraries its validation and format checks use (an absent one is hashed as absent).
+LIBRARIES = ("jsonschema", "referencing", "jsonschema-specifications", "rpds-py", "regex", "fqdn", "idna",
+             "isoduration", "jsonpointer", "rfc3339-validator", "rfc3986-validator", "rfc3987", "uri-template",
+             "webcolors")
+
+
+@cache
+def _libraries_digest() -> str:
+    return harness_digest(*LIBRARIES)
+
+
+def prepare() -> None:
+    """Hash the harness and its libraries now (what every validator's identity starts from)."""
+    _libraries_digest()
+
+
+def validator_identity(schema: Any, resources: list[tuple[str, Any]], base_uri: str) -> str | None:
+    """The hash a reference validator's verdicts are saved under (see the module's docstring);
+    None for a schema with no canonical JSON text (its verdicts are not saved)."""
+    try:
+        text = json.dumps([schema, sorted(resources, key=lambda r: r[0]), base_uri], sort_keys=True,
+                          ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    h = hashlib.sha256(_libraries_digest().encode())
+    h.update(text.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _where(path: Path) -> str:
+    """A path as the user would type it from the working directory (absolute outside it)."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        relative = str(path)
+    return shown(str(path) if relative.startswith("..") else relative)
+
+
+def warn(message: str) -> None:
+    print(f"contract-harness: warning: {message}", file=sys.stderr)
+
+
+class ReferenceVerdicts:
+    """The saved verdicts of a project, ``<directory>/<tool>.json``: one tool's held at a time
+    (asking about another tool saves the first's), so memory does not grow with the tools."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self._tool: str | None = None
+        #: The current tool's verdicts from its file: validator -> document -> valid.
+        self._saved: dict[str, dict[str, bool]] = {}
+        #: This run's: those found in the file, and those obtained.
+        self._used: dict[str, dict[str, bool]] = {}
+        self._changed = False
+
+    def path(self, tool: str) -> Path:
+        return self.directory / f"{tool}.json"
+
+    def get(self, tool: str, validator: str, document: str) -> bool | None:
+        """The saved verdict (True: valid) of ``validator`` on ``document``, or None."""
+        self._switch(tool)
+        found = self._saved.get(validator, {}).get(document)
+        if found is not None:
+            self._used.setdefault(validator, {})[document] = found
+        return found
+
+    def put(self, tool: str, validator: str, document: str, valid: bool) -> None:
+        """A verdict this run obtained."""
+        self._switch(tool)
+        used = self._used.setdefault(validator, {})
+        if used.get(document) != valid or self._saved.get(validator, {}).get(document) != valid:
+            self._changed = True
+        used[document] = valid
+
+    def save(self) -> None:
+        """Write the current tool's file, when this run obtained a verdict it did not have."""
+        tool, self._tool = self._tool, None
+        saved, used, changed = self._saved, self._used, self._changed
+        self._saved, self._used, self._changed = {}, {}, False
+        if tool is None or not changed:
+            return
+        room = MAX_VERDICTS
+        verdicts: dict[str, dict[str, list[str]]] = {}
+        for validator, mine in used.items():
+            kept = dict(list(mine.items())[:room])
+            room -= len(kept)
+            for document, valid in saved.get(validator, {}).items():
+                if room <= 0:
+                    break
+                if document not in kept:
+                    kept[document] = valid
+                    room -= 1
+            verdicts[validator] = {"valid": sorted(d for d, v in kept.items() if v),
+                                   "invalid": sorted(d for d, v in kept.items() if not v)}
+        body = {"format": FORMAT, "tool": tool, "verdicts": verdicts}
+        path = self.path(tool)
+        try:
+            write_atomic(path, json.dumps(body, separators=(",", ":")).encode("ascii"),
+                         what="saved reference verdicts")
+        except (HarnessError, OSError, ValueError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            warn(f"saved reference verdicts: {_where(path)}: not saved ({reason})")
+
+    def _switch(self, tool: str) -> None:
+        if tool == self._tool:
+            return
+        self.save()
+        self._tool = tool
+        path = self.path(tool)
+        try:
+            self._saved = self._read(path)
+        except ValueError as exc:
+            warn(f"saved reference verdicts: {_where(path)}: {exc}; validating afresh")
+            self._saved = {}
+            self._changed = True  # replaced by this run's
+
+    @staticmethod
+    def _read(path: Path) -> dict[str, dict[str, bool]]:
+        data = read_state(path, MAX_SAVED_BYTES)
+        if data is None:
+            return {}
+        try:
+            body = json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not valid JSON ({exc.__class__.__name__})") from None
+        verdicts = body.get("verdicts") if isinstance(body, dict) and body.get("format") == FORMAT else None
+        if not isinstance(verdicts, dict):
+            raise ValueError(f"not saved reference verdicts of format {FORMAT}")
+        found: dict[str, dict[str, bool]] = {}
+        for validator, lists in verdicts.items():
+            if not isinstance(lists, dict) or not all(isinstance(lists.get(k), list) for k in ("valid", "invalid")):
+                raise ValueError(f"not saved reference verdicts of format {FORMAT}")
+            mine = found[validator] = {}
+            for valid in (True, False):
+                for document in lists["valid" if valid else "invalid"]:
+                    if not isinstance(document, str):
+                        raise ValueError(f"not saved reference verdicts of format {FORMAT}")
+                    mine[document] = valid
+        return found
