@@ -124,9 +124,6 @@ class ReferenceValidator:
     """python-jsonschema for one schema, offline, formats asserted."""
 
     def __init__(self, schema: Any, resources: Iterable[tuple[str, Any]] = (), base_uri: str = "") -> None:
-        resources = list(resources)
-        self._made_with = (schema, resources, base_uri)
-        self._identity: str | bool | None = False
         registry = offline_registry(resources)
         cls: Any = bounded(jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator))
         root = schema
@@ -143,17 +140,6 @@ class ReferenceValidator:
 
     def is_valid(self, instance: Any) -> bool:
         return bool(self._validator.is_valid(instance))
-
-    @property
-    def identity(self) -> str | None:
-        """The hash this validator's verdicts are saved under between runs (None: not saved;
-        :func:`harness.reference_verdicts.validator_identity`)."""
-        if self._identity is False:
-            from harness.reference_verdicts import validator_identity
-
-            schema, resources, base_uri = self._made_with
-            self._identity = validator_identity(schema, list(resources), base_uri)
-        return self._identity  # type: ignore[return-value]
 
     def rejects(self, instance: Any, error: Any) -> bool:
         """Whether this validator rejects ``instance``, shown on the part of it that the production
@@ -388,16 +374,17 @@ def _all_branches_rejected(reference: ReferenceValidator, at: tuple[Any, dict[st
 def reference_validator(contract: Contract, version: int | None = None) -> ReferenceValidator:
     """The reference validator of a contract's schema version (built once, kept on the contract)."""
     version = contract.version if version is None else version
-    return contract.memo(("reference", version), lambda: ReferenceValidator(
-        contract.schema(version), contract.schema_resources(), contract.schema_path(version).resolve().as_uri()))
+    inputs = contract.reference_inputs(version)
+    assert inputs is not None  # a schema version always has them
+    return contract.memo(("reference", version), lambda: ReferenceValidator(*inputs))
 
 
 def vendor_reference_validator(contract: Contract) -> ReferenceValidator | None:
     """The reference validator of a contract's ``vendor_schema`` (None without one)."""
-    if contract.vendor_schema is None:
+    inputs = contract.reference_inputs(vendor=True)
+    if inputs is None:
         return None
-    return contract.memo(("vendor-reference",), lambda: ReferenceValidator(
-        contract.vendor_schema, contract.schema_resources(), contract.path.resolve().as_uri()))
+    return contract.memo(("vendor-reference",), lambda: ReferenceValidator(*inputs))
 
 
 def compare(production_valid: bool, reference: ReferenceValidator, instance: Any) -> Disagreement | None:

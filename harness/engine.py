@@ -21,13 +21,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.boundary.pipeline import Boundary, Verdict
 from harness.cases import Case, CaseExpectation
 from harness.codes import Layer
 from harness.contract import Contract, Waiver
-from harness.differential import ReferenceValidator, judged
 from harness.errors import HarnessError, InvalidRequest
 from harness.mutations import CANARY_PREFIX, REGISTRY
 from harness.pointer import MISSING, escape_token
@@ -51,6 +50,9 @@ from harness.summary import (
 from harness.summary import (
     ToolSummary as ToolSummary,
 )
+
+if TYPE_CHECKING:
+    from harness.differential import ReferenceValidator
 
 _MIN_LEAK_LENGTH = 6
 #: Sources whose cases are generated near misses: when the schema layer was expected to
@@ -271,12 +273,39 @@ def _schema_accepts(contract: Contract, version: int, document: Any, schema_erro
     return validator.is_valid(document)
 
 
-def _validators(contract: Contract, version: int) -> tuple[Any, ReferenceValidator | None]:
-    """The production and reference validators of the schema layer (the vendor schema's for a
-    tool with an adapter)."""
-    if contract.adapter:
-        return contract.vendor_validator(), contract.vendor_reference_validator()
-    return contract.validator(version), contract.reference_validator(version)
+class _Validators:
+    """The two validators of the schema layer for one (contract, version) — the vendor schema's
+    for a tool with an adapter — the reference made only when a pair needs it (a run whose
+    every verdict was saved never imports python-jsonschema)."""
+
+    __slots__ = ("_identity", "_reference", "compared", "contract", "production", "version")
+
+    def __init__(self, contract: Contract, version: int) -> None:
+        self.contract, self.version = contract, version  # the contract kept alive: its id stays its own
+        self.production = contract.vendor_validator() if contract.adapter else contract.validator(version)
+        #: Whether there is a reference to compare with (a tool with an adapter and no vendor
+        #: schema has none).
+        self.compared = not contract.adapter or contract.vendor_schema is not None
+        self._identity: str | bool | None = False
+        self._reference: ReferenceValidator | None = None
+
+    def identity(self) -> str | None:
+        """The hash the reference's verdicts are saved under (None: not saved)."""
+        if self._identity is False:
+            from harness.reference_verdicts import validator_identity
+
+            inputs = self.contract.reference_inputs(self.version, vendor=bool(self.contract.adapter))
+            self._identity = validator_identity(*inputs) if inputs is not None else None
+        return self._identity  # type: ignore[return-value]
+
+    def reference(self) -> ReferenceValidator:
+        if self._reference is None:
+            contract = self.contract
+            found = contract.vendor_reference_validator() if contract.adapter else contract.reference_validator(
+                self.version)
+            assert found is not None
+            self._reference = found
+        return self._reference
 
 
 #: How many (schema, document) pairs the engine remembers the reference verdict of.
@@ -315,9 +344,8 @@ class Differential:
         #: The reference's verdicts saved by earlier runs (None: every pair validated afresh).
         self.saved = saved
         self._seen: OrderedDict[tuple[int, bytes], str | None] = OrderedDict()
-        #: The two validators by (contract, version), looked up once each (the contract kept
-        #: alive beside them, so its id stays its own).
-        self._validators: dict[tuple[int, int], tuple[Contract, Any, ReferenceValidator | None]] = {}
+        #: The two validators by (contract, version), looked up once each.
+        self._validators: dict[tuple[int, int], _Validators] = {}
         self.compared = 0
         self.remembered = 0
         self.confirmed = 0
@@ -343,18 +371,18 @@ class Differential:
         error: invalid), when it validated this document; otherwise it is asked here."""
         if document is None:
             return None
-        found_pair = self._validators.get((id(contract), version))
-        if found_pair is None:
-            found_pair = self._validators[(id(contract), version)] = (contract, *_validators(contract, version))
-        _, production, reference = found_pair
-        if production is None or reference is None:
+        validators = self._validators.get((id(contract), version))
+        if validators is None:
+            validators = self._validators[(id(contract), version)] = _Validators(contract, version)
+        production = validators.production
+        if production is None or not validators.compared:
             return None
         try:
             text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         except (TypeError, ValueError, RecursionError):  # nothing canonical to know it by: compare it
             key = None
         else:
-            key = (id(reference), hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+            key = (id(validators), hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
             if key in self._seen:
                 self._seen.move_to_end(key)
                 self.remembered += 1
@@ -370,19 +398,21 @@ class Differential:
         # always one of this run's verdicts.
         saved = identity = None
         if self.saved is not None and key is not None:
-            identity = reference.identity
+            identity = validators.identity()
             if identity is not None:
                 saved = self.saved.get(contract.tool, identity, key[1].hex())
         found: str | None = None
         if saved is not None and saved == production_valid:
             self.reused += 1
             obtained = None
-        elif not production_valid and reference.rejects(document, schema_error):
+        elif not production_valid and validators.reference().rejects(document, schema_error):
             self.confirmed += 1
             obtained = False
         else:
+            from harness.differential import judged
+
             self.full += 1
-            obtained, disagreement = judged(production_valid, reference, document)
+            obtained, disagreement = judged(production_valid, validators.reference(), document)
             found = disagreement.describe() if disagreement else None
         if identity is not None and obtained is not None:
             assert self.saved is not None and key is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -18,9 +19,9 @@ HEAVY = ("jsonschema", "jsonschema_rs", "referencing", "yaml", "deepdiff", "rich
          "hypothesis_jsonschema", "httpx", "mcp", "junit_xml", "greenery", "regex")
 
 
-def _modules_after(code: str) -> set[str]:
+def _modules_after(code: str, cwd: Path | None = None) -> set[str]:
     script = f"import json, sys\n{code}\nprint(json.dumps(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return set(json.loads(done.stdout.splitlines()[-1]))
 
@@ -96,16 +97,19 @@ CHECK_NEEDS_NOT = ("deepdiff", "junit_xml", "httpx", "mcp", "anyio", "hypothesis
                    "greenery")
 
 
-def test_check_loads_only_what_checking_needs() -> None:
-    from pathlib import Path
-
+def test_check_loads_only_what_checking_needs(tmp_path: Path) -> None:
     demo = Path(__file__).resolve().parent.parent
-    modules = _modules_after(
-        "import contextlib, io\nfrom harness.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    assert main(['check', {str(demo)!r}, '--no-progress', '--max-mutants', '1']) == 0")
+    run = ("import contextlib, io\nfrom harness.cli import main\n"
+           "with contextlib.redirect_stdout(io.StringIO()):\n"
+           f"    assert main(['check', {str(demo)!r}, '--no-progress', '--max-mutants', '1']) == 0")
+    modules = _modules_after(run, cwd=tmp_path)
     assert sorted(name for name in modules if name.split(".")[0] in CHECK_NEEDS_NOT) == []
     # One job and no progress bar: no process pool, no bar.
     assert not modules & {"multiprocessing", "concurrent.futures.process", "rich.progress", "harness.drift.check",
                           "harness.drift.diff"}
     assert "harness.engine" in modules  # it did check
+    assert "jsonschema" in modules  # the reference validator validated (and saved its verdicts)
+    # Again, with every verdict saved: python-jsonschema is never asked, nor imported.
+    modules = _modules_after(run, cwd=tmp_path)
+    assert "harness.engine" in modules
+    assert not modules & {"jsonschema", "harness.differential"}

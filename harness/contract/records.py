@@ -294,6 +294,17 @@ class Contract:
 
         return compiled.request_validator(self)
 
+    def reference_inputs(self, version: int | None = None, *,
+                         vendor: bool = False) -> tuple[Any, list[tuple[str, Any]], str] | None:
+        """What the reference validator of a version (or of ``vendor_schema``) is made of: the
+        schema, the schema resources ``$ref`` may reach, the base URI (None: no vendor schema)."""
+        if vendor:
+            if self.vendor_schema is None:
+                return None
+            return self.vendor_schema, self.schema_resources(), self.path.resolve().as_uri()
+        version = self.version if version is None else version
+        return self.schema(version), self.schema_resources(), self.schema_path(version).resolve().as_uri()
+
     def reference_validator(self, version: int | None = None) -> ReferenceValidator:
         """The python-jsonschema validator for a version (differential checks; cached)."""
         from harness.differential import reference_validator
