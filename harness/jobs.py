@@ -3,18 +3,20 @@
 :func:`forked` runs a task per index in a pool of forked workers and gives the results in order;
 ``check`` (below) and ``fuzz`` (:func:`harness.fuzz.runner.fuzz`) make one task per contract.
 
-The parent loads and checks every contract first (a bad one is an error before any case runs,
-as with one job), then forks N workers that inherit them. Each task is one contract: a worker
-makes its cases and runs them through its own :class:`~harness.engine.Engine` (the same
-``Engine.run`` as one job) and sends back the contract's results, its notes and its differential
-counts. The parent yields the results contract by contract, in the order the contracts were
-given, as the events of one run: the reports of ``--jobs 4`` are those of ``--jobs 1`` but for
-the timings. Only results travel between processes (a result is a few hundred bytes; a failing
-case's payload is capped at its contract's ``max_bytes`` + 1); at most :data:`AHEAD` tasks per
-worker are given out ahead of the one being reported, so the parent holds a few contracts'
-results, however many contracts and however fast the workers.
+The parent finds the contract directories and checks the project's layout and the options,
+then forks N workers. Each task is one contract: a worker loads and checks it (as one job loads
+every contract: a bad one is the run's error, met in the contracts' order), makes its cases and
+runs them through its own :class:`~harness.engine.Engine` (the same ``Engine.run`` as one job)
+and sends back the contract's results, its notes and its differential counts: the contracts are
+loaded by the workers, side by side, not by the parent first. The parent yields the results
+contract by contract, in the order the contracts were given, as the events of one run: the
+reports of ``--jobs 4`` are those of ``--jobs 1`` but for the timings. Only results travel
+between processes (a result is a few hundred bytes; a failing case's payload is capped at its
+contract's ``max_bytes`` + 1); at most :data:`AHEAD` tasks per worker are given out ahead of the
+one being reported, so the parent holds a few contracts' results, however many contracts and
+however fast the workers.
 
-Workers are forked (they inherit the loaded contracts; nothing is loaded twice), by a
+Workers are forked (they inherit the parent's imports), by a
 ``ProcessPoolExecutor``: a worker that dies breaks the pool, and the run ends with
 ``job.worker_lost`` instead of waiting for a result that will not come (``multiprocessing.Pool``
 waits for ever). Where the platform cannot fork (Windows), a run has one job and says so.
@@ -184,14 +186,13 @@ def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator
 def _run_contract(contract: Contract, options: Options) -> Batch:
     """In a worker: the cases of one contract, made and run."""
     from harness.cases import cases_for
+    from harness.reference_verdicts import ReferenceVerdicts
 
     batch = Batch()
     collected = cases_for(contract, sources=options.sources, max_mutants=options.max_mutants,
                           operators=options.operators)
     batch.notes = collected.notes
     sources = {case.id: (case.path, contract.root) for case in collected.cases if case.path is not None}
-    from harness.reference_verdicts import ReferenceVerdicts
-
     saved = ReferenceVerdicts(options.saved_verdicts) if options.saved_verdicts else None
     engine = Engine(differential=options.differential, saved=saved)
     for event in engine.run(collected.cases, tools=[contract.tool]):
@@ -203,17 +204,30 @@ def _run_contract(contract: Contract, options: Options) -> Batch:
     return batch
 
 
-def run(contracts: Sequence[Contract], options: Options, jobs: int,
+def _load_and_run(directory: Path, selected: bool, options: Options) -> Batch:
+    """In a worker: the contract in ``directory`` loaded and checked (as one job loads every
+    contract, also one ``--tool`` leaves out), and its cases run when it is ``selected``."""
+    from harness.cli._common import load_checked
+
+    contract = load_checked(directory)
+    return _run_contract(contract, options) if selected else Batch()
+
+
+def run(directories: Sequence[Path], selected: set[str], options: Options, jobs: int,
         on_result: Callable[[CaseResult, Source], None] = lambda result, source: None) -> Iterator[Event]:
-    """``check``'s events over ``contracts`` with ``jobs`` workers, one contract per task:
-    ``RunStarted``, each case's ``CaseFinished`` in the contracts' order (``on_result`` called
-    just before each), ``RunFinished`` with the summary (notes in one job's order: the cases'
-    notes, then the waivers')."""
+    """``check``'s events over the contracts in ``directories`` (those whose tool is in
+    ``selected`` run) with ``jobs`` workers, one contract per task, each loaded by its worker:
+    ``RunStarted`` (once the workers are forked), each case's ``CaseFinished`` in the contracts'
+    order (``on_result`` called just before each), ``RunFinished`` with the summary (notes in one
+    job's order: the cases' notes, then the waivers'). A contract that does not load is the run's
+    error where its results would come: in the contracts' order, as one job meets it first."""
     started = time.perf_counter()
     summary, notes, waiver_notes = Summary(), [], []
     counts: dict[str, int] | None = {} if options.differential else None
-    with forked(lambda i: _run_contract(contracts[i], options), len(contracts), jobs) as batches:
-        yield RunStarted(None, tuple(sorted({c.tool for c in contracts})))
+    tools = [d.name for d in directories]
+    with forked(lambda i: _load_and_run(directories[i], tools[i] in selected, options), len(directories),
+                jobs) as batches:
+        yield RunStarted(None, tuple(sorted(set(tools) & selected)))
         index = 0
         for batch in batches:
             for result, source in batch.results:

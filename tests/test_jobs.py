@@ -98,6 +98,24 @@ def test_a_worker_error_is_the_runs_one_line_error(tmp_path: Path) -> None:
     assert "Traceback" not in two.stderr
 
 
+@pytest.mark.parametrize("selection", [[], ["--tool", "order_status", "--tool", "ticket_lookup"]],
+                         ids=["all", "the bad one left out"])
+def test_a_contract_a_worker_cannot_load_is_the_runs_error_as_in_one_job(tmp_path: Path,
+                                                                        selection: list[str]) -> None:
+    # The workers load the contracts; one job loads every one first, also those --tool leaves out.
+    project = _project(tmp_path / "repo", "order_status", "ticket_lookup", "zone_list")
+    contract = project / "contracts" / "zone_list" / "contract.yaml"
+    contract.write_text(contract.read_text().replace("version: 1", "versoin: 1"))
+    report = project / "report.json"
+    one, two = (_check(project, "--jobs", jobs, "--json", str(report), *selection) for jobs in ("1", "2"))
+    assert two.returncode == one.returncode == 2
+    [line] = two.stderr.strip().splitlines()
+    assert line == one.stderr.strip().splitlines()[-1]
+    assert line.startswith("contract-harness: error: contract.invalid: contracts/zone_list/contract.yaml:")
+    assert "unknown key 'versoin' (did you mean 'version'?)" in line
+    assert not report.exists() and two.stdout == ""
+
+
 @pytest.mark.parametrize(("command", "args", "message"), [
     ("check", ["--jobs", "0"], "--jobs '0' must be at least 1"),
     ("check", ["--jobs", "many"], "--jobs 'many' must be a number of processes or 'auto'"),

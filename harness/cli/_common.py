@@ -73,27 +73,49 @@ def project_roots(roots: list[Path], contract_dirs: list[Path]) -> list[Path]:
     return found
 
 
-def load_contracts(paths: list[str], tools: list[str] | None, demo: bool = False,
-                   locks: bool = True) -> list[Contract]:
-    """Contracts named on the command line (default: the project around the working directory,
-    or the embedded demo with ``demo``), after the project's layout is checked; with ``locks``,
-    a published schema version changed in place (schemas.lock) is an error."""
-    from harness import lock
-    from harness.contract import discover, load_contract
+def contract_directories(paths: list[str], demo: bool = False) -> list[Path]:
+    """The contract directories named on the command line (default: the project around the
+    working directory, or the embedded demo with ``demo``), after the project's layout is
+    checked; none is a usage error."""
+    from harness.contract import discover
 
     roots = contract_roots(paths, demo)
     directories = discover(roots)
     check_layout(project_roots(roots, directories))
-    contracts = [load_contract(d) for d in directories]
-    if locks:
-        for contract in contracts:
-            lock.verify(contract)
-    if not contracts:
+    if not directories:
         raise UsageError(f"no contracts found under {', '.join(map(str, roots))}")
-    if tools:
-        known = {c.tool for c in contracts}
-        unknown = sorted(set(tools) - known)
-        if unknown:
-            raise UsageError(f"unknown tool {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-        contracts = [c for c in contracts if c.tool in tools]
-    return contracts
+    return directories
+
+
+def load_checked(directory: Path, locks: bool = True) -> Contract:
+    """The contract in ``directory``, loaded; with ``locks``, a published schema version changed
+    in place (schemas.lock) is an error."""
+    from harness import lock
+    from harness.contract import load_contract
+
+    contract = load_contract(directory)
+    if locks:
+        lock.verify(contract)
+    return contract
+
+
+def selected_tools(known: list[str], tools: list[str] | None) -> set[str]:
+    """The tools ``--tool`` selects among ``known`` (all without it); an unknown one is a usage
+    error."""
+    if not tools:
+        return set(known)
+    unknown = sorted(set(tools) - set(known))
+    if unknown:
+        raise UsageError(f"unknown tool {', '.join(unknown)} (known: {', '.join(sorted(set(known)))})")
+    return set(tools)
+
+
+def load_contracts(paths: list[str], tools: list[str] | None, demo: bool = False,
+                   locks: bool = True) -> list[Contract]:
+    """Contracts named on the command line (:func:`contract_directories`), each loaded and
+    checked (:func:`load_checked`: every one, also those ``tools`` leaves out), then those of
+    ``tools`` (all without it; a tool is its directory's name, which loading checks)."""
+    directories = contract_directories(paths, demo)
+    selected = selected_tools([d.name for d in directories], tools)
+    contracts = [load_checked(d, locks) for d in directories]
+    return [c for c in contracts if c.tool in selected]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from harness.cli import command_help
 
 # Re-exported: other subcommands import them from here; they live in the light _common module.
+from harness.cli._common import contract_directories, selected_tools
 from harness.cli._common import contract_roots as contract_roots
 from harness.cli._common import load_contracts as load_contracts
 from harness.cli._common import project_roots as project_roots
@@ -21,7 +22,7 @@ from harness.project import state_dir
 if TYPE_CHECKING:
     from harness.cases import Case
     from harness.contract import Contract
-    from harness.engine import CaseResult
+    from harness.engine import CaseResult, Event
 
 # The library (cases, engine, reporters) is imported by the functions that use it: other
 # commands (lint, on every commit) import this module for its argument helpers alone.
@@ -98,19 +99,25 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
     return index, count
 
 
-def stream(args: argparse.Namespace) -> tuple[Iterator[Case], list[str], list[Contract]]:
-    """The selected cases of the selected contracts, made one contract at a time as they are
-    consumed (so a run holds one contract's cases, not all of them); the notes on why some could
-    not be made, filled in as they are; the contracts. Options and contracts are checked before
-    this returns. With ``--shard`` the cases are listed first: a slice is taken by sorted id."""
-    from harness.cases import SOURCES, cases_for, shard
+def check_options(args: argparse.Namespace) -> tuple[int, int] | None:
+    """The selection options checked (a usage error for a bad one); the shard asked for."""
     from harness.mutations import REGISTRY
 
     if args.max_mutants < 0:
         raise UsageError(f"--max-mutants must be >= 0, not {args.max_mutants}")
     if args.operator:
         REGISTRY.select(args.operator, select_option="--operator")
-    sharding = parse_shard(args.shard)
+    return parse_shard(args.shard)
+
+
+def stream(args: argparse.Namespace) -> tuple[Iterator[Case], list[str], list[Contract]]:
+    """The selected cases of the selected contracts, made one contract at a time as they are
+    consumed (so a run holds one contract's cases, not all of them); the notes on why some could
+    not be made, filled in as they are; the contracts. Options and contracts are checked before
+    this returns. With ``--shard`` the cases are listed first: a slice is taken by sorted id."""
+    from harness.cases import SOURCES, cases_for, shard
+
+    sharding = check_options(args)
     contracts = load_contracts(args.contracts, args.tool, args.demo)
     notes: list[str] = []
 
@@ -150,20 +157,32 @@ def saved_verdicts(args: argparse.Namespace) -> Path | None:
 
 def run(args: argparse.Namespace) -> int:
     from harness import jobs as parallel
-    from harness.drift.template import upstream_redactor
-    from harness.engine import Engine
-    from harness.reference_verdicts import ReferenceVerdicts
     from harness.reporting import dispatch, reporters_for
-    from harness.reporting.reproductions import protected
 
     jobs = parallel.jobs_option(args.jobs)
     if jobs > 1 and args.shard:
         raise UsageError(f"--jobs {args.jobs} and --shard {args.shard}: a shard runs in one process "
                          "(--shard splits a run among machines); drop one of them")
-    cases, notes, contracts = stream(args)
     if jobs > 1 and not parallel.can_fork():
         print(f"contract-harness: --jobs {args.jobs}: this platform cannot fork; one job", file=sys.stderr)
         jobs = 1
+    reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
+    cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
+    events = _in_jobs(args, jobs, cases_dir) if jobs > 1 else None
+    if events is None:
+        events = _in_one_job(args, cases_dir)
+    summary = dispatch(events, reporters)
+    assert summary is not None
+    return 0 if summary.ok else 1
+
+
+def _in_one_job(args: argparse.Namespace, cases_dir: Path) -> Iterator[Event]:
+    from harness.drift.template import upstream_redactor
+    from harness.engine import Engine
+    from harness.reference_verdicts import ReferenceVerdicts
+    from harness.reporting.reproductions import protected
+
+    cases, notes, contracts = stream(args)
     redactor = upstream_redactor(contracts, os.environ)
     # Where the case being reported came from: the engine evaluates one case at a time, in the
     # order made, and its events are reported before the next case is made, so only the current
@@ -177,25 +196,44 @@ def run(args: argparse.Namespace) -> int:
                 fixtures[case.id] = (case.path, case.contract.root)
             yield case
 
-    reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
     saved = saved_verdicts(args)
     engine = Engine(differential=not args.no_differential, unused_waivers=args.shard is None,
                     saved=ReferenceVerdicts(saved) if saved else None)
-    cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
-    if jobs > 1 and len(contracts) > 1:
-        from harness.cases import SOURCES
+    events = engine.run(tracked(), notes, tools=[c.tool for c in contracts])
+    return protected(events, redactor, cases_dir, fixtures)
 
-        def reported(result: CaseResult, source: parallel.Source) -> None:
-            fixtures.clear()
-            if source is not None:
-                fixtures[result.id] = source
 
-        options = parallel.Options(tuple(args.source or SOURCES), args.max_mutants,
-                                   tuple(args.operator) if args.operator else None, not args.no_differential,
-                                   saved)
-        events = parallel.run(contracts, options, jobs, reported)
-    else:
-        events = engine.run(tracked(), notes, tools=[c.tool for c in contracts])
-    summary = dispatch(protected(events, redactor, cases_dir, fixtures), reporters)
-    assert summary is not None
-    return 0 if summary.ok else 1
+def _in_jobs(args: argparse.Namespace, jobs: int, cases_dir: Path) -> Iterator[Event] | None:
+    """The run's events from ``jobs`` forked workers, each loading and running one contract at a
+    time; None when fewer than two contracts are selected (one job runs them)."""
+    from itertools import chain
+
+    from harness import jobs as parallel
+    from harness.cases import SOURCES
+    from harness.drift.template import upstream_redactor_in
+    from harness.reporting.reproductions import protected
+
+    check_options(args)
+    directories = contract_directories(args.contracts, args.demo)
+    selected = selected_tools([d.name for d in directories], args.tool)
+    if len(selected) < 2:
+        return None
+    fixtures: dict[str, tuple[Path, Path]] = {}
+
+    def reported(result: CaseResult, source: parallel.Source) -> None:
+        fixtures.clear()
+        if source is not None:
+            fixtures[result.id] = source
+
+    options = parallel.Options(tuple(args.source or SOURCES), args.max_mutants,
+                               tuple(args.operator) if args.operator else None, not args.no_differential,
+                               saved_verdicts(args))
+    events = parallel.run(directories, selected, options, jobs, reported)
+
+    def redacted() -> Iterator[Event]:
+        first = next(events)  # RunStarted: the workers are forked and at work
+        # Read while they are: the contracts' upstream variables, from the selected contracts.
+        redactor = upstream_redactor_in([d for d in directories if d.name in selected], os.environ)
+        yield from protected(chain([first], events), redactor, cases_dir, fixtures)
+
+    return redacted()

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import ContractError, UsageError
@@ -166,9 +167,30 @@ def env_names(node: Any) -> set[str]:
 def upstream_redactor(contracts: Iterable[Contract], environ: Mapping[str, str]) -> Redactor:
     """The redactor of what ``check`` writes: the values, where set, of every ``${NAME}`` the
     contracts' upstreams use (a recorded fixture may hold one, from before it was refused)."""
+    return _redactor([contract.raw for contract in contracts], environ)
+
+
+def upstream_redactor_in(directories: Iterable[Path], environ: Mapping[str, str]) -> Redactor:
+    """:func:`upstream_redactor` of the contracts in ``directories``, read from their
+    ``contract.yaml`` alone (``check --jobs``: the workers load the contracts). One that does not
+    read is left out: its worker's load fails, and that is the run's error."""
+    from harness.contract.load import CONTRACT_FILE
+    from harness.documents import load_yaml
+    from harness.errors import HarnessError
+
+    raws = []
+    for directory in directories:
+        try:
+            raws.append(load_yaml(directory / CONTRACT_FILE, within=directory, what="contract file"))
+        except (HarnessError, OSError):
+            continue
+    return _redactor([raw for raw in raws if isinstance(raw, dict)], environ)
+
+
+def _redactor(raws: list[dict[str, Any]], environ: Mapping[str, str]) -> Redactor:
     names: set[str] = set()
-    for contract in contracts:
-        names |= env_names(contract.raw.get("upstreams", {}))
+    for raw in raws:
+        names |= env_names(raw.get("upstreams", {}))
     return Redactor({name: environ[name] for name in sorted(names) if environ.get(name)})
 
 

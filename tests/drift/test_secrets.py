@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import shutil
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -246,10 +247,15 @@ def test_a_header_placeholder_no_header_can_carry_fails_that_request_without_a_t
 # --------------------------------------------------------------------------- check
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
 def test_check_redacts_the_values_of_its_upstreams_env_and_keeps_such_payloads_out_of_the_cases_dir(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], jobs: str
 ) -> None:
     root = project(tmp_path, "closed", ["clean/-"])
+    if jobs != "1":  # a second contract, so the workers load and run them (one runs in one job)
+        other = root / "contracts/other"
+        shutil.copytree(root / "contracts/closed", other)
+        (other / "contract.yaml").write_text((other / "contract.yaml").read_text().replace("tool: closed", "tool: other"))
     sample = root / "fixtures/historical/closed/old"
     sample.mkdir(parents=True)
     (sample / "leaky.json").write_text('{"id":"x",' + json.dumps(TOKEN) + ":1}")  # recorded before the fix
@@ -257,7 +263,7 @@ def test_check_redacts_the_values_of_its_upstreams_env_and_keeps_such_payloads_o
     monkeypatch.setenv("TOKEN", TOKEN)
     monkeypatch.chdir(root)
     code = main(["check", "--no-progress", "--json", "out/r.json", "--junit", "out/r.xml", "--markdown", "out/r.md",
-                 "--html", "out/r.html", "--cases-dir", "out/cases"])
+                 "--html", "out/r.html", "--cases-dir", "out/cases", "--jobs", jobs])
     assert code == 1
     written = everything_written(root, capsys)
     assert {where: leaks(text) for where, text in written.items() if where != "fixtures/historical/closed/old/leaky.json" and leaks(text)} == {}
