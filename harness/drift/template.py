@@ -174,7 +174,7 @@ def upstream_redactor_in(directories: Iterable[Path], environ: Mapping[str, str]
     """:func:`upstream_redactor` of the contracts in ``directories``, read from their
     ``contract.yaml`` alone (``check --jobs``: the workers load the contracts). One that does not
     read is left out: its worker's load fails, and that is the run's error."""
-    from harness.contract.load import CONTRACT_FILE
+    from harness.contract.records import CONTRACT_FILE
     from harness.documents import load_yaml
     from harness.errors import HarnessError
 
@@ -187,7 +187,7 @@ def upstream_redactor_in(directories: Iterable[Path], environ: Mapping[str, str]
     return _redactor([raw for raw in raws if isinstance(raw, dict)], environ)
 
 
-def _redactor(raws: list[dict[str, Any]], environ: Mapping[str, str]) -> Redactor:
+def _redactor(raws: list[Mapping[str, Any]], environ: Mapping[str, str]) -> Redactor:
     names: set[str] = set()
     for raw in raws:
         names |= env_names(raw.get("upstreams", {}))
