@@ -243,14 +243,24 @@ class OperatorRegistry(Registry[Operator]):
         # Mandatory operators are dealt first: when the cap is tight, they are the ones kept.
         dealing = sorted((op for op in self if wanted is None or op.name in wanted), key=lambda op: not op.mandatory)
         groups: dict[str, list[Mutant | Later]] = {}
+        rests: dict[str, Iterator[Mutant | Later]] = {}
         filled = 0
         for op in dealing:
             if max_mutants is not None and filled >= max_mutants:
                 # The first round of dealing gives each of the first max_mutants operators with a
                 # mutant one, and ends the sample: the operators after them would get none.
                 break
-            groups[op.name] = list(op.bare(ctx))
-            filled += bool(groups[op.name])
+            mutants = op.bare(ctx)
+            first = next(mutants, None)
+            groups[op.name] = [] if first is None else [first]
+            rests[op.name] = mutants
+            filled += first is not None
+        if max_mutants is None or filled < max_mutants:
+            # Fewer operators with a mutant than the cap: some get more than one, spread over all
+            # of theirs. Otherwise each dealt operator gets one, its first (see :func:`sample`):
+            # the others are never made.
+            for name, mutants in rests.items():
+                groups[name].extend(mutants)
         picked = {id(m) for m in sample(list(groups.values()), max_mutants)}
         # Only the mutants kept get their expectations (and, when run, their bytes), in
         # registration order.
