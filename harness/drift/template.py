@@ -177,11 +177,17 @@ def upstream_redactor_in(directories: Iterable[Path], environ: Mapping[str, str]
     from harness.contract.records import CONTRACT_FILE
     from harness.documents import load_yaml
     from harness.errors import HarnessError
+    from harness.files import MAX_YAML_BYTES, read_bytes
 
     raws = []
     for directory in directories:
+        file = directory / CONTRACT_FILE
         try:
-            raws.append(load_yaml(directory / CONTRACT_FILE, within=directory, what="contract file"))
+            # YAML spells the key `upstreams` as such or with an escape (a backslash): a file with
+            # neither has no upstreams, and needs no parsing.
+            text = read_bytes(file, limit=MAX_YAML_BYTES, within=directory, what="contract file")
+            if b"upstreams" in text or b"\\" in text:
+                raws.append(load_yaml(file, within=directory, what="contract file"))
         except (HarnessError, OSError):
             continue
     return _redactor([raw for raw in raws if isinstance(raw, dict)], environ)
