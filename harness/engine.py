@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from harness.boundary.pipeline import Boundary, Verdict
+from harness.boundary.request import normalise_request
 from harness.cases import Case, CaseExpectation
 from harness.codes import Layer
 from harness.contract import Contract, Waiver
@@ -548,9 +549,20 @@ class Engine:
         #: Report check waivers no case used (off for a shard: its waiver's case may be in another).
         self.unused_waivers = unused_waivers
         self._boundaries: dict[tuple[int, int], Boundary] = {}
+        #: The last request normalised: (its contract, the request, its normalised form), held.
+        self._last_request: tuple[Any, Any, Mapping[str, Any]] = (None, None, {})
         #: Which check waivers accepted a case, by contract (its ``raw`` mapping, which the
         #: contract object behind an adapter shares with the contract).
         self.waived: dict[int, set[int]] = {}
+
+    def _request(self, case: Case) -> Mapping[str, Any]:
+        """The case's request, normalised once for the run of cases that share it (a fixture's
+        cases share its sidecar's request object, which nothing changes)."""
+        contract, request, full = self._last_request
+        if contract is not case.contract or request is not case.request:
+            full = normalise_request(case.contract, case.request)  # InvalidRequest: the case's error
+            self._last_request = (case.contract, case.request, full)
+        return full
 
     def boundary(self, contract: Contract, version: int | None) -> Boundary:
         key = (id(contract), version or contract.version)
@@ -565,7 +577,8 @@ class Engine:
         raw: bytes | None = None
         try:
             raw = case.build()
-            examined = self.boundary(contract, version).examine(raw, case.request, now=case.now)
+            examined = self.boundary(contract, version).examine(raw, case.request, now=case.now,
+                                                                normalised=self._request(case))
             verdict, parsed, schema_error = examined.verdict, examined.document, examined.schema_error
             document = None if parsed is MISSING else parsed
             status, problem, detail = _judge(case, verdict, document, version, schema_error)

@@ -234,11 +234,14 @@ class Boundary:
         *,
         now: datetime | str | None = None,
         upstream: str | None = None,
+        normalised: Mapping[str, Any] | None = None,
     ) -> Examined:
         """:meth:`check_document`, also returning what the schema layer's validator said (for
-        the harness's differential check: see :class:`Examined`)."""
+        the harness's differential check: see :class:`Examined`). ``normalised``: what
+        :func:`~harness.boundary.request.normalise_request` returned for ``request`` on this
+        contract, when the caller has it (the engine, for the cases of one fixture)."""
         contract = self.contract
-        full_request = normalise_request(contract, request)
+        full_request = normalised if normalised is not None else normalise_request(contract, request)
         ev = Evaluation(
             contract=contract,
             version=self.version,
