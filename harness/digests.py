@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import sys
 from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
@@ -54,17 +56,52 @@ def _source_digest() -> str:
     return file_digest((name, path) for name, path in files_below(package) if name.endswith((".py", ".json")))
 
 
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@cache
+def _dist_infos() -> dict[str, str]:
+    """Installed distributions' versions by normalised name, from the ``<name>-<version>.dist-info``
+    folders on ``sys.path`` (the first of a name wins, as imports find it; an ``.egg-info`` one
+    has ``""``: ask ``importlib.metadata``): one listing per path entry, without importing
+    ``importlib.metadata`` (and the email parser it brings) for the usual wheel installs."""
+    found: dict[str, str] = {}
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for folder in names:
+            if folder.endswith(".dist-info"):
+                name, _, version = folder[: -len(".dist-info")].rpartition("-")
+                if name and version:
+                    found.setdefault(_normal(name), version)
+            elif folder.endswith(".egg-info"):  # the version is not always in the name: ask for it
+                found.setdefault(_normal(folder[: -len(".egg-info")].partition("-")[0]), "")
+    return found
+
+
+def installed_version(name: str) -> str | None:
+    """The installed version of the distribution ``name`` (None: not installed)."""
+    version = _dist_infos().get(_normal(name))
+    if version:
+        return version
+    if version is None:
+        return None
+    from importlib import metadata  # an egg-info: ask the standard library
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def harness_digest(*libraries: str) -> str:
     """The harness's version and source (a development checkout changes its code without
     changing its version), and the installed versions of ``libraries`` (distribution names)."""
-    from importlib import metadata
-
     import harness
 
     versions = [f"harness={harness.__version__}"]
-    for name in libraries:
-        try:
-            versions.append(f"{name}={metadata.version(name)}")
-        except metadata.PackageNotFoundError:
-            versions.append(f"{name}=absent")
+    versions += [f"{name}={installed_version(name) or 'absent'}" for name in libraries]
     return hashlib.sha256(("\n".join(versions) + _source_digest()).encode()).hexdigest()

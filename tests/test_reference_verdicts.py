@@ -216,3 +216,14 @@ def test_a_file_keeps_this_runs_verdicts_first_up_to_its_cap(tmp_path: Path, mon
     assert store.get("t", "v", "new1") is True
     store.save()
     assert (tmp_path / "t.json").stat().st_mtime_ns == before
+
+
+def test_installed_versions_are_read_as_importlib_metadata_reads_them() -> None:
+    from importlib import metadata
+
+    from harness.digests import installed_version
+
+    names = {dist.metadata["Name"] for dist in metadata.distributions() if dist.metadata["Name"]}
+    assert len(names) > 20
+    assert {name: installed_version(name) for name in names} == {name: metadata.version(name) for name in names}
+    assert installed_version("no-such-distribution-here") is None
