@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from harness.boundary.pipeline import Boundary, system_clock
+from harness.boundary.pipeline import Boundary, Examined, system_clock
 from harness.codes import Layer
 from harness.contract import Contract
 from harness.corpus import Expectation, Fixture, fixtures_for
@@ -99,6 +99,10 @@ class Case:
     #: ``contract`` for a payload that is the contract object of a tool with an adapter (judged
     #: without the adapter: ``verify --shape contract`` reproduces it), else ``upstream``.
     shape: str = "upstream"
+    #: An accepted fixture's bytes and the boundary's examination of them, as its mutations were
+    #: prepared (the same contract, version, request and fixed clock): the engine judges these
+    #: instead of reading and examining the file again.
+    examined: tuple[bytes, Examined] | None = field(default=None, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -111,12 +115,16 @@ def _fixture_now(contract: Contract, fixture: Fixture) -> datetime | None:
     return contract.default_now
 
 
-def _fixture_case(contract: Contract, fixture: Fixture) -> Case:
+def _fixture_case(contract: Contract, fixture: Fixture, ctx: MutationContext | None = None) -> Case:
     expect = fixture.expect
     if fixture.kind == "historical" and fixture.expect_by_version:
         expect = fixture.expect_by_version.get(contract.version, expect)
     # A contract-shaped payload of a tool with an adapter is judged as the contract object it is.
     target = contract.without_adapter() if fixture.shape == "contract" else contract
+    now = _fixture_now(contract, fixture)
+    examined = None
+    if ctx is not None and ctx.examined is not None and target is contract and now is not None and now == ctx.now:
+        examined = (ctx.raw, ctx.examined)
     return Case(
         id=fixture.id,
         tool=contract.tool,
@@ -125,12 +133,13 @@ def _fixture_case(contract: Contract, fixture: Fixture) -> Case:
         expect=CaseExpectation.of(expect),
         build=fixture.read,
         request=fixture.request,
-        now=_fixture_now(contract, fixture),
+        now=now,
         version=None,
         path=fixture.path,
         fixture=fixture.id,
         description=fixture.description,
         shape="contract" if target is not contract else "upstream",
+        examined=examined,
     )
 
 
@@ -144,7 +153,8 @@ def mutation_context(contract: Contract, fixture: Fixture, boundary: Boundary) -
     """Parse an accepted fixture and prepare it for the operators."""
     raw = fixture.read()
     now = _fixture_now(contract, fixture) or system_clock()
-    verdict, document = boundary.check_document(raw, fixture.request, now=now)  # parsed once
+    examined = boundary.examine(raw, fixture.request, now=now)  # parsed once
+    verdict, document = examined.verdict, examined.document
     if not verdict.accepted:
         raise MutationSkipped(f"{fixture.id} is not accepted ({verdict.code}); no mutations from it")
     request = contract.normalise_request(fixture.request)
@@ -161,6 +171,7 @@ def mutation_context(contract: Contract, fixture: Fixture, boundary: Boundary) -
         schema=schema,
         now=now,
         request=request,
+        examined=examined,
     )
 
 
@@ -195,8 +206,11 @@ def mutation_cases(
     max_mutants: int | None = DEFAULT_MAX_MUTANTS,
     operators: Iterable[str] | None = None,
     output_boundary: Boundary | None = None,
+    ctx: MutationContext | None = None,
 ) -> list[Case]:
-    ctx = mutation_context(contract, fixture, boundary)
+    """The near-miss cases of an accepted fixture (``ctx``: its :func:`mutation_context`, when
+    the caller made it)."""
+    ctx = ctx if ctx is not None else mutation_context(contract, fixture, boundary)
     contexts = [(ctx, "", registry.generate(ctx, max_mutants, operators))]
     output = output_context(ctx, output_boundary)
     if output is not None:
@@ -259,25 +273,40 @@ def cases_for(
     wanted = set(sources)
     kinds = tuple(k for k in ("accepted", "rejected", "historical") if k in wanted)
     fixtures = fixtures_for(contract, kinds) if kinds else []
-    cases = [_fixture_case(contract, f) for f in fixtures]
     notes: list[str] = []
-    if "mutation" in wanted:
+    # Each accepted fixture seeding mutations is examined once, for its mutations and its own case.
+    contexts: dict[int, MutationContext | MutationSkipped] = {}
+    mutating = "mutation" in wanted
+    if mutating:
         boundary = Boundary(contract)
-        output_boundary = Boundary(contract.without_adapter()) if contract.adapter is not None else None
         source_fixtures = fixtures if "accepted" in wanted else fixtures_for(contract, ("accepted",))
         for fixture in source_fixtures:
-            if fixture.kind != "accepted":
+            if fixture.kind == "accepted":
+                try:
+                    contexts[id(fixture)] = mutation_context(contract, fixture, boundary)
+                except MutationSkipped as exc:
+                    contexts[id(fixture)] = exc
+    cases = [_fixture_case(contract, f, _ready(contexts.get(id(f)))) for f in fixtures]
+    if mutating:
+        output_boundary = Boundary(contract.without_adapter()) if contract.adapter is not None else None
+        for fixture in source_fixtures:
+            found = contexts.get(id(fixture))
+            if found is None:
                 continue
-            try:
-                cases.extend(
-                    mutation_cases(
-                        contract, fixture, boundary, registry=registry,
-                        max_mutants=max_mutants, operators=operators, output_boundary=output_boundary,
-                    )
+            if isinstance(found, MutationSkipped):
+                notes.append(str(found))
+                continue
+            cases.extend(
+                mutation_cases(
+                    contract, fixture, boundary, registry=registry, max_mutants=max_mutants,
+                    operators=operators, output_boundary=output_boundary, ctx=found,
                 )
-            except MutationSkipped as exc:
-                notes.append(str(exc))
+            )
     return Collected(cases, notes)
+
+
+def _ready(found: MutationContext | MutationSkipped | None) -> MutationContext | None:
+    return found if isinstance(found, MutationContext) else None
 
 
 def shard(cases: list[Case], index: int, count: int) -> list[Case]:

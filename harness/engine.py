@@ -576,9 +576,12 @@ class Engine:
         version = case.version or contract.version
         raw: bytes | None = None
         try:
-            raw = case.build()
-            examined = self.boundary(contract, version).examine(raw, case.request, now=case.now,
-                                                                normalised=self._request(case))
+            if case.examined is not None and version == contract.version:
+                raw, examined = case.examined  # examined as its mutations were prepared
+            else:
+                raw = case.build()
+                examined = self.boundary(contract, version).examine(raw, case.request, now=case.now,
+                                                                    normalised=self._request(case))
             verdict, parsed, schema_error = examined.verdict, examined.document, examined.schema_error
             document = None if parsed is MISSING else parsed
             status, problem, detail = _judge(case, verdict, document, version, schema_error)

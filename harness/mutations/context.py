@@ -82,6 +82,9 @@ class MutationContext:
     schema: Any
     now: datetime
     request: Mapping[str, Any]
+    #: The boundary's examination of ``raw`` (:class:`~harness.boundary.pipeline.Examined`),
+    #: which the fixture's own case is judged by.
+    examined: Any = field(default=None, repr=False)
     _objects: list[tuple[str, dict[str, Any]]] | None = field(default=None, repr=False)
     _leaves: list[tuple[str, Any]] | None = field(default=None, repr=False)
     _size: int | None = field(default=None, repr=False)
