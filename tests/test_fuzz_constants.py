@@ -48,3 +48,69 @@ def test_a_property_draws_the_same_examples_first_or_after_others(tmp_path: Path
     first, after, again = json.loads(done.stdout.splitlines()[-1])
     assert first["generated"] > 0
     assert first == after == again
+
+
+def test_the_cheap_location_check_agrees_with_hypothesiss_for_every_module_loaded(tmp_path: Path) -> None:
+    # The wrapper asks a twin of hypothesis's ModuleLocation.from_path (each folder resolved
+    # once) before hypothesis's own rule: for every module file this process has, and for a
+    # local file reached through a symlinked folder and a symlinked file, the same answer.
+    import os
+
+    from hypothesis.internal.scrutineer import ModuleLocation
+
+    from harness.fuzz.generate.constants import _locator
+
+    located = _locator()
+    assert located is not None
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "mod.py").write_text("X = 1\n")
+    os.symlink(tmp_path / "real", tmp_path / "linked")
+    os.symlink(os.__file__, tmp_path / "stdlib_os.py")  # a local-looking name for a stdlib file
+    paths = {getattr(m, "__file__", None) for m in list(sys.modules.values())} - {None}
+    paths |= {str(tmp_path / "linked" / "mod.py"), str(tmp_path / "stdlib_os.py"), str(tmp_path / "real" / "mod.py")}
+    assert len(paths) > 200
+    differ = {p: located(p) for p in paths if located(p) != (ModuleLocation.from_path(p) is ModuleLocation.LOCAL)}
+    assert differ == {}
+    assert located(str(tmp_path / "linked" / "mod.py")) and not located(str(tmp_path / "stdlib_os.py"))
+
+
+def test_hypothesiss_random_is_registered_without_a_collection_and_still_managed(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # In a new thread (hypothesis's random is per thread): after priming, the first @given makes
+    # no random of its own (so runs no gc.collect), and the primed one is the one it seeds.
+    import gc
+    import threading
+
+    import hypothesis.core
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from hypothesis.internal import entropy
+
+    from harness.fuzz.generate.start import prime_global_random
+
+    collections: list[int] = []
+    real = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *a: collections.append(1) or real(*a))
+    seen: dict[str, object] = {}
+
+    def run() -> None:
+        prime_global_random()
+        primed = hypothesis.core.threadlocal._hypothesis_global_random
+        seen["primed"] = primed
+        seen["managed"] = primed in list(entropy.RANDOMS_TO_MANAGE.values())
+        drawn: list[int] = []
+
+        @settings(max_examples=5, derandomize=True, database=None)
+        @given(st.integers())
+        def collect(value: int) -> None:
+            drawn.append(value)
+
+        collect()
+        seen["after"] = hypothesis.core.threadlocal._hypothesis_global_random
+        seen["drawn"] = drawn
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert seen["primed"] is not None and seen["managed"] is True
+    assert seen["after"] is seen["primed"] and len(seen["drawn"]) == 5  # type: ignore[arg-type]
+    assert collections == []

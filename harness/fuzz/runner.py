@@ -48,6 +48,7 @@ from harness.errors import UsageError
 from harness.fuzz.fixtures import write_fixture
 from harness.fuzz.generate.constants import exclude_own_modules
 from harness.fuzz.generate.sampling import BATCH, SEEDS, native, sample_value, stream
+from harness.fuzz.generate.start import prime_global_random
 from harness.fuzz.model import Finding, PropertyViolation
 from harness.fuzz.properties import PROPERTIES, Property, PropertyRegistry
 from harness.fuzz.replay import GENERATED, REPLAYED, ReplayStore, Unrecordable, decode, encode, inputs_of, kept
@@ -377,6 +378,7 @@ def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outc
     unchanged (:mod:`harness.fuzz.replay`), else generate; shrink a failure and write its
     fixture. A green generated run is saved for the next one."""
     exclude_own_modules()  # the examples drawn do not depend on what this process ran before
+    prime_global_random()
     store = options.replay_store()
     if store is None:
         return replace(_generate(subject, prop, options, record=False)[0], why=options.why_generated())

@@ -43,6 +43,7 @@ from harness.fuzz.generate.compile import compile_strategy
 from harness.fuzz.generate.constants import exclude_own_modules
 from harness.fuzz.generate.edges import with_boundary_values
 from harness.fuzz.generate.lower import Lowered, lower
+from harness.fuzz.generate.start import prime_global_random
 from harness.fuzz.generate.unicode import ensure_utf8_table
 from harness.schemas import Document
 from harness.schemas.resolve import as_schema, expand
@@ -243,6 +244,7 @@ def from_lowered(
     """
     ensure_utf8_table()
     exclude_own_modules()
+    prime_global_random()
     try:
         base = compile_strategy(lowered.schema) if compiled else _hj_from_schema(lowered.schema)
     except (HypothesisException, ValueError, TypeError, KeyError) as exc:  # pragma: no cover - rare
