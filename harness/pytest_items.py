@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.pytest_plugin import ENGINE, FUZZ_GENERATORS, FUZZ_PROFILES, STORE_DRIFT, boolean, setting, switch
+from harness.pytest_plugin import ENGINE, FUZZ_GENERATORS, FUZZ_PROFILES, LAYOUTS, STORE_DRIFT, boolean, setting, switch
 
 if TYPE_CHECKING:
     from harness.cases import Case
@@ -33,6 +33,18 @@ if TYPE_CHECKING:
 
 class NotHeld(Exception):
     """A contract item's check did not hold; the message is what pytest shows for it."""
+
+
+#: Marks by name, made once: ``add_marker("name")`` makes (and checks) a new one per call, a
+#: measurable part of collecting thousands of cases.
+_MARKS: dict[str, pytest.MarkDecorator] = {}
+
+
+def _mark(name: str) -> pytest.MarkDecorator:
+    found = _MARKS.get(name)
+    if found is None:
+        found = _MARKS[name] = getattr(pytest.mark, name)
+    return found
 
 
 class ContractItem(pytest.Item):
@@ -49,7 +61,7 @@ class ContractItem(pytest.Item):
         super().__init__(**kwargs)
         self.contract = contract
         self.label = label
-        self.add_marker(self.marker)
+        self.add_marker(_mark(self.marker))
         self.extra_keyword_matches.update({contract.tool, *keywords} - {""})
 
     @abc.abstractmethod
@@ -92,6 +104,26 @@ def hypothesis_home(config: pytest.Config) -> Iterator[None]:
 # --------------------------------------------------------------------------- the contract file
 
 
+def layout_checked(config: pytest.Config, root: Path) -> None:
+    """:func:`~harness.project.check_layout` on ``root`` once a session (it reads every fixture
+    folder of the project): each contract's collection raises the same first problem, or
+    nothing, as a fresh check would, without a 100-tool project reading its fixtures 100 times."""
+    from harness.project import check_layout
+
+    found = config.stash[LAYOUTS]
+    key = root.resolve()
+    if key not in found:
+        try:
+            check_layout([root])
+        except Exception as exc:
+            found[key] = exc
+        else:
+            found[key] = None
+    problem = found[key]
+    if problem is not None:
+        raise problem
+
+
 class ContractFile(pytest.File):
     """``contracts/<tool>/contract.yaml``: one collector per case source below it."""
 
@@ -100,12 +132,11 @@ class ContractFile(pytest.File):
         from harness.cases import DEFAULT_MAX_MUTANTS, cases_for
         from harness.contract import load_contract
         from harness.errors import one_line
-        from harness.project import check_layout
 
         max_mutants = setting(self.config, "--max-mutants", "contract_harness_max_mutants", int)
         try:
             contract = load_contract(self.path.parent)
-            check_layout([contract.root])
+            layout_checked(self.config, contract.root)
             lock.verify(contract)
             collected = cases_for(contract, max_mutants=DEFAULT_MAX_MUTANTS if max_mutants is None else max_mutants)
         except Exception as exc:
@@ -159,7 +190,7 @@ class CaseItem(ContractItem):
         super().__init__(contract=case.contract, label=case.id, keywords=(case.source, case.operator or ""),
                          **kwargs)
         self.case = case
-        self.add_marker(case.source)
+        self.add_marker(_mark(case.source))
 
     def check(self) -> str | None:
         from harness.reporting.terminal import problem_text

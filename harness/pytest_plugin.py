@@ -42,6 +42,8 @@ FUZZ_GENERATORS = ("sampled", "native")
 ENGINE = pytest.StashKey[dict[str, Any]]()
 #: Drift checks already run, by contract file and upstream.
 STORE_DRIFT = pytest.StashKey[dict[tuple[str, str], dict[str, Any]]]()
+#: Each project root's layout check, once a session: its first problem, or None.
+LAYOUTS = pytest.StashKey[dict[Path, Exception | None]]()
 _ADDED = pytest.StashKey[Path | None]()
 _SOURCE_MARKERS = {
     "accepted": "fixtures/accepted", "rejected": "fixtures/rejected",
@@ -118,6 +120,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_ADDED] = _collect_project_contracts(config)
     config.stash[ENGINE] = {}
     config.stash[STORE_DRIFT] = {}
+    config.stash[LAYOUTS] = {}
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(LayerTable(), "contract-harness-layer-table")
 

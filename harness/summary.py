@@ -45,7 +45,9 @@ class Summary:
 
     def count_case(self, tool: str, column: str, status: str, operator: str | None = None) -> None:
         """Count one case of ``tool``: the layer that rejected it (``column``) and its status."""
-        counts = self.tools.setdefault(tool, ToolSummary(tool))
+        counts = self.tools.get(tool)
+        if counts is None:
+            counts = self.tools[tool] = ToolSummary(tool)
         counts.columns[column] += 1
         counts.statuses[status] += 1
         if operator:

@@ -172,6 +172,19 @@ def test_a_fixture_folder_for_a_tool_without_a_contract_is_a_one_line_collection
     assert result.ret != 0 and "Traceback" not in result.stdout.str()
 
 
+def test_a_layout_problem_fails_every_contract_of_the_project(pytester: pytest.Pytester, demo_root) -> None:  # type: ignore[no-untyped-def]
+    # The layout is read once a session (not once per contract), and each contract's collection
+    # still fails on its first problem.
+    for part in ("contracts", "fixtures"):
+        shutil.copytree(demo_root / part, pytester.path / part)
+    (pytester.path / "fixtures/accepted/deployment_statu").mkdir()
+    result = pytester.runpytest("-q", "--co", "--continue-on-collection-errors")
+    errors = [line for line in result.stdout.lines if line.startswith("fixture.unknown_tool: ")]
+    assert len(errors) == 3 and len(set(errors)) == 1, result.stdout.lines
+    assert [line for line in result.stdout.lines if line.startswith("ERROR ")] == [
+        f"ERROR contracts/{tool}/contract.yaml" for tool in ("deployment_status", "job_status", "review_status")]
+
+
 def test_a_broken_sidecar_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
     (demo_project.path / "fixtures/rejected/deployment_status/deep_nesting.case.yaml").write_text("expect: [\n")
     result = demo_project.runpytest("-q", "--co")
