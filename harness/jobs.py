@@ -73,9 +73,9 @@ class Batch:
 
 
 def jobs_option(text: str) -> int:
-    """``--jobs``: a positive count, or ``auto`` (the CPUs this process may use)."""
+    """``--jobs``: a positive count, or ``auto``: :func:`usable_cpus`."""
     if text == "auto":
-        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+        return usable_cpus()
     try:
         count = int(text)
     except ValueError:
@@ -83,6 +83,73 @@ def jobs_option(text: str) -> int:
     if count < 1:
         raise UsageError(f"--jobs {text!r} must be at least 1")
     return count
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may use: those of its affinity mask, fewer where its cgroup's CPU
+    quota allows fewer (a container started with ``docker run --cpus 2`` on a 64-CPU host sees
+    64 CPUs and may use 2: 64 workers would share them, each with its own memory)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    quota = cgroup_cpus()
+    return max(1, min(cpus, quota) if quota is not None else cpus)
+
+
+def cgroup_cpus(proc: Path = Path("/proc/self/cgroup"), mount: Path = Path("/sys/fs/cgroup")) -> int | None:
+    """The CPUs the CPU quota of this process's cgroup allows, rounded up (``quota / period``;
+    the smallest of its own and its ancestors' up to the mount), or None where no quota is set
+    or none can be read (not Linux). cgroup v2 reads ``cpu.max``; v1, ``cpu.cfs_quota_us`` and
+    ``cpu.cfs_period_us`` of the ``cpu`` controller."""
+    try:
+        lines = proc.read_text().splitlines()
+    except OSError:
+        return None
+    found: list[int] = []
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, where = parts
+        names = controllers.split(",")
+        if controllers == "":
+            base, read = mount, _v2_quota
+        elif "cpu" in names:
+            base = next((mount / n for n in (controllers, "cpu") if (mount / n).is_dir()), mount / "cpu")
+            read = _v1_quota
+        else:
+            continue
+        folder = base / where.lstrip("/")
+        for at in (folder, *folder.parents):
+            if at == base.parent:
+                break
+            cpus = read(at)
+            if cpus is not None:
+                found.append(cpus)
+    return min(found) if found else None
+
+
+def _ratio(quota: str, period: str) -> int | None:
+    try:
+        q, p = int(quota), int(period)
+    except ValueError:
+        return None
+    return max(1, -(-q // p)) if q > 0 and p > 0 else None
+
+
+def _v2_quota(folder: Path) -> int | None:
+    try:
+        fields = (folder / "cpu.max").read_text().split()
+    except OSError:
+        return None
+    return _ratio(fields[0], fields[1]) if len(fields) == 2 and fields[0] != "max" else None
+
+
+def _v1_quota(folder: Path) -> int | None:
+    try:
+        quota = (folder / "cpu.cfs_quota_us").read_text().strip()
+        period = (folder / "cpu.cfs_period_us").read_text().strip()
+    except OSError:
+        return None
+    return _ratio(quota, period)
 
 
 def can_fork() -> bool:

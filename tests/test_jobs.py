@@ -214,3 +214,53 @@ def test_a_result_pickles_whole_as_the_workers_send_it(tmp_path: Path) -> None:
     # Every field, whatever fields are added later, comes back (payload included: it is not compared).
     assert all(getattr(back, f.name) == getattr(result, f.name) for f in dataclasses.fields(CaseResult))
     assert back.expected == expected and type(back.expected) is CaseExpectation
+
+
+# --------------------------------------------------------------------------- auto: the CPUs usable
+
+
+def _cgroups(tmp_path: Path, membership: str, files: dict[str, str]) -> int | None:
+    """``cgroup_cpus`` on a cgroup tree of our own: ``membership`` as /proc/self/cgroup reads,
+    ``files`` (path under the mount -> content) as the kernel shows them."""
+    from harness.jobs import cgroup_cpus
+
+    mount = tmp_path / "cgroup"
+    for name, text in files.items():
+        (mount / name).parent.mkdir(parents=True, exist_ok=True)
+        (mount / name).write_text(text)
+    (tmp_path / "proc-cgroup").write_text(membership)
+    return cgroup_cpus(tmp_path / "proc-cgroup", mount)
+
+
+@pytest.mark.parametrize(("membership", "files", "cpus"), [
+    # cgroup v2: `docker run --cpus 2`, 1.5 CPUs (rounded up), no quota.
+    ("0::/\n", {"cpu.max": "200000 100000\n"}, 2),
+    ("0::/\n", {"cpu.max": "150000 100000\n"}, 2),
+    ("0::/\n", {"cpu.max": "max 100000\n"}, None),
+    # v2, a nested cgroup: the tightest quota on the way up to the mount holds.
+    ("0::/ci/job\n", {"ci/cpu.max": "100000 100000\n", "ci/job/cpu.max": "400000 100000\n"}, 1),
+    # cgroup v1 (the cpu controller, alone or with cpuacct), with and without a quota.
+    ("4:memory:/x\n2:cpu,cpuacct:/\n", {"cpu,cpuacct/cpu.cfs_quota_us": "300000\n",
+                                         "cpu,cpuacct/cpu.cfs_period_us": "100000\n"}, 3),
+    ("1:cpu:/\n", {"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),
+    # The cgroup named is the host's (no cgroup namespace): not under the mount; its root holds.
+    ("0::/system.slice/docker-1.scope\n", {"cpu.max": "100000 100000\n"}, 1),
+    # Nothing readable, or nonsense: no quota known.
+    ("0::/\n", {}, None),
+    ("0::/\n", {"cpu.max": "lots\n"}, None),
+    ("garbage\n", {"cpu.max": "100000 100000\n"}, None),
+])
+def test_auto_takes_the_cgroup_cpu_quota_into_account(tmp_path: Path, membership: str, files: dict[str, str],
+                                                      cpus: int | None) -> None:
+    assert _cgroups(tmp_path, membership, files) == cpus
+
+
+def test_auto_is_at_most_the_affinity_and_at_least_one(tmp_path: Path) -> None:
+    import os
+
+    from harness.jobs import cgroup_cpus, jobs_option, usable_cpus
+
+    assert cgroup_cpus(tmp_path / "no-such-file") is None
+    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    quota = cgroup_cpus()
+    assert jobs_option("auto") == usable_cpus() == max(1, min(affinity, quota or affinity))

@@ -57,7 +57,7 @@ def register(sub: Any) -> None:
                         "reference's verdicts saved by earlier runs (.contract-harness/check/reference/)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     p.add_argument("--jobs", "-j", metavar="N", default="1",
-                   help="run the contracts in N processes, or 'auto' (one per CPU); the reports are those "
+                   help="run the contracts in N processes, or 'auto' (one per CPU it may use); the reports are those "
                         "of one job (default 1)")
     p.set_defaults(run=run)
 

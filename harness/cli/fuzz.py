@@ -60,7 +60,7 @@ def register(sub: Any) -> None:
                         f"(default: {DEFAULT_FIXTURES_DIR} in the project root)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     p.add_argument("--jobs", "-j", metavar="N", default="1",
-                   help="fuzz the tools in N processes, or 'auto' (one per CPU); the reports are those "
+                   help="fuzz the tools in N processes, or 'auto' (one per CPU it may use); the reports are those "
                         "of one job (default 1)")
     p.set_defaults(run=run)
 
