@@ -3,6 +3,9 @@
 The public API. The CLI (``contract-harness``) and the pytest plugin are thin faces over it.
 The names load on first use, so importing the package (as pytest does to load the plugin, and
 the CLI to print ``--help``) costs nothing until one is needed.
+
+Under pytest the package's modules are imported unrewritten (PYTEST_DONT_REWRITE: the marker
+pytest reads here; see :class:`harness.pytest_plugin.PlainImports`).
 """
 
 from collections.abc import Callable

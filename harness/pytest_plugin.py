@@ -99,7 +99,50 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   help="examples per fuzz item (overrides the profile)")
 
 
+class PlainImports:
+    """A finder ahead of pytest's assertion rewriting: the library's own modules are imported as a
+    plain ``python`` imports them, and so are hypothesis's where pytest cannot cache them.
+
+    pytest rewrites the asserts of every module of a distribution that ships a ``pytest11``
+    plugin (this package's, and hypothesis's ``_hypothesis_pytestplugin``) and caches the
+    rewritten code beside the source. Where it cannot write that cache (``sys.dont_write_bytecode``:
+    ``PYTHONDONTWRITEBYTECODE``, set in many CI images) it parses and compiles each such module
+    on every run, in every xdist worker: on 2 cores, the 2-tool project ``init`` makes took 4.0-6.3 s
+    instead of 2.2 s, ``--no-fuzz`` 2.4 s instead of 1.1 s (docs/benchmarks.md). The library holds
+    no test whose asserts pytest should explain (its ``__init__`` says PYTEST_DONT_REWRITE, so a
+    nested pytest session in the same process does not warn that it cannot rewrite it). Hypothesis
+    is left to pytest where the cache can be written: a nested in-process session
+    (``pytester.runpytest``) would otherwise warn that it cannot rewrite it. The user's own test
+    modules and conftests are rewritten as before. A name this finder cannot place (an editable
+    install's own finder) is left to the finders after it."""
+
+    def __init__(self) -> None:
+        self.packages: frozenset[str] = frozenset({"harness"})
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name.partition(".")[0] not in self.packages:
+            return None
+        from importlib.machinery import PathFinder
+
+        return PathFinder.find_spec(name, path)
+
+
+_PLAIN_IMPORTS = PlainImports()
+
+
+def _import_plainly() -> None:
+    """:class:`PlainImports` first in ``sys.meta_path`` (once, however many sessions a process
+    configures: pytester's in-process runs)."""
+    import sys
+
+    _PLAIN_IMPORTS.packages = frozenset({"harness", *(("hypothesis",) if sys.dont_write_bytecode else ())})
+    if _PLAIN_IMPORTS in sys.meta_path:
+        sys.meta_path.remove(_PLAIN_IMPORTS)
+    sys.meta_path.insert(0, _PLAIN_IMPORTS)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    _import_plainly()
     config.addinivalue_line("markers", "contract_case: a case of the tool-result contract harness")
     for source, what in _SOURCE_MARKERS.items():
         config.addinivalue_line("markers", f"{source}: contract cases from {what}")

@@ -297,3 +297,34 @@ def test_loading_the_plugin_imports_none_of_the_library() -> None:
             "print(sorted(m for m in sys.modules if m.startswith(('harness.', 'jsonschema', 'yaml'))))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "['harness.pytest_plugin']"
+
+
+@pytest.mark.parametrize("cache", ["written", "not written"])
+def test_the_library_loads_unrewritten_and_the_users_tests_are_rewritten(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, cache: str) -> None:
+    # pytest rewrites every module of a plugin's distribution; where it cannot cache the result
+    # (PYTHONDONTWRITEBYTECODE, as in many CI images) it compiles them all again each run:
+    # hypothesis too, then.
+    if cache == "written":
+        monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    else:
+        monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    pytester.makepyfile(test_user=f"""
+        import hypothesis
+        import harness.fuzz.runner
+        import _pytest.assertion.rewrite as rewrite
+
+        def rewritten(module):
+            return isinstance(module.__spec__.loader, rewrite.AssertionRewritingHook)
+
+        def test_plain():
+            assert not rewritten(harness.fuzz.runner)
+            assert rewritten(hypothesis) is {cache == "written"}
+
+        def test_users_asserts_are_still_explained():
+            assert [1, 2] == [1, 3]
+        """)
+    pytester.makeini("[pytest]\naddopts = -p no:cacheprovider\n")
+    result = pytester.runpytest_subprocess("-q", "--no-fuzz")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*At index 1 diff: 2 != 3*"])
