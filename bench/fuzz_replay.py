@@ -7,7 +7,10 @@ All in one run, on a copy of the demo project (contracts/ and fixtures/) in a te
 
 - **pytest**: ``pytest --no-fuzz``; ``pytest`` cold (no saved fuzz runs: every property
   generates); ``pytest`` warm (nothing changed since: every property replays); each as a ratio
-  to ``--no-fuzz`` (targets: cold within 3x, warm within 1.5x); then ``pytest -n 2`` and
+  to ``--no-fuzz`` (targets: cold within 3x, warm within 1.5x); ``pytest`` warm and ``--no-fuzz``
+  with ``PYTHONDONTWRITEBYTECODE=1`` and no rewritten module cached (as in a CI image that sets
+  it), each against the same with ``--assert=plain``: what pytest's rewriting of the plugins'
+  modules costs there; then ``pytest -n 2`` and
   ``-n 0`` with ``--fuzz-regenerate`` (every property generates), and their ratio (aim: close
   to 2x on 2 cores); the same with ``--fuzz-profile nightly`` (2,000 examples a property, not 100); and
   xdist's own cost, ``-n 2`` against ``-n 0`` on a suite of as many empty tests.
@@ -155,15 +158,35 @@ def _demo_project(into: Path) -> Path:
     return project
 
 
-def _pytest(project: Path, *args: str, storage: Path) -> tuple[float, str]:
+def _pytest(project: Path, *args: str, storage: Path, no_bytecode: bool = False) -> tuple[float, str]:
+    env = _env(ROOT, storage)
+    if no_bytecode:  # as a CI image that sets it: no bytecode, and no rewritten module, is written
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        _drop_rewritten()
     started = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", *args], capture_output=True, text=True,
-                          cwd=project, env=_env(ROOT, storage), timeout=1800)
+                          cwd=project, env=env, timeout=1800)
     seconds = time.perf_counter() - started
     last = (proc.stdout.strip().splitlines() or ["?"])[-1]
     if proc.returncode != 0:
         print(f"  pytest {' '.join(args)} exited {proc.returncode}: {last}", file=sys.stderr)
     return seconds, last
+
+
+def _drop_rewritten() -> None:
+    """Delete the modules pytest rewrote and cached in earlier runs (``*-pytest-*.pyc``) for the
+    packages that ship a pytest plugin: this checkout's ``harness`` and the installed hypothesis,
+    xdist and others: a fresh CI image has none."""
+    import importlib.util
+
+    folders = [ROOT / "harness"]
+    for name in ("hypothesis", "xdist"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            folders += [Path(p) for p in spec.submodule_search_locations]
+    for folder in folders:
+        for cached in folder.rglob("__pycache__/*-pytest-*.pyc"):
+            cached.unlink(missing_ok=True)
 
 
 def _baseline_project(demo: Path, into: Path) -> Path:
@@ -192,6 +215,15 @@ def pytest_ratios(project: Path, storage: Path, repeat: int, xdist: bool) -> dic
             shown = " ".join(args) or "(fuzz)"
             print(f"  {project.name}: pytest {shown} [{label}]: {seconds:.1f}s  {last}", flush=True)
             best[label] = min(best.get(label, float("inf")), seconds)
+        # Where pytest cannot cache the modules it rewrites (PYTHONDONTWRITEBYTECODE), against
+        # --assert=plain (no rewriting at all): what rewriting costs the run.
+        for label, args in (("nocache-warm", ()), ("nocache-warm-plain", ("--assert=plain",)),
+                            ("nocache-no-fuzz", ("--no-fuzz",)),
+                            ("nocache-no-fuzz-plain", ("--no-fuzz", "--assert=plain"))):
+            seconds, last = _pytest(project, *args, storage=storage, no_bytecode=True)
+            print(f"  {project.name}: PYTHONDONTWRITEBYTECODE=1 pytest {' '.join(args) or '(fuzz)'}: {seconds:.1f}s  "
+                  f"{last}", flush=True)
+            best[label] = min(best.get(label, float("inf")), seconds)
         if xdist:
             for label, args in (("n0", ("-n", "0", "--fuzz-regenerate")), ("n2", ("-n", "2", "--fuzz-regenerate")),
                                 ("n0-nightly", ("-n", "0", "--fuzz-profile", "nightly")),
@@ -208,7 +240,9 @@ def pytest_ratios(project: Path, storage: Path, repeat: int, xdist: bool) -> dic
                 print(f"  {items} empty tests: pytest {' '.join(args)}: {seconds:.1f}s  {last}", flush=True)
                 best[label] = min(best.get(label, float("inf")), seconds)
     out: dict[str, Any] = {"seconds": best, "cold_ratio": best["cold"] / best["no-fuzz"],
-                           "warm_ratio": best["warm"] / best["no-fuzz"]}
+                           "warm_ratio": best["warm"] / best["no-fuzz"],
+                           "nocache_rewrite_ratio": best["nocache-warm"] / best["nocache-warm-plain"],
+                           "nocache_no_fuzz_rewrite_ratio": best["nocache-no-fuzz"] / best["nocache-no-fuzz-plain"]}
     if xdist:
         out["n0_over_n2"] = best["n0"] / best["n2"]
         out["nightly_n0_over_n2"] = best["n0-nightly"] / best["n2-nightly"]
@@ -367,6 +401,10 @@ def main() -> int:
               f"(target <= 3x); warm {s['warm']:.1f}s = {r['warm_ratio']:.2f}x (target <= 1.5x)"
               + (f"; -n 0 {s['n0']:.1f}s / -n 2 {s['n2']:.1f}s = {r['n0_over_n2']:.2f}x (aim ~2x)"
                  if "n0_over_n2" in r else ""))
+        print(f"  PYTHONDONTWRITEBYTECODE=1 (no rewritten module cached): pytest warm {s['nocache-warm']:.1f}s, "
+              f"--assert=plain {s['nocache-warm-plain']:.1f}s = {r['nocache_rewrite_ratio']:.2f}x; --no-fuzz "
+              f"{s['nocache-no-fuzz']:.1f}s, with --assert=plain {s['nocache-no-fuzz-plain']:.1f}s = "
+              f"{r['nocache_no_fuzz_rewrite_ratio']:.2f}x (pytest's rewriting of the plugins' modules)")
         if "nightly_n0_over_n2" in r:
             print(f"  nightly profile: -n 0 {s['n0-nightly']:.1f}s / -n 2 {s['n2-nightly']:.1f}s = "
                   f"{r['nightly_n0_over_n2']:.2f}x (aim ~2x); xdist's own cost, {r['items']} empty tests: "
