@@ -273,14 +273,17 @@ class LayerTable:
     and prints its tools x layers table (:meth:`harness.engine.Summary.table`) after pytest's."""
 
     def __init__(self) -> None:
-        self.results: list[dict[str, Any]] = []
+        from harness.summary import Summary  # the layer vocabulary only: no engine, no validator
+
+        #: The cases counted as their reports arrive (nothing kept per case).
+        self.summary = Summary()
         self.fuzz: list[dict[str, Any]] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
-            props = dict(report.user_properties)
+            props: dict[str, Any] = dict(report.user_properties)
             if props.get("contract_harness") == "1":
-                self.results.append(props)
+                self.summary.count_case(str(props["tool"]), str(props["layer"]), str(props["status"]))
             elif "fuzz_mode" in props:
                 self.fuzz.append(props)
 
@@ -294,14 +297,9 @@ class LayerTable:
                 terminalreporter.write_line(line)
             for warning in sorted({w for p in self.fuzz for w in str(p.get("fuzz_warning", "")).splitlines()}):
                 terminalreporter.write_line(warning)
-        if not self.results:
+        if not self.summary.tools:
             return
-        from harness.summary import Summary
-
-        summary = Summary()
-        for props in self.results:
-            summary.count_case(props["tool"], props["layer"], props["status"])
-        header, rows = summary.table()
+        header, rows = self.summary.table()
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         terminalreporter.write_sep("=", "contract cases by rejecting layer")
         for row in [header, *rows]:
