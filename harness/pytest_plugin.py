@@ -117,14 +117,19 @@ class PlainImports:
     install's own finder) is left to the finders after it."""
 
     def __init__(self) -> None:
-        self.packages: frozenset[str] = frozenset({"harness"})
+        #: Top-level package name -> the folders its files are in (only files there are taken:
+        #: a user's own package of the same name is left to pytest).
+        self.packages: dict[str, tuple[str, ...]] = {}
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name.partition(".")[0] not in self.packages:
+        folders = self.packages.get(name.partition(".")[0])
+        if not folders:
             return None
         from importlib.machinery import PathFinder
 
-        return PathFinder.find_spec(name, path)
+        spec = PathFinder.find_spec(name, path)
+        origin = getattr(spec, "origin", None) or ""
+        return spec if origin.startswith(folders) else None
 
 
 _PLAIN_IMPORTS = PlainImports()
@@ -133,9 +138,19 @@ _PLAIN_IMPORTS = PlainImports()
 def _import_plainly() -> None:
     """:class:`PlainImports` first in ``sys.meta_path`` (once, however many sessions a process
     configures: pytester's in-process runs)."""
+    import importlib.util
+    import os
     import sys
 
-    _PLAIN_IMPORTS.packages = frozenset({"harness", *(("hypothesis",) if sys.dont_write_bytecode else ())})
+    import harness
+
+    packages = {"harness": tuple(harness.__path__)}
+    if sys.dont_write_bytecode:
+        found = importlib.util.find_spec("hypothesis")  # its location only: nothing is imported
+        if found is not None and found.submodule_search_locations:
+            packages["hypothesis"] = tuple(found.submodule_search_locations)
+    _PLAIN_IMPORTS.packages = {name: tuple(os.path.join(folder, "") for folder in folders)
+                               for name, folders in packages.items()}
     if _PLAIN_IMPORTS in sys.meta_path:
         sys.meta_path.remove(_PLAIN_IMPORTS)
     sys.meta_path.insert(0, _PLAIN_IMPORTS)
