@@ -288,16 +288,19 @@ class LayerTable:
     and prints its tools x layers table (:meth:`harness.engine.Summary.table`) after pytest's."""
 
     def __init__(self) -> None:
-        from harness.summary import Summary  # the layer vocabulary only: no engine, no validator
-
-        #: The cases counted as their reports arrive (nothing kept per case).
-        self.summary = Summary()
+        #: The cases counted as their reports arrive (nothing kept per case); made at the first,
+        #: so a project without contracts imports nothing of the library.
+        self.summary: Any = None
         self.fuzz: list[dict[str, Any]] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
             props: dict[str, Any] = dict(report.user_properties)
             if props.get("contract_harness") == "1":
+                if self.summary is None:
+                    from harness.summary import Summary  # the layer vocabulary only: no engine
+
+                    self.summary = Summary()
                 self.summary.count_case(str(props["tool"]), str(props["layer"]), str(props["status"]))
             elif "fuzz_mode" in props:
                 self.fuzz.append(props)
@@ -312,7 +315,7 @@ class LayerTable:
                 terminalreporter.write_line(line)
             for warning in sorted({w for p in self.fuzz for w in str(p.get("fuzz_warning", "")).splitlines()}):
                 terminalreporter.write_line(warning)
-        if not self.summary.tools:
+        if self.summary is None:
             return
         header, rows = self.summary.table()
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
