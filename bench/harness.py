@@ -148,7 +148,7 @@ def time_check(root: Path, max_mutants: int) -> tuple[float, int]:
     sink = io.StringIO()
     started = time.perf_counter()
     with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()):
-        code = cli_main(["check", str(root), "--no-progress", "--max-mutants", str(max_mutants),
+        code = cli_main(["check", str(root), "--no-progress", "--jobs", "1", "--max-mutants", str(max_mutants),
                          "--json", str(report), "--no-saved-verdicts"])  # as the plain loop: every validation
     elapsed = time.perf_counter() - started
     if code != 0:
@@ -228,8 +228,9 @@ def instructions(tmp: Path, args: argparse.Namespace) -> dict[str, Any] | None:
     for label, code in versions.items():
         env = {**os.environ, "PYTHONPATH": str(code)} if code else None
         shutil.rmtree(root / ".contract-harness" / "check", ignore_errors=True)  # no saved verdicts
+        one = argv if code else [*argv, "--jobs", "1"]  # one process: valgrind counts the one it runs
         done = subprocess.run([valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                               sys.executable, "-c", _CHILD, json.dumps(argv)], cwd=root, capture_output=True,
+                               sys.executable, "-c", _CHILD, json.dumps(one)], cwd=root, capture_output=True,
                               text=True, env=env)
         found = _IR.search(done.stderr)
         if done.returncode != 0 or found is None:
@@ -245,7 +246,11 @@ def instructions(tmp: Path, args: argparse.Namespace) -> dict[str, Any] | None:
 
 
 #: Variants an earlier version (--before) does not have: measured for this one only.
-NEW_VARIANTS = {"check --jobs 2", "check, verdicts saved", "check --jobs 2, verdicts saved"}
+NEW_VARIANTS = {"check --jobs 2", "check, verdicts saved", "check --jobs 2, verdicts saved", "check (no --jobs: auto)"}
+#: Variants run as ``check`` runs without ``--jobs`` (since issue 17: one process per usable CPU);
+#: every other variant without ``--jobs`` is given ``--jobs 1`` (the code before knows no --jobs:
+#: one job is all it has).
+DEFAULT_JOBS_VARIANTS = {"check (no --jobs: auto)"}
 #: Variants run with the reference verdicts an earlier run saved (a run before the measured ones
 #: saves them); every other starts with none.
 SAVED_VARIANTS = {"check, verdicts saved", "check --jobs 2, verdicts saved"}
@@ -257,7 +262,7 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
     measures the queue), best of ``--memory-repeat`` runs."""
     variants = {"check --json": ["--json", "report.json"], "check": [], "check, verdicts saved": [],
                 "check --no-differential": ["--no-differential"], "check --jobs 2": ["--jobs", "2"],
-                "check --jobs 2, verdicts saved": ["--jobs", "2"]}
+                "check --jobs 2, verdicts saved": ["--jobs", "2"], "check (no --jobs: auto)": []}
     rows, results = [], []
     versions = {"": None} if not args.before else {"": None, " (before)": Path(args.before).resolve()}
     for scale in scales:
@@ -273,7 +278,9 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
                 for label, code in versions.items():  # alternating, so drift in machine speed hits both
                     if code is not None and name in NEW_VARIANTS:
                         continue
-                    run = child_check(root, args.max_mutants, *extra, code=code, saved=saved)
+                    mine = extra if (code is not None or "--jobs" in extra or name in DEFAULT_JOBS_VARIANTS) \
+                        else [*extra, "--jobs", "1"]
+                    run = child_check(root, args.max_mutants, *mine, code=code, saved=saved)
                     runs[label].append(run)
                     print(f"  {scale}x {name + label}: {run['cases']:,} cases in {run['seconds']:.1f} s "
                           f"({run['cpu_s']:.1f} s CPU), peak RSS {run['rss_mib']:,.0f} MiB", flush=True)
@@ -316,7 +323,8 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
         # with --before that code, each variant against its one job in the same run, on this machine.
         for scale in scales:
             old = now.get((scale, "check (before)"))
-            for variant in ("check", "check, verdicts saved", "check --jobs 2", "check --jobs 2, verdicts saved"):
+            for variant in ("check", "check, verdicts saved", "check --jobs 2", "check --jobs 2, verdicts saved",
+                            "check (no --jobs: auto)"):
                 r = now.get((scale, variant))
                 if old is not None and r is not None:
                     print(f"{scale}x {variant}: {r['cases_per_s'] / old['cases_per_s']:.2f}x the cases/s of "

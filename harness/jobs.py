@@ -72,9 +72,11 @@ class Batch:
     differential: dict[str, int] | None = None
 
 
-def jobs_option(text: str) -> int:
-    """``--jobs``: a positive count, or ``auto``: :func:`usable_cpus`."""
-    if text == "auto":
+def jobs_option(text: str | None) -> int:
+    """``--jobs``: a positive count, or ``auto``: :func:`usable_cpus`; not given (None): ``auto``
+    too (the caller then falls back to one job, quietly, where a shard is asked for or the
+    platform cannot fork: see :func:`default_fallback`)."""
+    if text is None or text == "auto":
         return usable_cpus()
     try:
         count = int(text)
@@ -152,10 +154,21 @@ def _v1_quota(folder: Path) -> int | None:
     return _ratio(quota, period)
 
 
-def can_fork() -> bool:
-    import multiprocessing  # here: a run of one job needs no process machinery
+def default_fallback(text: str | None, jobs: int, *, shard: bool = False) -> int:
+    """The jobs a run has: ``jobs`` as :func:`jobs_option` read ``text``, or one where ``--jobs``
+    was not given (``text`` None) and a shard is run or the platform cannot fork — a default
+    that cannot apply is not the user's choice, so nothing is said. Given explicitly, ``--jobs``
+    stays as given (its conflicts are the caller's usage errors and notes)."""
+    if text is None and jobs > 1 and (shard or not can_fork()):
+        return 1
+    return jobs
 
-    return "fork" in multiprocessing.get_all_start_methods()
+
+def can_fork() -> bool:
+    """Whether workers can be forked here (``multiprocessing``'s ``fork`` start method exists
+    where ``os.fork`` does; asked without importing it: a run of one job needs no process
+    machinery)."""
+    return hasattr(os, "fork")
 
 
 def _ignore_interrupts() -> None:

@@ -101,7 +101,7 @@ def test_check_loads_only_what_checking_needs(tmp_path: Path) -> None:
     demo = Path(__file__).resolve().parent.parent
     run = ("import contextlib, io\nfrom harness.cli import main\n"
            "with contextlib.redirect_stdout(io.StringIO()):\n"
-           f"    assert main(['check', {str(demo)!r}, '--no-progress', '--max-mutants', '1']) == 0")
+           f"    assert main(['check', {str(demo)!r}, '--no-progress', '--max-mutants', '1', '--jobs', '1']) == 0")
     modules = _modules_after(run, cwd=tmp_path)
     assert sorted(name for name in modules if name.split(".")[0] in CHECK_NEEDS_NOT) == []
     # One job and no progress bar: no process pool, no bar.

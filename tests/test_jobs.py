@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from harness.jobs import can_fork
+from harness.jobs import can_fork, usable_cpus
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="--jobs forks its workers; this platform cannot fork")
 
@@ -132,6 +132,44 @@ def test_auto_runs_one_job_per_cpu(tmp_path: Path) -> None:
     done = _check(tmp_path, "--demo", "--jobs", "auto", "--json", str(tmp_path / "r.json"))
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "r.json").read_text())["summary"]["failed"] == 0
+
+
+#: Run in a child: the CLI's ``main`` with the argv given, then whether a process pool was made.
+_POOLED = ("import contextlib, io, json, sys\nfrom harness.cli import main\n"
+           "with contextlib.redirect_stdout(io.StringIO()):\n    code = main(json.loads(sys.argv[1]))\n"
+           "print(json.dumps([code, 'concurrent.futures.process' in sys.modules]))")
+
+
+def _pooled(cwd: Path, command: str, *args: str) -> tuple[int, bool]:
+    argv = [command, "--no-progress", *args]
+    done = subprocess.run([sys.executable, "-c", _POOLED, json.dumps(argv)], cwd=cwd,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.stdout.strip(), done.stderr
+    code, pooled = json.loads(done.stdout.strip().splitlines()[-1])
+    return code, pooled
+
+
+def test_without_jobs_check_and_fuzz_use_every_cpu_and_report_what_one_job_does(tmp_path: Path) -> None:
+    cpus = usable_cpus()
+    reports = {}
+    for name, jobs in (("default", []), ("one", ["--jobs", "1"])):
+        cwd = tmp_path / name
+        cwd.mkdir()
+        report = cwd / "report.json"
+        assert _pooled(cwd, "check", "--demo", "--json", str(report), *jobs) == (0, bool(jobs) is False and cpus > 1)
+        reports[name] = _untimed(json.loads(report.read_text()))
+    assert reports["default"] == reports["one"]
+    code, pooled = _pooled(tmp_path / "default", "fuzz", "--demo", "--profile", "ci", "--examples", "5")
+    assert (code, pooled) == (0, cpus > 1)
+
+
+def test_without_jobs_a_shard_or_a_single_contract_runs_in_one_job_quietly(tmp_path: Path) -> None:
+    assert _pooled(tmp_path, "check", "--demo", "--shard", "1/2") == (0, False)
+    done = _check(tmp_path, "--demo", "--shard", "2/2")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    project = _project(tmp_path / "repo", "order_status")
+    assert _pooled(project, "check") == (0, False)  # one contract: nothing to share out
+    assert _pooled(project, "fuzz", "--examples", "5") == (0, False)
 
 
 # --------------------------------------------------------------------------- fuzz

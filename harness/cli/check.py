@@ -56,9 +56,9 @@ def register(sub: Any) -> None:
                    help="validate every document with the reference afresh: neither read nor write the "
                         "reference's verdicts saved by earlier runs (.contract-harness/check/reference/)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    p.add_argument("--jobs", "-j", metavar="N", default="1",
+    p.add_argument("--jobs", "-j", metavar="N",
                    help="run the contracts in N processes, or 'auto' (one per CPU it may use); the reports are those "
-                        "of one job (default 1)")
+                        "of one job (default: auto; one job with --shard or where the platform cannot fork)")
     p.set_defaults(run=run)
 
 
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     from harness import jobs as parallel
     from harness.reporting import dispatch, reporters_for
 
-    jobs = parallel.jobs_option(args.jobs)
+    jobs = parallel.default_fallback(args.jobs, parallel.jobs_option(args.jobs), shard=bool(args.shard))
     if jobs > 1 and args.shard:
         raise UsageError(f"--jobs {args.jobs} and --shard {args.shard}: a shard runs in one process "
                          "(--shard splits a run among machines); drop one of them")

@@ -59,9 +59,9 @@ def register(sub: Any) -> None:
                    help=f"where shrunk failing examples are written as fixtures "
                         f"(default: {DEFAULT_FIXTURES_DIR} in the project root)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    p.add_argument("--jobs", "-j", metavar="N", default="1",
+    p.add_argument("--jobs", "-j", metavar="N",
                    help="fuzz the tools in N processes, or 'auto' (one per CPU it may use); the reports are those "
-                        "of one job (default 1)")
+                        "of one job (default: auto; one job where the platform cannot fork)")
     p.set_defaults(run=run)
 
 
@@ -91,9 +91,9 @@ def _options(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.jobs import can_fork, jobs_option
+    from harness.jobs import can_fork, default_fallback, jobs_option
 
-    jobs = jobs_option(args.jobs)
+    jobs = default_fallback(args.jobs, jobs_option(args.jobs))
     contracts = load_contracts(args.contracts, args.tool, args.demo)
     options = _options(args)
     if jobs > 1 and not can_fork():
