@@ -264,6 +264,33 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = spread(items, lambda item: getattr(item, "marker", None) == "fuzz")
 
 
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``-n`` with xdist's default ``--dist load``: the same scheduling, but the items that
+    share one computation (a compat pair's, a drift upstream's, in the ci profile a contract's
+    fuzz items) go to one worker together (:mod:`harness.pytest_schedule`). Any other ``--dist``
+    is xdist's."""
+    if config.getvalue("dist") != "load" or not _tested_xdist():
+        return None
+    from harness.pytest_schedule import ContractScheduling
+
+    profile = setting(config, "--fuzz-profile", "contract_harness_fuzz_profile", str) or "ci"
+    return ContractScheduling(config, log, fuzz_by_contract=profile == "ci")
+
+
+def _tested_xdist() -> bool:
+    """Whether the installed pytest-xdist is a version whose load scheduler's internals the
+    plugin's scheduling is tested with (3.x, the ``xdist`` extra's range); another is left to
+    schedule alone."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major = int(version("pytest-xdist").split(".")[0])
+    except (PackageNotFoundError, ValueError):
+        return False
+    return major == 3
+
+
 def spread(items: list[Any], long: Callable[[Any], bool]) -> list[Any]:
     """``items`` with those ``long`` says are long placed at even intervals among the others
     (each group in its own order)."""

@@ -82,3 +82,27 @@ def test_a_request_drift_may_not_send_is_a_skipped_item_that_says_why(
     result.assert_outcomes(skipped=3)
     result.stdout.fnmatch_lines(["*not called: POST may change data*"])
     result.stdout.fnmatch_lines(["*not called: no sample requests*"])
+
+
+def test_under_xdist_an_upstreams_items_run_in_one_worker_and_call_it_once_a_request(
+    drift_project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two items, two workers: xdist alone gives one to each, and each worker would run the whole
+    # upstream (its first item does): every sample request sent twice.
+    from harness.sandbox.http import _Handler, serving
+
+    calls: list[str] = []
+
+    class Counting(_Handler):
+        def do_GET(self) -> None:
+            calls.append(self.path)
+            super().do_GET()
+
+    with serving(port=0) as server:
+        server.RequestHandlerClass = Counting
+        monkeypatch.setenv("HARNESS_SANDBOX_URL", sandbox_env(server, "stable")["HARNESS_SANDBOX_URL"])
+        result = drift_project.runpytest_subprocess("--drift", "-m", "drift", "-n", "2", "-v", timeout=300)
+    result.assert_outcomes(passed=2)
+    workers = {line.split("]")[0] for line in result.stdout.lines if line.startswith("[gw") and "::drift::" in line}
+    assert len(workers) == 1, result.stdout.str()
+    assert len(calls) == 2, calls  # staging and production, once each
