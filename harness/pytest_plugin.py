@@ -266,10 +266,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Under ``-n`` with xdist's default ``--dist load``: the same scheduling, but the items that
-    share one computation (a compat pair's, a drift upstream's, in the ci profile a contract's
-    fuzz items) go to one worker together (:mod:`harness.pytest_schedule`). Any other ``--dist``
-    is xdist's."""
+    """Under ``-n`` with xdist's default ``--dist load``: the items that share one computation
+    (a compat pair's, a drift upstream's, in the ci profile a contract's fuzz items) go to one
+    worker together, and the long ones go out first, the short ones last
+    (:mod:`harness.pytest_schedule`). Any other ``--dist``, or an xdist other than 3.x, is
+    xdist's own."""
     if config.getvalue("dist") != "load" or not _tested_xdist():
         return None
     from harness.pytest_schedule import ContractScheduling

@@ -21,9 +21,10 @@ of consecutive items in collection order, so a long item collected late could st
 other worker had nothing left (on the demo's nightly run one worker idled the last 3 s of 30 s
 while the other ran ``review_status``'s ``rejects_near_misses``). Here the long units go first,
 heaviest first (:func:`weight`: ``rejects_near_misses``, the property that runs every mutation
-operator on each example, counts three; a unit counts its items), each worker holding at most
-one at a time, and the short items (the cases, lint) fill the gaps and the end, scheduled as
-``load`` schedules them.
+operator on each example, counts three; a fuzz unit counts its items), each worker holding at
+most one at a time, and the short items (the cases, lint) wait for the end, where ``load``'s own
+logic gives them out and they even out the workers — all but one at a time behind each unit: an
+xdist worker runs an item only once it holds the next.
 
 Used where ``-n`` runs with xdist's default ``--dist load``; any other ``--dist`` the user asks
 for is xdist's own. Units are known from the node ids alone (the controller collects nothing).
