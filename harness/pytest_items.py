@@ -179,7 +179,15 @@ def engine(config: pytest.Config) -> Engine:
 
     store = config.stash[ENGINE]
     if "engine" not in store:
-        store["engine"] = Engine(differential=switch(config, "--no-differential", "contract_harness_differential"))
+        differential = switch(config, "--no-differential", "contract_harness_differential")
+        saved = None
+        if differential and switch(config, "--no-saved-verdicts", "contract_harness_saved_verdicts"):
+            from harness.project import state_dir
+            from harness.reference_verdicts import VERDICTS_DIR, ReferenceVerdicts
+
+            # Where `check` keeps them: either takes the verdicts the other saved.
+            saved = ReferenceVerdicts(state_dir(*VERDICTS_DIR, start=config.rootpath))
+        store["engine"] = Engine(differential=differential, saved=saved)
     return store["engine"]  # type: ignore[no-any-return]
 
 
@@ -195,12 +203,17 @@ class CaseItem(ContractItem):
     def check(self) -> str | None:
         from harness.reporting.terminal import problem_text
 
-        result = engine(self.config).evaluate(self.case)
+        run = engine(self.config)
+        compared, reused = run.differentials.compared, run.differentials.reused
+        result = run.evaluate(self.case)
         self.user_properties.extend([
             ("contract_harness", "1"), ("tool", result.tool), ("source", result.source),
             ("expected", result.expected.describe()), ("layer", result.column), ("code", result.code or ""),
             ("status", result.status),
         ])
+        if run.differentials.compared > compared:  # the document went to the differential check
+            saved = run.differentials.reused > reused
+            self.user_properties.append(("reference_verdict", "saved" if saved else "validated"))
         if result.status == "passed":
             return None
         # The one redaction point, as for `check`: the values of the ${ENV} variables the

@@ -76,6 +76,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "but disagreements with the production validator go unnoticed")
     parser.addini("contract_harness_differential", type="bool", default=True,
                   help="run the reference validator on each case (differential findings)")
+    group.addoption("--no-saved-verdicts", action="store_true",
+                    help="validate every document with the reference afresh: neither read nor write "
+                         "the reference's verdicts saved by earlier runs (.contract-harness/check/reference/)")
+    parser.addini("contract_harness_saved_verdicts", type="bool", default=True,
+                  help="take the reference's verdicts saved by earlier runs (and save this run's)")
     group.addoption("--no-fuzz", action="store_true", help="do not collect the contracts' fuzz items")
     group.addoption("--fuzz-profile", choices=FUZZ_PROFILES, default=None,
                     help="hypothesis profile of the fuzz items (default ci)")
@@ -244,6 +249,13 @@ def switch(config: pytest.Config, off: str, ini: str) -> bool:
     return not config.getoption(off) and bool(config.getini(ini))
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Save the reference's verdicts this process obtained (each xdist worker its own)."""
+    store = session.config.stash.get(ENGINE, {})
+    if "engine" in store:
+        store["engine"].differentials.finish()
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.name != CONTRACT_FILE or file_path.parent.parent.name != "contracts":
         return None
@@ -320,6 +332,9 @@ class LayerTable:
         #: so a project without contracts imports nothing of the library.
         self.summary: Any = None
         self.fuzz: list[dict[str, Any]] = []
+        #: The documents the differential check compared, and those of them it compared with
+        #: the reference's verdict saved by an earlier run.
+        self.verdicts = {"compared": 0, "saved": 0}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
@@ -330,6 +345,9 @@ class LayerTable:
 
                     self.summary = Summary()
                 self.summary.count_case(str(props["tool"]), str(props["layer"]), str(props["status"]))
+                if "reference_verdict" in props:
+                    self.verdicts["compared"] += 1
+                    self.verdicts["saved"] += props["reference_verdict"] == "saved"
             elif "fuzz_mode" in props:
                 self.fuzz.append(props)
 
@@ -353,3 +371,7 @@ class LayerTable:
                 cell.ljust(w) if i == 0 else cell.rjust(w)
                 for i, (cell, w) in enumerate(zip(row, widths, strict=True))
             ))
+        if self.verdicts["saved"]:
+            from harness.summary import saved_line
+
+            terminalreporter.write_line(saved_line(self.verdicts))

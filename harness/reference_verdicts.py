@@ -1,4 +1,4 @@
-"""The reference validator's verdicts, saved between runs of ``check``.
+"""The reference validator's verdicts, saved between runs of ``check`` and of the pytest plugin.
 
 The differential check asks the reference validator (python-jsonschema) for its verdict on each
 distinct (schema, document) pair of a run, and that verdict is a function of the pair and of
@@ -29,7 +29,13 @@ One JSON file per tool, ``<state dir>/check/reference/<tool>.json``, written ato
 (:func:`harness.files.write_atomic`) when the tool's run found a verdict it did not have, and
 never read or written through a symlink; one that cannot be read is a one-line warning, and
 the run validates afresh. A file keeps the verdicts of the validators its last run used: this
-run's first, then earlier ones, up to :data:`MAX_VERDICTS`.
+run's first, then earlier ones, up to :data:`MAX_VERDICTS`. Before it writes, a run reads the
+file again and keeps what another process saved meanwhile (the pytest plugin's xdist workers
+share a tool's file; so may two CI jobs on one cache): the last writer does not erase the
+other's verdicts.
+
+The pytest plugin saves and takes them as ``check`` does, in the same place (``--no-saved-verdicts``
+there too).
 """
 
 from __future__ import annotations
@@ -95,6 +101,10 @@ def warn(message: str) -> None:
     print(f"contract-harness: warning: {message}", file=sys.stderr)
 
 
+def _lists(kept: dict[str, bool]) -> dict[str, list[str]]:
+    return {"valid": sorted(d for d, v in kept.items() if v), "invalid": sorted(d for d, v in kept.items() if not v)}
+
+
 class ReferenceVerdicts:
     """The saved verdicts of a project, ``<directory>/<tool>.json``: one tool's held at a time
     (asking about another tool saves the first's), so memory does not grow with the tools."""
@@ -134,21 +144,34 @@ class ReferenceVerdicts:
         self._saved, self._used, self._changed = {}, {}, False
         if tool is None or not changed:
             return
+        path = self.path(tool)
+        # Another process may have saved this tool's verdicts since this one read them (two
+        # pytest-xdist workers that share a tool, two CI jobs on one cache): keep theirs too.
+        try:
+            latest = self._read(path)
+        except (HarnessError, OSError, ValueError):
+            latest = {}
         room = MAX_VERDICTS
         verdicts: dict[str, dict[str, list[str]]] = {}
         for validator, mine in used.items():
             kept = dict(list(mine.items())[:room])
             room -= len(kept)
-            for document, valid in saved.get(validator, {}).items():
-                if room <= 0:
-                    break
-                if document not in kept:
-                    kept[document] = valid
-                    room -= 1
-            verdicts[validator] = {"valid": sorted(d for d, v in kept.items() if v),
-                                   "invalid": sorted(d for d, v in kept.items() if not v)}
+            for earlier in (latest, saved):
+                for document, valid in earlier.get(validator, {}).items():
+                    if room <= 0:
+                        break
+                    if document not in kept:
+                        kept[document] = valid
+                        room -= 1
+            verdicts[validator] = _lists(kept)
+        # A validator another process added since this one read the file is as current as this
+        # run's (one a later run did not use is dropped, as its schema changed).
+        for validator, theirs in latest.items():
+            if validator not in used and validator not in saved and room > 0:
+                kept = dict(list(theirs.items())[:room])
+                room -= len(kept)
+                verdicts[validator] = _lists(kept)
         body = {"format": FORMAT, "tool": tool, "verdicts": verdicts}
-        path = self.path(tool)
         try:
             write_atomic(path, json.dumps(body, separators=(",", ":")).encode("ascii"),
                          what="saved reference verdicts")

@@ -99,3 +99,9 @@ class Summary:
                 for name, t in sorted(self.tools.items())
             },
         }
+
+
+def saved_line(counts: dict[str, int]) -> str:
+    """What the differential check took from the reference verdicts earlier runs saved."""
+    return (f"differential: {counts['saved']:,} of {counts['compared']:,} documents compared with the reference's "
+            "verdict saved by an earlier run (--no-saved-verdicts validates them afresh)")

@@ -129,6 +129,43 @@ def test_works_under_xdist(demo_project) -> None:  # type: ignore[no-untyped-def
     result.stdout.fnmatch_lines(["*contract cases by rejecting layer*", "deployment_status*66*"])
 
 
+SAVED = ".contract-harness/check/reference"
+
+
+def test_the_reference_verdicts_are_saved_and_taken_as_check_does(demo_project) -> None:  # type: ignore[no-untyped-def]
+    first = demo_project.runpytest("-q", "--no-fuzz")
+    first.assert_outcomes(passed=80)
+    assert "saved by an earlier run" not in first.stdout.str()
+    saved = demo_project.path / SAVED / "deployment_status.json"
+    body = json.loads(saved.read_text())
+    (lists,) = body["verdicts"].values()
+    assert lists["valid"] and lists["invalid"]
+    second = demo_project.runpytest("-q", "--no-fuzz")
+    second.assert_outcomes(passed=80)
+    (line,) = [line for line in second.stdout.lines if line.startswith("differential: ")]
+    counts = line.split()[1:4]
+    assert counts[0] == counts[2] and int(counts[0]) > 0 and counts[1] == "of", line
+    # `check` takes what pytest saved (one place, one format), and validates nothing afresh.
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "check", "--no-progress", "--json", "r.json"],
+                          cwd=demo_project.path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    differential = json.loads((demo_project.path / "r.json").read_text())["summary"]["differential"]
+    assert differential["saved"] == differential["compared"] > 0 and differential["full"] == 0
+    # --no-saved-verdicts: nothing read, nothing written.
+    saved.unlink()
+    third = demo_project.runpytest("-q", "--no-fuzz", "--no-saved-verdicts")
+    third.assert_outcomes(passed=80)
+    assert not saved.exists() and "saved by an earlier run" not in third.stdout.str()
+
+
+def test_xdist_workers_save_every_verdict_between_them(demo_project) -> None:  # type: ignore[no-untyped-def]
+    demo_project.runpytest_subprocess("-q", "-n", "2", "--no-fuzz", "-k", "not compat").assert_outcomes(passed=77)
+    again = demo_project.runpytest("-q", "--no-fuzz", "-k", "not compat")
+    (line,) = [line for line in again.stdout.lines if line.startswith("differential: ")]
+    saved, _, compared = line.split()[1:4]
+    assert saved == compared and int(saved) > 0, line
+
+
 def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root) -> None:  # type: ignore[no-untyped-def]
     result = pytester.runpytest("-q", "--co", "--contracts", str(demo_root / "contracts" / "deployment_status"))
     assert any("84 tests collected" in line for line in result.stdout.lines)

@@ -218,6 +218,29 @@ def test_a_file_keeps_this_runs_verdicts_first_up_to_its_cap(tmp_path: Path, mon
     assert (tmp_path / "t.json").stat().st_mtime_ns == before
 
 
+def test_two_processes_saving_one_tool_keep_each_others_verdicts(tmp_path: Path) -> None:
+    """Two pytest-xdist workers (or CI jobs) read a tool's file, then each saves what it found:
+    the second writer keeps what the first saved meanwhile, a validator the first added
+    included; a validator neither used, from a run before both, is dropped as stale."""
+    seed = ReferenceVerdicts(tmp_path)
+    seed.put("t", "stale", "d0", True)
+    seed.put("t", "shared", "d0", True)
+    seed.save()
+    first, second = ReferenceVerdicts(tmp_path), ReferenceVerdicts(tmp_path)
+    assert first.get("t", "shared", "d0") is True and second.get("t", "shared", "d0") is True
+    first.put("t", "shared", "d1", False)
+    first.put("t", "only-first", "d2", True)
+    second.put("t", "shared", "d3", True)
+    first.save()
+    second.save()
+    verdicts = json.loads((tmp_path / "t.json").read_text())["verdicts"]
+    assert set(verdicts) == {"shared", "only-first"}
+    assert verdicts["shared"] == {"valid": ["d0", "d3"], "invalid": ["d1"]}
+    assert verdicts["only-first"] == {"valid": ["d2"], "invalid": []}
+    third = ReferenceVerdicts(tmp_path)
+    assert [third.get("t", "shared", d) for d in ("d0", "d1", "d3")] == [True, False, True]
+
+
 def test_installed_versions_are_read_as_importlib_metadata_reads_them() -> None:
     from importlib import metadata
 

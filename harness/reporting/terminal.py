@@ -28,6 +28,7 @@ from harness.engine import (
 )
 from harness.reporting import Contributor
 from harness.reporting.files import problem_lines
+from harness.summary import saved_line
 
 if TYPE_CHECKING:  # the progress bar's module is imported when a bar is shown (a terminal, not CI)
     from rich.progress import Progress
@@ -113,12 +114,6 @@ def _print(console: Console, part: Any) -> None:
         console.print(part, markup=False, soft_wrap=True)
     else:
         console.print(part)
-
-
-def saved_line(counts: dict[str, int]) -> str:
-    """What the differential check took from the reference verdicts earlier runs saved."""
-    return (f"differential: {counts['saved']:,} of {counts['compared']:,} documents compared with the reference's "
-            "verdict saved by an earlier run (--no-saved-verdicts validates them afresh)")
 
 
 def verdict(summary: Summary) -> str:
