@@ -14,13 +14,13 @@ For each case the boundary runs, and the verdict is compared with the expectatio
 
 from __future__ import annotations
 
-import hashlib
 import json
 import operator
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from harness.boundary.pipeline import Boundary, Verdict
@@ -32,7 +32,7 @@ from harness.errors import HarnessError, InvalidRequest
 from harness.mutations import CANARY_PREFIX, REGISTRY
 from harness.pointer import MISSING, escape_token
 from harness.redaction import json_strings
-from harness.reference_verdicts import ReferenceVerdicts
+from harness.reference_verdicts import ReferenceVerdicts, document_key
 from harness.summary import (  # re-exported: the engine's event family names them
     ACCEPTED_COLUMN as ACCEPTED_COLUMN,
 )
@@ -317,13 +317,13 @@ class Differential:
     """The differential check of a run: the production validator's verdict against the reference
     validator's, on each document that parsed, compared once per distinct (schema, document).
 
-    A document is known by its canonical JSON text (keys sorted; ``1`` and ``1.0`` stay apart,
-    as both validators tell them apart) — its sha256 is kept, with the comparison's outcome, for
-    the last :data:`DIFFERENTIAL_MEMORY` pairs, so memory stays flat however long the run. The
-    same document under the same schema has the same verdict from both validators, so a pair
-    already compared cannot disagree differently: only the reference validator's time is saved
-    (a fixture and the mutants that leave its parsed document unchanged, a fixture shared by
-    versions, the same payload in two sources).
+    A document is known by :func:`~harness.reference_verdicts.document_key`: the sha256 of the
+    bytes the parse layer made it of (equal bytes are one document), kept with the comparison's
+    outcome for the last :data:`DIFFERENTIAL_MEMORY` pairs, so memory stays flat however long
+    the run. The same document under the same schema has the same verdict from both validators,
+    so a pair already compared cannot disagree differently: only the reference validator's time
+    is saved (a fixture shared by versions, the same payload in two sources, a mutant that
+    rebuilds its fixture's bytes).
 
     Each comparison is one of two kinds. A document the production validator rejects is first
     shown rejected by the reference on the subschema the production's first error leads to
@@ -366,10 +366,12 @@ class Differential:
         if self.saved is not None:
             self.saved.save()
 
-    def check(self, contract: Contract, version: int, document: Any, schema_error: Any = MISSING) -> str | None:
+    def check(self, contract: Contract, version: int, document: Any, schema_error: Any = MISSING,
+              raw: bytes | None = None) -> str | None:
         """Why the two validators disagree on ``document``, or None. ``schema_error``: the
         production validator's verdict as the schema layer found it (None: valid; its first
-        error: invalid), when it validated this document; otherwise it is asked here."""
+        error: invalid), when it validated this document; otherwise it is asked here. ``raw``:
+        the bytes the parse layer made ``document`` of, when it did (see :func:`document_key`)."""
         if document is None:
             return None
         validators = self._validators.get((id(contract), version))
@@ -378,16 +380,12 @@ class Differential:
         production = validators.production
         if production is None or not validators.compared:
             return None
-        try:
-            text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        except (TypeError, ValueError, RecursionError):  # nothing canonical to know it by: compare it
-            key = None
-        else:
-            key = (id(validators), hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
-            if key in self._seen:
-                self._seen.move_to_end(key)
-                self.remembered += 1
-                return self._seen[key]
+        digest = document_key(document, raw)
+        key = None if digest is None else (id(validators), digest)
+        if key is not None and key in self._seen:
+            self._seen.move_to_end(key)
+            self.remembered += 1
+            return self._seen[key]
         self.compared += 1
         if schema_error is MISSING:
             production_valid = production.is_valid(document)
@@ -551,6 +549,8 @@ class Engine:
         self._boundaries: dict[tuple[int, int], Boundary] = {}
         #: The last request normalised: (its contract, the request, its normalised form), held.
         self._last_request: tuple[Any, Any, Mapping[str, Any]] = (None, None, {})
+        #: The last ``now`` written as text, and its text.
+        self._last_now: tuple[datetime | None, str] = (None, "")
         #: Which check waivers accepted a case, by contract (its ``raw`` mapping, which the
         #: contract object behind an adapter shares with the contract).
         self.waived: dict[int, set[int]] = {}
@@ -563,6 +563,16 @@ class Engine:
             full = normalise_request(case.contract, case.request)  # InvalidRequest: the case's error
             self._last_request = (case.contract, case.request, full)
         return full
+
+    def _now_text(self, now: datetime | None) -> str | None:
+        """``now.isoformat()``, written once for the run of cases that share one ``now``."""
+        if now is None:
+            return None
+        last, text = self._last_now
+        if last is not now:
+            text = now.isoformat()
+            self._last_now = (now, text)
+        return text
 
     def boundary(self, contract: Contract, version: int | None) -> Boundary:
         key = (id(contract), version or contract.version)
@@ -591,7 +601,7 @@ class Engine:
                 self.waived.setdefault(id(case.contract.raw), set()).add(index)
                 status, problem, detail = PASSED, None, f"waived (waivers[{index}]): {waiver.reason} [{detail}]"
             if status == PASSED and self.differential:
-                disagreement = self.differentials.check(contract, version, document, schema_error)
+                disagreement = self.differentials.check(contract, version, document, schema_error, raw)
                 if disagreement:
                     status, problem, detail = FINDING, "differential", disagreement
             layer, code = verdict.layer, verdict.code
@@ -620,7 +630,7 @@ class Engine:
             fixture=case.fixture,
             version=version,
             contract_dir=str(contract.directory),
-            now=case.now.isoformat() if case.now else None,
+            now=self._now_text(case.now),
             request=None if status == PASSED else _request_of(case),
             duration_s=time.perf_counter() - started,
             # Past max_bytes the transport layer decides on the first max_bytes + 1 bytes alone:

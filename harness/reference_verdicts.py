@@ -16,8 +16,12 @@ A verdict is saved under two hashes (sha256):
   moving the project folder starts afresh), the harness's version and source, and the versions
   of python-jsonschema and of what it validates with (``referencing``, the format checkers'
   libraries, ``regex``);
-- the **document**'s: its canonical JSON text (keys sorted; ``1`` and ``1.0`` apart), as the
-  run's own memory of compared pairs knows it.
+- the **document**'s (:func:`document_key`), as the run's own memory of compared pairs knows
+  it: the bytes the parse layer made it of, when it came through the boundary (the parse is
+  strict and the same for every contract, so one byte string is always one document; two
+  spellings of one document are two keys, each validated once), else its canonical JSON text
+  (keys sorted; ``1`` and ``1.0`` apart). The two never name different documents: equal
+  bytes parse to one document whichever way they were hashed.
 
 What is saved is the reference's verdict on the whole document: ``valid`` or ``invalid``, from
 a whole validation, or ``invalid`` from a rejection shown on the part of the document the
@@ -52,7 +56,10 @@ from harness.digests import harness_digest
 from harness.errors import HarnessError
 from harness.files import read_state, shown, write_atomic
 
-FORMAT = 1
+FORMAT = 2
+#: Formats of earlier releases: read as nothing saved, without a warning (format 1 knew a
+#: document by its canonical text alone).
+_EARLIER_FORMATS = (1,)
 VERDICTS_DIR = ("check", "reference")
 #: A saved file larger than this is not read.
 MAX_SAVED_BYTES = 64 << 20
@@ -73,6 +80,19 @@ def _libraries_digest() -> str:
 def prepare() -> None:
     """Hash the harness and its libraries now (what every validator's identity starts from)."""
     _libraries_digest()
+
+
+def document_key(document: Any, raw: bytes | None = None) -> bytes | None:
+    """The sha256 a document's verdicts are known by (see the module's docstring): of ``raw``,
+    the bytes the parse layer made ``document`` of, when given; else of its canonical JSON
+    text (None when it has none)."""
+    if raw is not None:
+        return hashlib.sha256(raw).digest()
+    try:
+        text = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
 def validator_identity(schema: Any, resources: list[tuple[str, Any]], base_uri: str) -> str | None:
@@ -201,6 +221,8 @@ class ReferenceVerdicts:
             body = json.loads(data)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"not valid JSON ({exc.__class__.__name__})") from None
+        if isinstance(body, dict) and body.get("format") in _EARLIER_FORMATS:
+            return {}  # an earlier release's: validated afresh, and replaced
         verdicts = body.get("verdicts") if isinstance(body, dict) and body.get("format") == FORMAT else None
         if not isinstance(verdicts, dict):
             raise ValueError(f"not saved reference verdicts of format {FORMAT}")

@@ -21,7 +21,7 @@ from harness.cases import Case, CaseExpectation
 from harness.cli import main
 from harness.codes import Layer
 from harness.engine import CaseFinished, Engine, RunFinished
-from harness.reference_verdicts import VERDICTS_DIR, ReferenceVerdicts, validator_identity
+from harness.reference_verdicts import FORMAT, VERDICTS_DIR, ReferenceVerdicts, document_key, validator_identity
 from tests.conftest import ENVELOPE_DATA, envelope_schema, item
 
 SAVED = Path(*(".contract-harness", *VERDICTS_DIR))
@@ -66,7 +66,7 @@ def test_a_second_run_takes_every_verdict_saved_by_the_first_and_reaches_the_sam
     files = sorted(p.name for p in (project / SAVED).iterdir())
     assert files == ["deployment_status.json", "review_status.json"]
     body = json.loads((project / SAVED / "review_status.json").read_text())
-    assert body["format"] == 1 and body["tool"] == "review_status"
+    assert body["format"] == FORMAT and body["tool"] == "review_status"
     (lists,) = body["verdicts"].values()  # one schema version's validator
     assert lists["valid"] and lists["invalid"]
 
@@ -104,7 +104,7 @@ def test_without_saved_verdicts_nothing_is_read_or_written(
     assert not (project / SAVED).exists()
 
 
-@pytest.mark.parametrize("content", [b"{not json", b'{"format": 99}', b'{"format": 1, "verdicts": {"x": 1}}'])
+@pytest.mark.parametrize("content", [b"{not json", b'{"format": 99}', b'{"format": 2, "verdicts": {"x": 1}}'])
 def test_an_unreadable_file_is_a_warning_and_the_run_validates_afresh(
         project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], content: bytes) -> None:
     target = project / SAVED / "review_status.json"
@@ -114,7 +114,21 @@ def test_an_unreadable_file_is_a_warning_and_the_run_validates_afresh(
     assert f"contract-harness: warning: saved reference verdicts: {SAVED / 'review_status.json'}: " in out
     assert "; validating afresh" in out and "Traceback" not in out
     assert report["summary"]["differential"]["saved"] == 0
-    assert json.loads(target.read_text())["format"] == 1  # replaced by this run's
+    assert json.loads(target.read_text())["format"] == FORMAT  # replaced by this run's
+
+
+def test_an_earlier_releases_file_is_replaced_without_a_warning(
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # Format 1 knew a document by its canonical text: its verdicts are not taken, nor warned of.
+    target = project / SAVED / "review_status.json"
+    target.parent.mkdir(parents=True)
+    target.write_text(json.dumps({"format": 1, "tool": "review_status", "verdicts": {"v": {"valid": ["ab"],
+                                                                                            "invalid": []}}}))
+    report, out = _check(project, monkeypatch, capsys, "--tool", "review_status")
+    assert "warning" not in out
+    assert report["summary"]["differential"]["saved"] == 0 and report["summary"]["differential"]["full"] > 0
+    body = json.loads(target.read_text())
+    assert body["format"] == FORMAT and "v" not in body["verdicts"]
 
 
 def test_a_symlink_is_never_followed(project: Path, monkeypatch: pytest.MonkeyPatch,
@@ -175,6 +189,25 @@ def test_a_saved_verdict_the_production_contradicts_is_validated_again_and_corre
     assert len(lists["valid"]) == 1 and lists["invalid"] == []
     _, counts = _engine_run(contract, payload, ReferenceVerdicts(store), accept=True)
     assert counts["saved"] == 1 and counts["full"] == 0
+
+
+def test_a_document_is_known_by_its_bytes_and_two_spellings_are_validated_apart(
+        make_contract: Callable[..., Path], tmp_path: Path) -> None:
+    contract = load_contract(make_contract())
+    compact = item()
+    spaced = json.dumps(json.loads(compact), indent=2).encode()
+    assert json.loads(spaced) == json.loads(compact) and spaced != compact
+    assert document_key(None, compact) != document_key(None, spaced)
+    assert document_key(json.loads(compact)) == document_key(json.loads(spaced))  # no bytes: canonical text
+    store = tmp_path / "saved"
+    for payload in (compact, spaced):
+        _, counts = _engine_run(contract, payload, ReferenceVerdicts(store), accept=True)
+        assert counts["full"] == 1 and counts["saved"] == 0
+    (lists,) = json.loads((store / "item_status.json").read_text())["verdicts"].values()
+    assert sorted(lists["valid"]) == sorted(document_key(None, p).hex() for p in (compact, spaced))  # type: ignore[union-attr]
+    for payload in (compact, spaced):
+        _, counts = _engine_run(contract, payload, ReferenceVerdicts(store), accept=True)
+        assert counts["saved"] == 1 and counts["full"] == 0
 
 
 def test_the_validators_identity_covers_its_schema_resources_base_uri_and_libraries(

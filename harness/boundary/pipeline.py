@@ -113,7 +113,10 @@ class Verdict:
 
     @property
     def audit(self) -> AuditRecord:
-        return AuditRecord(*self._audit)
+        fields = self._audit
+        # The message's member names are masked here, when the record is made (not on every
+        # verdict: most are never audited).
+        return AuditRecord(*(*fields[:14], mask_names(fields[14], fields[13]), *fields[15:]))
 
     @property
     def message(self) -> str | None:
@@ -369,7 +372,7 @@ class Boundary:
                 layer.value if layer else None, code, agent_code,
                 first.instance_pointer if first else None,
                 first.schema_pointer if first else None,
-                mask_names(first.message, first.schema_pointer) if first else None,
+                first.message if first else None,  # masked by ``Verdict.audit``
                 sha, len(raw), raw_path,
             ),
         )

@@ -76,27 +76,54 @@ def _keyword(error: Any) -> str:
     return kind[:1].lower() + kind[1:]
 
 
-def _to_violation(error: Any) -> SchemaViolation:
+#: Pointers of jsonschema-rs paths already written (a schema's rejections meet the same few
+#: paths again and again); filled up to :data:`_POINTERS_HELD`, then no further.
+_POINTERS: dict[tuple[str | int, ...], str] = {}
+_POINTERS_HELD = 4096
+
+
+def _pointer(path: Any) -> str:
+    """``join`` of a jsonschema-rs path (its steps are ``str`` and ``int`` only), remembered."""
+    key = tuple(path)
+    found = _POINTERS.get(key)
+    if found is None:
+        found = join(key)
+        if len(_POINTERS) < _POINTERS_HELD:
+            _POINTERS[key] = found
+    return found
+
+
+def _message(error: Any) -> str:
     message = str(error.message).replace("\n", " ")
-    if len(message) > 200:
-        message = message[:197] + "..."
+    return message if len(message) <= 200 else message[:197] + "..."
+
+
+def _to_violation(error: Any) -> SchemaViolation:
     return SchemaViolation(
         keyword=_keyword(error),
-        instance_pointer=join(error.instance_path),
-        schema_pointer=join(error.schema_path),
-        message=message,
-        evaluation_pointer=join(error.evaluation_path),
+        instance_pointer=_pointer(error.instance_path),
+        schema_pointer=_pointer(error.schema_path),
+        message=_message(error),
+        evaluation_pointer=_pointer(error.evaluation_path),
     )
+
+
+def _to_rejection(error: Any) -> Rejection:
+    """:func:`violation_to_rejection` of the error's violation, without the parts it drops."""
+    return Rejection(schema_code(_keyword(error)), _message(error), instance_pointer=_pointer(error.instance_path),
+                     schema_pointer=_pointer(error.schema_path))
 
 
 def _branch_rank(branch: list[Any], depth: int) -> tuple[int, int, int]:
     # Prefer the branch that matched the document's discriminator (no const/enum/type failure
     # right at the combinator's own level), then the one with fewest errors, then the deepest.
-    mismatch = any(
-        _keyword(e) in _DISCRIMINATORS and len(e.instance_path) <= depth + 1 for e in branch
-    )
-    deepest = max((len(e.instance_path) for e in branch), default=0)
-    return (int(mismatch), len(branch), -deepest)
+    mismatch = deepest = 0
+    for error in branch:  # one pass: each error's path is built once
+        length = len(error.instance_path)
+        deepest = max(deepest, length)
+        if not mismatch and length <= depth + 1 and _keyword(error) in _DISCRIMINATORS:
+            mismatch = 1
+    return (mismatch, len(branch), -deepest)
 
 
 def _best(error: Any) -> Any:
@@ -276,4 +303,4 @@ def check(ev: Evaluation) -> Rejection | None:
         return None
     # The first of ``violations``, without converting the others.
     ev.schema_error = error = validator.first_error(ev.document)
-    return violation_to_rejection(_to_violation(_best(error)))
+    return _to_rejection(_best(error))
