@@ -3,12 +3,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harness import Boundary, RejectedInput, strict_loads
 from harness.cases import cases_for, mutation_context
 from harness.codes import Layer
 from harness.corpus import fixtures_for
 from harness.mutations import CANARY_PREFIX, REGISTRY, Mutant, OperatorRegistry, sample
+from harness.mutations.context import MutationContext, dumps, replace_at, value_spans
+from harness.pointer import split
 
 MANDATORY = {"add_extra_property", "null_for_object", "duplicate_member", "success_plus_error", "stretch_string"}
 DEMO_TOOLS = ("review_status", "job_status", "deployment_status")
@@ -243,3 +247,34 @@ def test_an_expectation_filled_in_keeps_every_other_field_of_the_mutant(demo) ->
         if f.name not in filled:
             assert getattr(made, f.name) == getattr(bare, f.name), f.name
     assert made.layers == (Layer.TRANSPORT,) and made.code == "transport.max_bytes" and made.absorbable
+
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+_DOCUMENTS = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
+                          | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(document=_DOCUMENTS, value=_DOCUMENTS, data=st.data())
+def test_a_value_replaced_in_place_is_exactly_the_document_written_again(document, value, data) -> None:  # type: ignore[no-untyped-def]
+    # MutationContext.replaced splices the new value's text into the document's: byte for byte
+    # what writing the changed document whole gives, at every pointer (and at one it adds).
+    mapped = value_spans(document)
+    assert mapped is not None and mapped[0] == dumps(document).decode()
+    pointers = sorted(mapped[1])
+    pointer = data.draw(st.sampled_from(pointers))
+    ctx = MutationContext(contract=None, version=1, fixture_id="f", raw=b"", document=document,  # type: ignore[arg-type]
+                          result=document, schema=None, now=None, request={})  # type: ignore[arg-type]
+    assert ctx.replaced(pointer, value) == dumps(replace_at(document, split(pointer), value))
+    if isinstance(document, dict):
+        added = "/" + data.draw(st.text(max_size=4)).replace("~", "~0").replace("/", "~1")
+        assert ctx.replaced(added, value) == dumps(replace_at(document, split(added), value))
+
+
+def test_a_document_the_map_does_not_hold_is_written_whole() -> None:
+    assert value_spans({1: "a"}) is None  # a key json.dumps writes otherwise than the map would
+    wide = {f"k{i}": i for i in range(5000)}
+    assert value_spans(wide) is None
+    ctx = MutationContext(contract=None, version=1, fixture_id="f", raw=b"", document=wide,  # type: ignore[arg-type]
+                          result=wide, schema=None, now=None, request={})  # type: ignore[arg-type]
+    assert ctx.replaced("/k3", "x") == dumps({**wide, "k3": "x"})

@@ -39,6 +39,55 @@ def short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+#: Documents with more values than this are not mapped (see :func:`value_spans`): each
+#: mutant of theirs is written whole.
+_MAX_SPANS = 4096
+
+
+def value_spans(document: Any) -> tuple[str, dict[str, tuple[int, int]]] | None:
+    """The document's text as :func:`dumps` writes it, and where each value's text starts and
+    ends in it, by pointer: a value replaced is then the text around it and the new value's
+    text, not the whole document written again. None for a document this does not map (too
+    many values, too deep, or a text that is not exactly :func:`dumps`'s)."""
+    parts: list[str] = []
+    spans: dict[str, tuple[int, int]] = {}
+    position = 0
+
+    def emit(text: str) -> None:
+        nonlocal position
+        parts.append(text)
+        position += len(text)
+
+    def write(node: Any, where: str) -> None:
+        if len(spans) >= _MAX_SPANS:
+            raise OverflowError
+        start = position
+        if isinstance(node, dict):
+            emit("{")
+            for index, (key, value) in enumerate(node.items()):
+                emit(f"{', ' if index else ''}{_ENCODE(key)}: ")
+                write(value, f"{where}/{escape_token(key)}")
+            emit("}")
+        elif isinstance(node, list):
+            emit("[")
+            for index, value in enumerate(node):
+                if index:
+                    emit(", ")
+                write(value, f"{where}/{index}")
+            emit("]")
+        else:
+            emit(_ENCODE(node))
+        spans[where] = (start, position)
+
+    try:
+        write(document, "")
+        text = "".join(parts)
+        # The map holds only where the text is exactly what writing the document whole gives.
+        return (text, spans) if text == _ENCODE(document) else None
+    except (OverflowError, RecursionError, TypeError, ValueError):
+        return None
+
+
 def replace_at(document: Any, tokens: list[str], value: Any) -> Any:
     """A new document with ``value`` at ``tokens``; containers on the path are copied."""
     if not tokens:
@@ -89,6 +138,8 @@ class MutationContext:
     _leaves: list[tuple[str, Any]] | None = field(default=None, repr=False)
     _size: int | None = field(default=None, repr=False)
     _schema_key: tuple[Any, ...] | None = field(default=None, repr=False)
+    #: :func:`value_spans` of the document (False: not made yet).
+    _spans: Any = field(default=False, repr=False)
 
     # ---------------------------------------------------------------- walking
     def _walk(self) -> None:
@@ -190,7 +241,15 @@ class MutationContext:
         return self.contract.limits.max_bytes - (self._size - len(dumps(value)))
 
     def replaced(self, pointer: str, value: Any) -> bytes:
-        return dumps(replace_at(self.document, split(pointer), value))
+        """The document's bytes with ``value`` at ``pointer`` (exactly ``dumps`` of the
+        document so changed: the text around the old value, with the new value's text)."""
+        if self._spans is False:
+            self._spans = value_spans(self.document)
+        span = self._spans[1].get(pointer) if self._spans is not None else None
+        if span is None:  # a member added, a pointer spelled otherwise, a document not mapped
+            return dumps(replace_at(self.document, split(pointer), value))
+        text, (start, end) = self._spans[0], span
+        return f"{text[:start]}{_ENCODE(value)}{text[end:]}".encode()
 
     def deleted(self, pointer: str) -> bytes:
         return dumps(delete_at(self.document, split(pointer)))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -107,10 +108,7 @@ class Variant:
 
     def layers_for(self, contract: Contract) -> tuple[Layer, ...]:
         """Where a mutant of this variant must be stopped for ``contract``, in pipeline order."""
-        layers = {self.layer, *self.also}
-        if self.structural and contract.adapter is not None:
-            layers.add(Layer.ADAPTER)
-        return tuple(layer for layer in LAYER_ORDER if layer in layers)
+        return _layers(self, contract.adapter is not None)
 
     def code_for(self, mutant: Mutant) -> str | None:
         return None if self.code is None else self.code.replace(NOTE, mutant.note)
@@ -119,6 +117,15 @@ class Variant:
     def shown_code(self) -> str | None:
         """The code as the catalogue shows it (``binding.<note>``)."""
         return None if self.code is None else self.code.replace(NOTE, "<note>")
+
+
+@cache
+def _layers(variant: Variant, adapted: bool) -> tuple[Layer, ...]:
+    """:meth:`Variant.layers_for` a contract with an adapter (``adapted``) or without one."""
+    layers = {variant.layer, *variant.also}
+    if variant.structural and adapted:
+        layers.add(Layer.ADAPTER)
+    return tuple(layer for layer in LAYER_ORDER if layer in layers)
 
 
 @dataclass(frozen=True, slots=True)
