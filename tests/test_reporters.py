@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.errors import MarkupError
 
 from harness.cases import cases_for
 from harness.contract import Contract
@@ -27,7 +31,7 @@ from harness.reporting import Contributor, dispatch, reporters_for
 from harness.reporting.files import JsonReporter, JUnitReporter, MarkdownReporter, dump_report, json_report
 from harness.reporting.fuzz import FuzzContributor
 from harness.reporting.html import HtmlReporter, render
-from harness.reporting.terminal import TerminalReporter
+from harness.reporting.terminal import TerminalReporter, plain_table, table
 
 
 @pytest.fixture(scope="module")
@@ -157,3 +161,33 @@ def test_the_progress_bar_runs_on_a_terminal_and_leaves_the_report_as_it_is(
 
 def _without_timings(text: str) -> str:
     return re.sub(r"\(\d+(\.\d+)?s\)", "(s)", text)
+
+
+# Mostly printable ASCII (the tables the terminal draws itself), some of everything else.
+_CELL = st.text(st.characters(min_codepoint=32, max_codepoint=126) | st.characters(max_codepoint=0x2FFF),
+                max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(title=_CELL, header=st.lists(_CELL.filter(bool), min_size=1, max_size=6), data=st.data(),
+       width=st.integers(10, 140), left=st.integers(0, 2))
+def test_the_summary_table_is_drawn_exactly_as_rich_draws_it(title, header, data, width, left) -> None:  # type: ignore[no-untyped-def]
+    # The terminal draws the summary table itself where it can (a hundred tools' rows cost rich
+    # ~0.4 s): its text must be rich's, byte for byte; elsewhere it leaves the table to rich.
+    rows = data.draw(st.lists(st.lists(_CELL, min_size=len(header), max_size=len(header)), max_size=5))
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, highlight=False, soft_wrap=False)
+    try:
+        console.print(table(title, header, rows, left=left))
+    except MarkupError:  # a title or header rich reads as broken markup: never the terminal's own
+        return
+    drawn = plain_table(title, header, rows, console, left=left)
+    if drawn is not None:
+        assert drawn == buffer.getvalue()
+
+
+def test_a_hundred_tools_table_is_drawn_without_rich_in_a_ci_log() -> None:
+    rows = [[f"tool_{n:04}", "650", "50", "0"] for n in range(100)]
+    console = Console(file=io.StringIO(), width=140, highlight=False, soft_wrap=False)
+    assert plain_table("cases by rejecting layer", ["tool", "cases", "transport", "findings"], rows, console)
+    assert plain_table("t", ["tool", "cases"], [["tööl", "1"]], console) is None  # rich decides widths of that
