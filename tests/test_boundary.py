@@ -49,6 +49,18 @@ def test_first_rejecting_layer_ends_the_run(make_contract, raw, layer, code) -> 
     assert verdict.agent_result["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
 
 
+def test_rejections_of_one_request_share_one_envelope_and_each_request_has_its_own(make_contract) -> None:  # type: ignore[no-untyped-def]
+    boundary = Boundary(load_contract(make_contract()))
+    first, second = boundary.check(item(extra=CANARY)), boundary.check(item(tool="other_tool"))
+    assert first.agent_json == second.agent_json == json.dumps(first.agent_result, ensure_ascii=False)
+    assert first.agent_result["request_id"] == "req.J7q94MkP"
+    other = {"request_id": "req.Another01", "args": {"item_id": "it-7"}}
+    third = boundary.check(item(extra=CANARY).replace(b"req.J7q94MkP", b"req.Another01"), other)
+    assert third.code == "schema.additionalProperties"
+    assert json.loads(third.agent_json)["request_id"] == "req.Another01" and CANARY not in third.agent_json
+    assert json.loads(first.agent_json)["request_id"] == "req.J7q94MkP"  # not changed by the third
+
+
 def test_byte_cap_comes_from_the_contract(make_contract) -> None:  # type: ignore[no-untyped-def]
     d = make_contract(yaml_text=DEFAULT_YAML.format(tool="item_status") + "limits: {max_bytes: 64}\n")
     verdict = Boundary(load_contract(d)).check(io.BytesIO(item(note="x" * 10)))

@@ -11,7 +11,7 @@ from harness.cases import cases_for, mutation_context
 from harness.codes import Layer
 from harness.corpus import fixtures_for
 from harness.mutations import CANARY_PREFIX, REGISTRY, Mutant, OperatorRegistry, sample
-from harness.mutations.context import MutationContext, dumps, replace_at, value_spans
+from harness.mutations.context import _SPANS_AFTER, MutationContext, dumps, replace_at, value_spans
 from harness.pointer import split
 
 MANDATORY = {"add_extra_property", "null_for_object", "duplicate_member", "success_plus_error", "stretch_string"}
@@ -265,7 +265,9 @@ def test_a_value_replaced_in_place_is_exactly_the_document_written_again(documen
     pointer = data.draw(st.sampled_from(pointers))
     ctx = MutationContext(contract=None, version=1, fixture_id="f", raw=b"", document=document,  # type: ignore[arg-type]
                           result=document, schema=None, now=None, request={})  # type: ignore[arg-type]
-    assert ctx.replaced(pointer, value) == dumps(replace_at(document, split(pointer), value))
+    for _ in range(_SPANS_AFTER):  # the first few are written whole; then the map is made
+        assert ctx.replaced(pointer, value) == dumps(replace_at(document, split(pointer), value))
+    assert ctx._spans == mapped
     if isinstance(document, dict):
         added = "/" + data.draw(st.text(max_size=4)).replace("~", "~0").replace("/", "~1")
         assert ctx.replaced(added, value) == dumps(replace_at(document, split(added), value))
@@ -277,4 +279,6 @@ def test_a_document_the_map_does_not_hold_is_written_whole() -> None:
     assert value_spans(wide) is None
     ctx = MutationContext(contract=None, version=1, fixture_id="f", raw=b"", document=wide,  # type: ignore[arg-type]
                           result=wide, schema=None, now=None, request={})  # type: ignore[arg-type]
-    assert ctx.replaced("/k3", "x") == dumps({**wide, "k3": "x"})
+    for _ in range(_SPANS_AFTER):
+        assert ctx.replaced("/k3", "x") == dumps({**wide, "k3": "x"})
+    assert ctx._spans is None

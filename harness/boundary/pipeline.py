@@ -59,6 +59,10 @@ LAYERS: tuple[tuple[Layer, Callable[[Evaluation], Rejection | None]], ...] = (
 _encode = json.JSONEncoder(ensure_ascii=False).encode
 
 
+#: Failure envelopes a boundary keeps for reuse (then it starts again).
+_FAILURES_HELD = 64
+
+
 def system_clock() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -102,10 +106,19 @@ class Verdict:
     diagnostics: tuple[Diagnostic, ...]
     _agent: dict[str, Any] = field(repr=False, compare=False)
     _audit: tuple[Any, ...] = field(repr=False, compare=False)
+    #: The serialisation of ``_agent``, once written, shared by the verdicts that share
+    #: ``_agent`` (a boundary's failure envelopes for one request: see ``Boundary._rejected``).
+    _text: list[str | None] | None = field(default=None, repr=False, compare=False)
 
     @property
     def agent_json(self) -> str:
-        return _encode(self._agent)
+        held = self._text
+        if held is None:
+            return _encode(self._agent)
+        text = held[0]
+        if text is None:
+            text = held[0] = _encode(self._agent)
+        return text
 
     @property
     def agent_result(self) -> dict[str, Any]:
@@ -203,6 +216,8 @@ class Boundary:
         adapter.adapter_function(contract)
         compiled.view_validator(contract, self.version)
         self._adapter_version = adapter.adapter_version(contract)
+        #: Failure envelopes made, by (request id, agent code, retryable): see ``_rejected``.
+        self._failures: dict[tuple[str, str, bool], tuple[dict[str, Any], list[str | None]]] = {}
 
     def check(
         self,
@@ -323,12 +338,19 @@ class Boundary:
     ) -> Verdict:
         if rejection.code == "transport.read_error":
             agent_code = AgentCode.UPSTREAM_UNAVAILABLE.value
-        agent = envelope.failure(
-            self.contract.tool,
-            ev.request["request_id"],
-            agent_code,
-            envelope.is_retryable(self.contract, agent_code, layer),
-        )
+        request_id = ev.request["request_id"]
+        retryable = envelope.is_retryable(self.contract, agent_code, layer)
+        # The failure envelope is the same for every rejection of one request with one code:
+        # made, and written, once (a fixture's near misses share its request).
+        key = (request_id, agent_code, retryable) if isinstance(request_id, str) else None
+        held = self._failures.get(key) if key is not None else None
+        if held is None:
+            held = (envelope.failure(self.contract.tool, request_id, agent_code, retryable), [None])
+            if key is not None:
+                if len(self._failures) >= _FAILURES_HELD:
+                    self._failures.clear()
+                self._failures[key] = held
+        agent, text = held
         diagnostic = Diagnostic(
             layer,
             rejection.code,
@@ -338,7 +360,7 @@ class Boundary:
             rejection.offset,
         )
         return self._verdict(
-            ev, False, layer, rejection.code, agent, (diagnostic,), upstream, agent_code
+            ev, False, layer, rejection.code, agent, (diagnostic,), upstream, agent_code, text
         )
 
     def _verdict(
@@ -351,6 +373,7 @@ class Boundary:
         diagnostics: tuple[Diagnostic, ...],
         upstream: str | None,
         agent_code: str | None,
+        text: list[str | None] | None = None,
     ) -> Verdict:
         raw = ev.raw
         sha = hashlib.sha256(raw).hexdigest()
@@ -375,6 +398,7 @@ class Boundary:
                 first.message if first else None,  # masked by ``Verdict.audit``
                 sha, len(raw), raw_path,
             ),
+            text,
         )
         if self.audit_sink is not None:
             self.audit_sink.write(verdict.audit)

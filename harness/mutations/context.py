@@ -42,6 +42,10 @@ def short(value: Any, limit: int = 60) -> str:
 #: Documents with more values than this are not mapped (see :func:`value_spans`): each
 #: mutant of theirs is written whole.
 _MAX_SPANS = 4096
+#: The map costs about as much as writing the document three times (32 µs against 9 µs, a
+#: 270-byte document), and saves 8 µs a mutant: it is made for the sixth value replaced, so a
+#: fixture sampled to a few mutants does not pay for it.
+_SPANS_AFTER = 6
 
 
 def value_spans(document: Any) -> tuple[str, dict[str, tuple[int, int]]] | None:
@@ -138,8 +142,10 @@ class MutationContext:
     _leaves: list[tuple[str, Any]] | None = field(default=None, repr=False)
     _size: int | None = field(default=None, repr=False)
     _schema_key: tuple[Any, ...] | None = field(default=None, repr=False)
-    #: :func:`value_spans` of the document (False: not made yet).
+    #: :func:`value_spans` of the document (False: not made yet), made at the
+    #: :data:`_SPANS_AFTER`-th value replaced, and the count of those before it.
     _spans: Any = field(default=False, repr=False)
+    _replaced: int = field(default=0, repr=False)
 
     # ---------------------------------------------------------------- walking
     def _walk(self) -> None:
@@ -244,6 +250,9 @@ class MutationContext:
         """The document's bytes with ``value`` at ``pointer`` (exactly ``dumps`` of the
         document so changed: the text around the old value, with the new value's text)."""
         if self._spans is False:
+            self._replaced += 1
+            if self._replaced < _SPANS_AFTER:
+                return dumps(replace_at(self.document, split(pointer), value))
             self._spans = value_spans(self.document)
         span = self._spans[1].get(pointer) if self._spans is not None else None
         if span is None:  # a member added, a pointer spelled otherwise, a document not mapped
