@@ -80,6 +80,23 @@ def test_ref_to_a_sibling_schema_file_resolves(make_contract) -> None:  # type: 
     assert contract.validator().is_valid(json.loads(item()))
 
 
+def test_an_id_no_uri_can_be_made_of_is_the_schema_files_error(make_contract, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # jsonschema-rs compiles it; urllib refuses "http://[x" as an IPv6 address.
+    d = make_contract(schemas={1: {"$ref": "common.json"}})
+    (d / "schemas" / "common.json").write_text(json.dumps({**envelope_schema("item_status"), "$id": "http://[x"}))
+    err = error(d)
+    assert err.code == "contract.invalid_schema" and err.pointer == "/$id"
+    assert "common.json:1:" in str(err) and "'http://[x' is not a URI reference" in str(err)
+    from harness.cli import main
+
+    monkeypatch.chdir(d.parent.parent)
+    for command in (["lint"], ["check", "--no-progress"]):
+        assert main(command) == 2
+        out = capsys.readouterr()
+        assert "contract.invalid_schema" in out.err and "Traceback" not in out.err + out.out
+        assert "harness.internal" not in out.err
+
+
 def test_unimportable_adapter_is_a_contract_error(make_contract) -> None:  # type: ignore[no-untyped-def]
     d = make_contract(yaml_text=DEFAULT_YAML.format(tool="item_status") + "adapter: nowhere.mod:fn\n")
     contract = load_contract(d)

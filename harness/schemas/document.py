@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
+from harness.errors import ContractError
 from harness.pointer import escape_token, is_index
 from harness.schemas import dialects
 from harness.schemas.dialects import (
@@ -245,14 +246,21 @@ class Document:
         else:
             name = parent.name if in_place else None
         yield Node(pointer, schema, parent, keyword, key, name, in_place,
-                   parent.asserting and keyword not in NON_ASSERTING, self._base(schema, parent.base), self)
+                   parent.asserting and keyword not in NON_ASSERTING, self._base(schema, parent.base, pointer), self)
 
-    def _base(self, schema: Any, base: str) -> str:
-        """The base URI inside ``schema``: changed by its ``$id`` as ``referencing`` reads it
-        in this dialect (``id`` in draft-04, none beside ``$ref`` before 2019-09)."""
+    def _base(self, schema: Any, base: str, pointer: str = "") -> str:
+        """The base URI inside ``schema`` (at ``pointer``): changed by its ``$id`` as
+        ``referencing`` reads it in this dialect (``id`` in draft-04, none beside ``$ref``
+        before 2019-09). An identifier no URI can be made of is the schema's error."""
         identifier = self.identifier(schema) if isinstance(schema, dict) else None
         if isinstance(identifier, str) and identifier:
-            return urldefrag(urljoin(base, identifier))[0]
+            try:
+                return urldefrag(urljoin(base, identifier))[0]
+            except ValueError as exc:  # "http://[x": urllib refuses it as an IPv6 address
+                keyword = "$id" if "$id" in schema else "id"
+                raise ContractError(f"{keyword} {identifier!r} is not a URI reference ({exc})",
+                                    file=self.file, pointer=f"{self.base_pointer}{pointer}/{keyword}",
+                                    code="contract.invalid_schema") from None
         return base
 
     # ------------------------------------------------------------------ references
