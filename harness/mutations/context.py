@@ -144,7 +144,7 @@ class MutationContext:
     _schema_key: tuple[Any, ...] | None = field(default=None, repr=False)
     #: :func:`value_spans` of the document (False: not made yet), made at the
     #: :data:`_SPANS_AFTER`-th value replaced, and the count of those before it.
-    _spans: Any = field(default=False, repr=False)
+    _spans: tuple[str, dict[str, tuple[int, int]]] | bool | None = field(default=False, repr=False)
     _replaced: int = field(default=0, repr=False)
 
     # ---------------------------------------------------------------- walking
@@ -251,14 +251,14 @@ class MutationContext:
         document so changed: the text around the old value, with the new value's text)."""
         if self._spans is False:
             self._replaced += 1
-            if self._replaced < _SPANS_AFTER:
-                return dumps(replace_at(self.document, split(pointer), value))
-            self._spans = value_spans(self.document)
-        span = self._spans[1].get(pointer) if self._spans is not None else None
-        if span is None:  # a member added, a pointer spelled otherwise, a document not mapped
-            return dumps(replace_at(self.document, split(pointer), value))
-        text, (start, end) = self._spans[0], span
-        return f"{text[:start]}{_ENCODE(value)}{text[end:]}".encode()
+            if self._replaced >= _SPANS_AFTER:
+                self._spans = value_spans(self.document)
+        spans = self._spans
+        if isinstance(spans, tuple) and (span := spans[1].get(pointer)) is not None:
+            text, (start, end) = spans[0], span
+            return f"{text[:start]}{_ENCODE(value)}{text[end:]}".encode()
+        # The map not made (yet), a member added, a pointer spelled otherwise: written whole.
+        return dumps(replace_at(self.document, split(pointer), value))
 
     def deleted(self, pointer: str) -> bytes:
         return dumps(delete_at(self.document, split(pointer)))
