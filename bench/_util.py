@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -68,3 +70,33 @@ def save(name: str, data: Any) -> Path:
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(data, indent=2) + "\n")
     return path
+
+
+#: A CPU-bound child for :func:`parallel_ceiling`: the interpreter's everyday work (JSON, dicts,
+#: strings, sorting), about a second of it, and nothing shared with another child.
+_SPIN = """
+import json
+doc = {"items": [{"id": f"it-{i:06d}", "state": "running", "tags": ["a", "b"], "n": i} for i in range(40)]}
+for i in range(4000):
+    text = json.dumps(doc, sort_keys=True)
+    back = json.loads(text)
+    sorted(back["items"], key=lambda item: (item["state"], -item["n"]))
+"""
+
+
+def parallel_ceiling(rounds: int = 3) -> dict[str, float]:
+    """What two processes gain on this machine at best: one CPU-bound child alone, then two at
+    once (wall seconds, best of ``rounds``), and ``ceiling`` = 2 x alone / together (2.0 on two
+    idle cores that do not slow each other; less where they share a physical core, a cache or a
+    host). A ``-n 2`` or ``--jobs 2`` ratio is read against it, not against 2."""
+    def wall(count: int) -> float:
+        started = time.perf_counter()
+        children = [subprocess.Popen([sys.executable, "-c", _SPIN]) for _ in range(count)]
+        for child in children:
+            if child.wait() != 0:
+                raise SystemExit("parallel_ceiling: a child failed")
+        return time.perf_counter() - started
+
+    alone = min(wall(1) for _ in range(rounds))
+    together = min(wall(2) for _ in range(rounds))
+    return {"alone_s": alone, "together_s": together, "ceiling": 2 * alone / together}

@@ -16,6 +16,9 @@ All in one run, on a copy of the demo project (contracts/ and fixtures/) in a te
   xdist's own cost, ``-n 2`` against ``-n 0`` on a suite of as many empty tests.
 - **fuzz --jobs**: ``contract-harness fuzz --regenerate`` on the demo with ``--jobs 1`` and
   ``--jobs 2``, in the ci and the nightly profile, and their ratio (aim: close to 2x).
+- **the machine's ceiling** for both ratios (``_util.parallel_ceiling``, unless ``xdist`` and
+  ``jobs`` are skipped): one CPU-bound child alone against two at once, 2.0x where the two cores
+  do not slow each other.
 - **examples/s per property**: each property of each demo tool run alone in a fresh process
   (``run_property``, ci profile, the strategy's build included), by this checkout and by the
   baseline — the harness as of ``--baseline`` (default: the commit before this work), exported
@@ -57,7 +60,7 @@ sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
 import harness  # noqa: E402, F401
 
 sys.path.append(_HERE)
-from _util import byte_compiled, save, table  # noqa: E402
+from _util import byte_compiled, parallel_ceiling, save, table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The last commit before fuzz replay and the faster generators (issue 17's fuzz part).
@@ -376,6 +379,10 @@ def main() -> int:
         # runs (with --skip properties too): building them is a first run's cost, not fuzz's.
         _child(_PROPERTY_CHILD, {"contract": str(demo / "contracts" / "review_status"),
                                  "property": "accepts_valid", "examples": 5}, ROOT, storage, demo)
+        if not {"xdist", "jobs"} <= set(args.skip):
+            out["parallel_ceiling"] = parallel_ceiling()
+            print(f"this machine's ceiling for two processes: {out['parallel_ceiling']['ceiling']:.2f}x "
+                  "(one CPU-bound child alone against two at once)", flush=True)
         projects = [demo]
         for extra in args.project:
             copy = work / extra.resolve().name
@@ -395,6 +402,8 @@ def main() -> int:
             print(f"valid documents/s per real-tool schema (before = {args.baseline}):", flush=True)
             out["schemas"] = schema_rates(baseline, storage, args.schema_examples, args.budget, args.repeat, work)
     print()
+    ceiling = f" against this machine's ceiling of {out['parallel_ceiling']['ceiling']:.2f}x" \
+        if "parallel_ceiling" in out else ""
     for name, r in out.get("pytest", {}).items():
         s = r["seconds"]
         print(f"{name}: pytest --no-fuzz {s['no-fuzz']:.1f}s; cold {s['cold']:.1f}s = {r['cold_ratio']:.2f}x "
@@ -407,12 +416,12 @@ def main() -> int:
               f"{r['nocache_no_fuzz_rewrite_ratio']:.2f}x (pytest's rewriting of the plugins' modules)")
         if "nightly_n0_over_n2" in r:
             print(f"  nightly profile: -n 0 {s['n0-nightly']:.1f}s / -n 2 {s['n2-nightly']:.1f}s = "
-                  f"{r['nightly_n0_over_n2']:.2f}x (aim ~2x); xdist's own cost, {r['items']} empty tests: "
+                  f"{r['nightly_n0_over_n2']:.2f}x (aim ~2x{ceiling}); xdist's own cost, {r['items']} empty tests: "
                   f"-n 0 {s['floor-n0']:.1f}s, -n 2 {s['floor-n2']:.1f}s ({r['xdist_floor_s']:+.1f}s)")
     if out.get("jobs"):
         j, s = out["jobs"], out["jobs"]["seconds"]
         print(f"demo: fuzz --jobs 1 / --jobs 2: ci {s['ci-1']:.1f}s / {s['ci-2']:.1f}s = {j['ci_ratio']:.2f}x; "
-              f"nightly {s['nightly-1']:.1f}s / {s['nightly-2']:.1f}s = {j['nightly_ratio']:.2f}x (aim ~2x)")
+              f"nightly {s['nightly-1']:.1f}s / {s['nightly-2']:.1f}s = {j['nightly_ratio']:.2f}x (aim ~2x{ceiling})")
     for key, title in (("properties", "property"), ("schemas", "real-tool schema")):
         if out.get(key):
             warm = key == "schemas"

@@ -23,7 +23,9 @@ processes; CPU time counts the workers), each starting with no reference verdict
 ``check`` and ``check --jobs 2`` again with the verdicts an earlier run saved (``, verdicts
 saved``: the reference validator then runs on no document it has seen; a run before the
 measured ones saves them). The smallest scale is the baseline the others' memory is a ratio of
-(flat in the number of cases: about 1.0x). Targets (issue 17): peak RSS
+(flat in the number of cases: about 1.0x). The ``--jobs 2`` ratios are printed beside this
+machine's ceiling for two processes (``_util.parallel_ceiling``: one CPU-bound child alone
+against two at once; 2.0x where two cores do not slow each other). Targets (issue 17): peak RSS
 under 500 MB with ``--json`` at any size (470,000 cases: ``--tools 1000 --max-mutants 46
 --scales '' --memory-scales 1``), and 10,000 cases/s on the 100-tool corpus.
 
@@ -56,7 +58,7 @@ sys.path[:] = [p for p in sys.path if p not in (_HERE, "")]
 import harness  # noqa: E402, F401
 
 sys.path.append(_HERE)
-from _util import byte_compiled, save, table  # noqa: E402
+from _util import byte_compiled, parallel_ceiling, save, table  # noqa: E402
 
 from harness import Boundary, load_contract  # noqa: E402
 from harness.boundary.parse import strict_loads  # noqa: E402
@@ -265,6 +267,9 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
                 "check --jobs 2, verdicts saved": ["--jobs", "2"], "check (no --jobs: auto)": []}
     rows, results = [], []
     versions = {"": None} if not args.before else {"": None, " (before)": Path(args.before).resolve()}
+    ceiling = parallel_ceiling()
+    print(f"  this machine's ceiling for two processes: {ceiling['ceiling']:.2f}x (one CPU-bound child alone "
+          "against two at once)", flush=True)
     for scale in scales:
         root = tmp / f"m{scale}"
         if not root.exists():
@@ -307,7 +312,8 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
             if one and two:
                 print(f"{scale}x check --jobs 2{suffix}: {two['cases_per_s'] / one['cases_per_s']:.2f}x the cases/s "
                       f"of one job ({two['cases_per_s']:,.0f} against {one['cases_per_s']:,.0f}), "
-                      f"{two['cases_per_cpu_s'] / one['cases_per_cpu_s']:.2f}x its cases per CPU second")
+                      f"{two['cases_per_cpu_s'] / one['cases_per_cpu_s']:.2f}x its cases per CPU second "
+                      f"(this machine's ceiling for two processes: {ceiling['ceiling']:.2f}x)")
         cold, warm = now.get((scale, "check")), now.get((scale, "check, verdicts saved"))
         if cold and warm:
             print(f"{scale}x check, verdicts saved: {warm['cases_per_s'] / cold['cases_per_s']:.2f}x the cases/s "
@@ -330,6 +336,7 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
                     print(f"{scale}x {variant}: {r['cases_per_s'] / old['cases_per_s']:.2f}x the cases/s of "
                           f"check (before), one job ({r['cases_per_s']:,.0f} against {old['cases_per_s']:,.0f}; "
                           f"the issue's 10,000 against its ~3,300: 3.03x)")
+    results.append({"scale": None, "variant": "parallel ceiling", **ceiling})
     worst = max(r["rss_mib"] for r in results if r["variant"] == "check --json")
     print(f"targets: peak RSS with --json under 500 MB (worst here {worst * 1.048576:,.0f} MB); "
           "RSS flat in the number of cases (ratios near 1.0x); 10,000 cases/s on the 100-tool corpus")

@@ -231,12 +231,13 @@ def _failed(path: Path, what: str, exc: OSError) -> OutputError:
     return OutputError(f"cannot write {what} {shown(path)}: {reason}", errno_=exc.errno)
 
 
-def write_atomic(path: Path, data: bytes, mode: int = 0o644, *, what: str = "file") -> None:
+def write_atomic(path: Path, data: bytes, mode: int = 0o644, *, what: str = "file", durable: bool = True) -> None:
     """Write ``data`` to ``path`` so readers see the old file or the whole new one.
 
     The target must be absent or a regular file; raises :class:`OutputError` otherwise, and on
-    any failure to write (nothing is left behind: the temporary file is removed)."""
-    with AtomicWriter(path, mode, what=what) as out:
+    any failure to write (nothing is left behind: the temporary file is removed). ``durable``:
+    see :class:`AtomicWriter`."""
+    with AtomicWriter(path, mode, what=what, durable=durable) as out:
         out.write(data)
 
 
@@ -249,12 +250,20 @@ class AtomicWriter:
     (``KeyboardInterrupt`` included): an interrupted run leaves the old file, never half of a
     new one. A process killed outright leaves only its hidden ``.<name>.*.tmp`` beside the
     target. Errors are :class:`OutputError`, as for :func:`write_atomic`.
+
+    ``durable=False`` skips the sync before the rename, for a cache (the reference's saved
+    verdicts, the fuzz replays) that a run rewrites per tool: the rename is still atomic, so a
+    reader never sees part of a file, but a machine that loses power right after may keep the
+    old file, or an empty one, which the cache's reader takes as nothing saved (one warning for
+    a file it cannot read). A sync costs a millisecond here and several on a CI runner's
+    network disk, once per tool and run. Reports, fixtures, baselines and locks stay durable.
     """
 
-    def __init__(self, path: Path | str, mode: int = 0o644, *, what: str = "file") -> None:
+    def __init__(self, path: Path | str, mode: int = 0o644, *, what: str = "file", durable: bool = True) -> None:
         self.path = Path(path)
         self.mode = mode
         self.what = what
+        self.durable = durable
         check_target(self.path, what)
         import tempfile  # writes only: reading commands (lint) need not load it
 
@@ -275,14 +284,15 @@ class AtomicWriter:
             raise _failed(self.path, self.what, exc) from None
 
     def commit(self) -> None:
-        """Sync the temporary file and rename it over the target."""
+        """Sync the temporary file (when durable) and rename it over the target."""
         if self._handle is None:
             raise ValueError(f"{shown(self.path)}: already committed or aborted")
         try:
             handle, self._handle = self._handle, None
             with handle:
                 handle.flush()
-                os.fsync(handle.fileno())
+                if self.durable:
+                    os.fsync(handle.fileno())
             os.chmod(self._tmp, self.mode)
             check_target(self.path, self.what)  # narrow the window in which the target may have changed
             os.replace(self._tmp, self.path)

@@ -30,13 +30,13 @@ production's error points at (which is a rejection of the whole document; see
 reference gave none (a pattern search out of time, a reference failure).
 
 One JSON file per tool, ``<state dir>/check/reference/<tool>.json``, written atomically
-(:func:`harness.files.write_atomic`) when the tool's run found a verdict it did not have, and
-never read or written through a symlink; one that cannot be read is a one-line warning, and
-the run validates afresh. A file keeps the verdicts of the validators its last run used: this
-run's first, then earlier ones, up to :data:`MAX_VERDICTS`. Before it writes, a run reads the
-file again and keeps what another process saved meanwhile (the pytest plugin's xdist workers
-share a tool's file; so may two CI jobs on one cache): the last writer does not erase the
-other's verdicts.
+(:func:`harness.files.write_atomic`, not synced to disk: a cache) when the tool's run found a
+verdict it did not have, and never read or written through a symlink; one that cannot be read
+(an empty file after a power loss, say) is a one-line warning, and the run validates afresh.
+A file keeps the verdicts of the validators its last run used: this run's first, then earlier
+ones, up to :data:`MAX_VERDICTS`. Before it writes, a run reads the file again and keeps what
+another process saved meanwhile (the pytest plugin's xdist workers share a tool's file; so may
+two CI jobs on one cache): the last writer does not erase the other's verdicts.
 
 The pytest plugin saves and takes them as ``check`` does, in the same place (``--no-saved-verdicts``
 there too).
@@ -194,7 +194,7 @@ class ReferenceVerdicts:
         body = {"format": FORMAT, "tool": tool, "verdicts": verdicts}
         try:
             write_atomic(path, json.dumps(body, separators=(",", ":")).encode("ascii"),
-                         what="saved reference verdicts")
+                         what="saved reference verdicts", durable=False)
         except (HarnessError, OSError, ValueError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             warn(f"saved reference verdicts: {_where(path)}: not saved ({reason})")

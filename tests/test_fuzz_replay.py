@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.fuzz.model import Observation
-from harness.fuzz.replay import _harness_digest, kept, summary_lines
+from harness.fuzz.replay import ReplayStore, _harness_digest, kept, summary_lines
 from harness.pytest_plugin import spread
 
 REPLAY = Path(".contract-harness/fuzz/replay")
@@ -162,6 +162,25 @@ def test_a_corrupt_or_symlinked_saved_run_is_a_one_line_warning_and_the_property
     assert len(saved["examples"]) == 5
     line = _line(_pytest(deployment)[1], "deployment_status")
     assert "accepts_valid" in line.split("generated")[0] and "replayed" in line
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads which file a descriptor is through /proc")
+def test_a_saved_run_is_not_synced_and_an_empty_one_is_read_as_unreadable(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replay file is a cache: written atomically without a sync; the empty file a power loss
+    can leave of it is a warning, and the property generates."""
+    synced: list[str] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real(fd)))
+    store = ReplayStore(tmp_path)
+    assert store.save("tool_a", "accepts_valid", {"schema": "1"}, [[1]]) is None
+    assert synced == []
+    assert store.decide("tool_a", "accepts_valid", {"schema": "1"}).examples == ([1],)
+    store.path("tool_a", "accepts_valid").write_bytes(b"")
+    decision = store.decide("tool_a", "accepts_valid", {"schema": "1"})
+    assert decision.examples is None and decision.why == "saved run unreadable"
+    assert decision.warning is not None and "accepts_valid.json: not valid JSON (JSONDecodeError); generating" in \
+        decision.warning
 
 
 def test_a_saved_run_keeps_every_cheap_example_and_a_covering_subset_of_costly_ones() -> None:

@@ -104,7 +104,8 @@ def test_without_saved_verdicts_nothing_is_read_or_written(
     assert not (project / SAVED).exists()
 
 
-@pytest.mark.parametrize("content", [b"{not json", b'{"format": 99}', b'{"format": 2, "verdicts": {"x": 1}}'])
+# b"": what a power loss can leave of a file written without a sync (the saved verdicts are a cache).
+@pytest.mark.parametrize("content", [b"{not json", b"", b'{"format": 99}', b'{"format": 2, "verdicts": {"x": 1}}'])
 def test_an_unreadable_file_is_a_warning_and_the_run_validates_afresh(
         project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], content: bytes) -> None:
     target = project / SAVED / "review_status.json"
@@ -115,6 +116,23 @@ def test_an_unreadable_file_is_a_warning_and_the_run_validates_afresh(
     assert "; validating afresh" in out and "Traceback" not in out
     assert report["summary"]["differential"]["saved"] == 0
     assert json.loads(target.read_text())["format"] == FORMAT  # replaced by this run's
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads which file a descriptor is through /proc")
+def test_the_saved_verdicts_are_not_synced_to_disk_and_the_report_is(
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    synced: list[str] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    _check(project, monkeypatch, capsys, "--jobs", "1")
+    assert sorted(p.name for p in (project / SAVED).iterdir()) == ["deployment_status.json", "review_status.json"]
+    assert [Path(p).parent for p in synced] == [project.resolve()]  # the report's temporary file alone
+    assert Path(synced[0]).name.startswith(".report.json.")
 
 
 def test_an_earlier_releases_file_is_replaced_without_a_warning(

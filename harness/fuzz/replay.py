@@ -21,8 +21,9 @@ example that no longer holds, or no longer replays, makes the property generate 
 again. A property that did not hold has no saved run.
 
 Each saved run is one JSON file, ``<state dir>/fuzz/replay/<tool>/<property>.json``, written
-atomically (:func:`harness.files.write_atomic`) and never read or written through a symlink;
-one that cannot be read is a one-line warning, and the property generates.
+atomically (:func:`harness.files.write_atomic`; not synced to disk, as a cache) and never read
+or written through a symlink; one that cannot be read is a one-line warning, and the property
+generates.
 """
 
 from __future__ import annotations
@@ -273,7 +274,7 @@ class ReplayStore:
         path = self.path(tool, prop)
         try:
             write_atomic(path, json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode("ascii"),
-                         what="fuzz replay file")
+                         what="fuzz replay file", durable=False)
         except (HarnessError, OSError, ValueError) as exc:
             return f"warning: fuzz replay: {path}: not saved ({str(exc).splitlines()[0] if str(exc) else exc})"
         return None
