@@ -271,6 +271,31 @@ def test_a_catastrophic_pattern_does_not_hang_the_reference_validator(monkeypatc
         assert differential.compare(False, slow, instance) is None  # no verdict, no disagreement claimed
 
 
+@pytest.mark.parametrize("dialect", ["https://json-schema.org/draft/2020-12/schema",
+                                     "http://json-schema.org/draft-07/schema#"])
+def test_the_pattern_bound_holds_below_a_subschema_that_names_its_dialect(monkeypatch: pytest.MonkeyPatch,
+                                                                        dialect: str) -> None:
+    """python-jsonschema evaluates a subschema with ``$schema`` with its stock class: a schema file
+    (given its file's URI, as every contract's is) and a resource reached by ``$ref`` both do."""
+    import harness.differential as differential
+
+    monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)
+    # Seconds for an unbounded search (so without the bound this fails, rather than hangs), far
+    # past the bound.
+    evil = "a" * 34 + "!"
+    file_root = {"$schema": dialect, "type": "string", "pattern": "^(a|aa)+$"}
+    inner = {"$schema": dialect, "$id": "urn:example:inner", "type": "string", "pattern": "^(a|aa)+$"}
+    for validator in (differential.ReferenceValidator(file_root, base_uri="file:///project/schema.json"),
+                      differential.ReferenceValidator({"properties": {"id": {"$ref": "urn:example:inner"}}},
+                                                      resources=[("urn:example:inner", inner)])):
+        instance = evil if validator._wrapped else {"id": evil}
+        with pytest.raises(differential.PatternTimeout):
+            validator.is_valid(instance)
+        assert differential.compare(True, validator, instance) is None  # no verdict, no disagreement claimed
+        assert validator.is_valid("aaaa" if validator._wrapped else {"id": "aaaa"})
+        assert not validator.is_valid("ab" if validator._wrapped else {"id": "ab"})
+
+
 def test_the_bounded_reference_validator_still_decides_patterns() -> None:
     from harness.differential import ReferenceValidator
 
