@@ -337,7 +337,9 @@ class Differential:
     Counts: ``compared`` (pairs compared), ``remembered`` (cases whose pair was compared
     before), ``confirmed`` (rejections shown on a subschema), ``full`` (whole-document
     reference validations), with ``saved`` the pairs that took a saved verdict;
-    ``compared == confirmed + full (+ saved)``.
+    ``compared == confirmed + full (+ saved)``; and ``undecided``, the whole-document validations
+    that gave no verdict (a pattern search past :data:`~harness.differential.PATTERN_TIMEOUT_S`):
+    those documents were not compared, and the production's verdict stands.
     """
 
     def __init__(self, memory: int = DIFFERENTIAL_MEMORY, saved: ReferenceVerdicts | None = None) -> None:
@@ -352,11 +354,12 @@ class Differential:
         self.confirmed = 0
         self.full = 0
         self.reused = 0
+        self.undecided = 0
 
     def counts(self) -> dict[str, int]:
         """The run's comparisons, by kind (as the reports show them)."""
         counts = {"compared": self.compared, "remembered": self.remembered, "confirmed": self.confirmed,
-                  "full": self.full}
+                  "full": self.full, "undecided": self.undecided}
         if self.saved is not None:
             counts["saved"] = self.reused
         return counts
@@ -413,6 +416,7 @@ class Differential:
             self.full += 1
             obtained, disagreement = judged(production_valid, validators.reference(), document)
             found = disagreement.describe() if disagreement else None
+            self.undecided += obtained is None and disagreement is None
         if identity is not None and obtained is not None:
             assert self.saved is not None and key is not None
             self.saved.put(contract.tool, identity, key[1].hex(), obtained)

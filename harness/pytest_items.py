@@ -204,7 +204,7 @@ class CaseItem(ContractItem):
         from harness.reporting.terminal import problem_text
 
         run = engine(self.config)
-        compared, reused = run.differentials.compared, run.differentials.reused
+        compared, reused, undecided = run.differentials.compared, run.differentials.reused, run.differentials.undecided
         result = run.evaluate(self.case)
         self.user_properties.extend([
             ("contract_harness", "1"), ("tool", result.tool), ("source", result.source),
@@ -212,8 +212,9 @@ class CaseItem(ContractItem):
             ("status", result.status),
         ])
         if run.differentials.compared > compared:  # the document went to the differential check
-            saved = run.differentials.reused > reused
-            self.user_properties.append(("reference_verdict", "saved" if saved else "validated"))
+            kind = "saved" if run.differentials.reused > reused else \
+                "undecided" if run.differentials.undecided > undecided else "validated"
+            self.user_properties.append(("reference_verdict", kind))
         if result.status == "passed":
             return None
         # The one redaction point, as for `check`: the values of the ${ENV} variables the

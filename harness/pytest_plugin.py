@@ -334,7 +334,7 @@ class LayerTable:
         self.fuzz: list[dict[str, Any]] = []
         #: The documents the differential check compared, and those of them it compared with
         #: the reference's verdict saved by an earlier run.
-        self.verdicts = {"compared": 0, "saved": 0}
+        self.verdicts = {"compared": 0, "saved": 0, "undecided": 0}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
@@ -348,6 +348,7 @@ class LayerTable:
                 if "reference_verdict" in props:
                     self.verdicts["compared"] += 1
                     self.verdicts["saved"] += props["reference_verdict"] == "saved"
+                    self.verdicts["undecided"] += props["reference_verdict"] == "undecided"
             elif "fuzz_mode" in props:
                 self.fuzz.append(props)
 
@@ -375,3 +376,7 @@ class LayerTable:
             from harness.summary import saved_line
 
             terminalreporter.write_line(saved_line(self.verdicts))
+        if self.verdicts["undecided"]:
+            from harness.summary import undecided_line
+
+            terminalreporter.write_line(undecided_line(self.verdicts))

@@ -101,6 +101,16 @@ class Summary:
         }
 
 
+def undecided_line(counts: dict[str, int]) -> str:
+    """The documents the differential check could not compare (see
+    :class:`harness.engine.Differential`)."""
+    from harness.differential import PATTERN_TIMEOUT_S
+
+    n = counts["undecided"]
+    return (f"differential: {n:,} document{'s' if n != 1 else ''} not compared: the reference validator's "
+            f"pattern search ran past its {PATTERN_TIMEOUT_S:g} s bound (the production validator's verdict stands)")
+
+
 def saved_line(counts: dict[str, int]) -> str:
     """What the differential check took from the reference verdicts earlier runs saved."""
     return (f"differential: {counts['saved']:,} of {counts['compared']:,} documents compared with the reference's "

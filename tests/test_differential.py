@@ -233,7 +233,7 @@ def test_a_disagreement_inside_one_branch_of_a_oneof_is_reported_though_the_othe
     result, counts = _engine_check(contract, item(note="(?P<n>a)"))
     assert (result.status, result.problem) == ("finding", "differential")
     assert "(jsonschema) says valid" in result.detail
-    assert counts == {"compared": 1, "remembered": 0, "confirmed": 0, "full": 1}
+    assert counts == {"compared": 1, "remembered": 0, "confirmed": 0, "full": 1, "undecided": 0}
 
 
 def test_a_pattern_the_validators_read_differently_behind_refs_allof_and_items_is_a_finding(
@@ -253,7 +253,7 @@ def test_a_pattern_the_validators_read_differently_behind_refs_allof_and_items_i
     # The same place with a value both reject: confirmed on the subschema, nothing reported.
     result, counts = _engine_check(contract, item(codes=["12", "x"]))
     assert (result.status, result.problem) == ("passed", None), result.detail
-    assert counts == {"compared": 1, "remembered": 0, "confirmed": 1, "full": 0}
+    assert counts == {"compared": 1, "remembered": 0, "confirmed": 1, "full": 0, "undecided": 0}
 
 
 def test_a_reference_with_another_format_checker_disagrees_where_the_walk_ends(
@@ -275,6 +275,35 @@ def test_a_reference_with_another_format_checker_disagrees_where_the_walk_ends(
     assert lax.is_valid(document)  # the whole validation then disagrees: a finding
     strict = contract.reference_validator()
     assert strict.rejects(document, production.first_error(document))
+
+
+def test_a_pattern_search_past_the_bound_is_counted_undecided_and_said(
+        make_contract: Callable[..., Path], monkeypatch: Any, capsys: Any) -> None:
+    """A document the reference gives no verdict on in time is not compared: the JSON report
+    counts it, the terminal says so, and the case keeps the production's verdict."""
+    import harness.differential as differential
+    from harness.cli import main
+
+    monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)
+    data = dict(ENVELOPE_DATA, properties={**PROPERTIES, "note": {"type": "string", "pattern": "^(a|aa)+$"}})
+    schema = envelope_schema("item_status", data)
+    assert "$schema" in schema  # the file's root names its dialect (see test_files_and_errors)
+    slow = item(note="a" * 34 + "!")
+    directory = make_contract(schemas={1: schema}, files={
+        "fixtures/rejected/item_status/slow.json": slow,
+        "fixtures/rejected/item_status/slow.case.yaml": "expect: {layer: schema}\n",
+    })
+    result, counts = _engine_check(load_contract(directory), slow)
+    assert (result.status, result.problem) == ("passed", None), result.detail
+    assert counts == {"compared": 1, "remembered": 0, "confirmed": 0, "full": 1, "undecided": 1}
+    project = directory.parent.parent
+    monkeypatch.chdir(project)
+    code = main(["check", "--no-progress", "--max-mutants", "0", "--no-saved-verdicts", "--json", "r.json"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert json.loads((project / "r.json").read_text())["summary"]["differential"]["undecided"] == 1
+    assert ("differential: 1 document not compared: the reference validator's pattern search ran past its "
+            "0.01 s bound (the production validator's verdict stands)") in out
 
 
 def test_the_json_report_counts_comparisons_by_kind(tmp_path: Path, demo_root: Path) -> None:

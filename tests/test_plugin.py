@@ -365,3 +365,26 @@ def test_the_library_loads_unrewritten_and_the_users_tests_are_rewritten(
     result = pytester.runpytest_subprocess("-q", "--no-fuzz")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*At index 1 diff: 2 != 3*"])
+
+
+def test_a_document_the_reference_could_not_decide_in_time_is_said_in_the_summary(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.differential as differential
+    from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema, item
+
+    monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)
+    data = dict(ENVELOPE_DATA, properties={**ENVELOPE_DATA["properties"],  # type: ignore[dict-item]
+                                           "note": {"type": "string", "pattern": "^(a|aa)+$"}})
+    contract = pytester.path / "contracts" / "item_status"
+    (contract / "schemas").mkdir(parents=True)
+    (contract / "contract.yaml").write_text(DEFAULT_YAML.format(tool="item_status"))
+    (contract / "schemas" / "v1.json").write_text(json.dumps(envelope_schema("item_status", data)))
+    rejected = pytester.path / "fixtures" / "rejected" / "item_status"
+    rejected.mkdir(parents=True)
+    (rejected / "slow.json").write_bytes(item(note="a" * 34 + "!"))
+    (rejected / "slow.case.yaml").write_text("expect: {layer: schema}\n")
+    # (lint fails the contract's pattern as catastrophic: not this test's subject)
+    result = pytester.runpytest("-q", "--no-fuzz", "--max-mutants", "0", "--no-saved-verdicts", "-k", "not lint")
+    result.assert_outcomes(passed=1, deselected=1)
+    assert ("differential: 1 document not compared: the reference validator's pattern search ran past its "
+            "0.01 s bound (the production validator's verdict stands)") in result.stdout.lines

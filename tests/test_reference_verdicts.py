@@ -185,7 +185,7 @@ def test_a_disagreement_is_found_again_on_every_run(make_contract: Callable[...,
         result, counts = _engine_run(contract, item(note="(?P<n>a)"), ReferenceVerdicts(store))
         assert (result.status, result.problem) == ("finding", "differential")
         assert "(jsonschema) says valid" in result.detail
-        assert counts == {"compared": 1, "remembered": 0, "confirmed": 0, "full": 1, "saved": 0}
+        assert counts == {"compared": 1, "remembered": 0, "confirmed": 0, "full": 1, "undecided": 0, "saved": 0}
 
 
 def test_a_saved_verdict_the_production_contradicts_is_validated_again_and_corrected(

@@ -28,7 +28,7 @@ from harness.engine import (
 )
 from harness.reporting import Contributor
 from harness.reporting.files import problem_lines
-from harness.summary import saved_line
+from harness.summary import saved_line, undecided_line
 
 if TYPE_CHECKING:  # the progress bar's module is imported when a bar is shown (a terminal, not CI)
     from rich.progress import Progress
@@ -115,6 +115,8 @@ class TerminalReporter:
             console.print(text, markup=False, soft_wrap=True)
         if summary.differential and summary.differential.get("saved"):
             console.print(saved_line(summary.differential), markup=False, soft_wrap=True)
+        if summary.differential and summary.differential.get("undecided"):
+            console.print(undecided_line(summary.differential), markup=False, soft_wrap=True)
         console.print(contributor.verdict(summary) or verdict(summary), markup=False)
 
 
