@@ -43,16 +43,24 @@ class PatternTimeout(Exception):
 #: Patterns compiled by :class:`_BoundedRe` (None: one only ``re`` reads), at most this many.
 _COMPILED_MAX = 4096
 _COMPILED: dict[str, Any] = {}
+#: The (pattern, string) searches that ran out of time in this process, at most this many.
+_TIMED_OUT_MAX = 256
+_TIMED_OUT: set[tuple[str, str]] = set()
 
 
 class _BoundedRe:
     """What python-jsonschema's keyword functions call as ``re``: ``search`` under a time bound,
     with the ``regex`` package (the same syntax as ``re``, and a ``timeout``). Each pattern is
     compiled once (``regex.search`` looks its cache up at about 6 µs a call; a compiled
-    pattern's ``search`` takes 2)."""
+    pattern's ``search`` takes 2). A search that ran out of time is not run again: the same
+    pattern on the same string times out at once (a fixture's slow string is in most of its
+    mutants, each of which would otherwise wait the bound twice). That only ever withholds a
+    verdict, never gives one."""
 
     @staticmethod
     def search(pattern: str, string: str) -> Any:
+        if _TIMED_OUT and (pattern, string) in _TIMED_OUT:
+            raise PatternTimeout(pattern)
         compiled = _COMPILED.get(pattern, _COMPILED)
         if compiled is _COMPILED:
             import regex
@@ -69,6 +77,9 @@ class _BoundedRe:
         try:
             return compiled.search(string, timeout=PATTERN_TIMEOUT_S)
         except TimeoutError:
+            if len(_TIMED_OUT) >= _TIMED_OUT_MAX:
+                _TIMED_OUT.clear()
+            _TIMED_OUT.add((pattern, string))
             raise PatternTimeout(pattern) from None
 
 

@@ -296,6 +296,28 @@ def test_the_pattern_bound_holds_below_a_subschema_that_names_its_dialect(monkey
         assert not validator.is_valid("ab" if validator._wrapped else {"id": "ab"})
 
 
+def test_a_search_that_ran_out_of_time_is_not_run_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness.differential as differential
+
+    monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)
+    monkeypatch.setattr(differential, "_TIMED_OUT", set())
+    validator = differential.ReferenceValidator({"type": "string", "pattern": "^(a|aa)+$"})
+    evil = "a" * 34 + "!"
+    with pytest.raises(differential.PatternTimeout):
+        validator.is_valid(evil)
+
+    class Engine:  # what the bounded search would call for this pattern from now on
+        @staticmethod
+        def search(string: str, timeout: float) -> Any:
+            raise AssertionError(f"searched again: {string!r}")
+
+    monkeypatch.setitem(differential._COMPILED, "^(a|aa)+$", Engine)
+    with pytest.raises(differential.PatternTimeout):  # the same string: at once, no search
+        validator.is_valid(evil)
+    with pytest.raises(AssertionError, match="searched again"):  # another string is searched
+        validator.is_valid("a" * 33 + "!")
+
+
 def test_the_bounded_reference_validator_still_decides_patterns() -> None:
     from harness.differential import ReferenceValidator
 
