@@ -441,11 +441,14 @@ def compare(production_valid: bool, reference: ReferenceValidator, instance: Any
 def judged(production_valid: bool, reference: ReferenceValidator,
            instance: Any) -> tuple[bool | None, Disagreement | None]:
     """The reference's verdict on ``instance`` (None: it gave none — a pattern search out of
-    time, or a failure of its own), and its disagreement with the production's, or None."""
+    time, Python's recursion limit, or a failure of its own), and its disagreement with the
+    production's, or None."""
     try:
         reference_valid = reference.is_valid(instance)
-    except PatternTimeout:
-        return None, None  # the reference gave no verdict in time: nothing to compare
+    except (PatternTimeout, RecursionError):
+        # No verdict within the reference's bounds (a search past PATTERN_TIMEOUT_S; python's
+        # ``re`` compiling a deeply nested ``format: regex`` value): nothing to compare.
+        return None, None
     except (jsonschema.exceptions.SchemaError, referencing.exceptions.Unresolvable) as exc:
         return None, Disagreement(production_valid, False, f"reference validator failed: {type(exc).__name__}")
     if reference_valid == production_valid:

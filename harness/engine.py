@@ -338,8 +338,9 @@ class Differential:
     before), ``confirmed`` (rejections shown on a subschema), ``full`` (whole-document
     reference validations), with ``saved`` the pairs that took a saved verdict;
     ``compared == confirmed + full (+ saved)``; and ``undecided``, the whole-document validations
-    that gave no verdict (a pattern search past :data:`~harness.differential.PATTERN_TIMEOUT_S`):
-    those documents were not compared, and the production's verdict stands.
+    that gave no verdict (a pattern search past :data:`~harness.differential.PATTERN_TIMEOUT_S`,
+    Python's recursion limit): those documents were not compared, and the production's verdict
+    stands.
     """
 
     def __init__(self, memory: int = DIFFERENTIAL_MEMORY, saved: ReferenceVerdicts | None = None) -> None:

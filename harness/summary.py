@@ -107,8 +107,9 @@ def undecided_line(counts: dict[str, int]) -> str:
     from harness.differential import PATTERN_TIMEOUT_S
 
     n = counts["undecided"]
-    return (f"differential: {n:,} document{'s' if n != 1 else ''} not compared: the reference validator's "
-            f"pattern search ran past its {PATTERN_TIMEOUT_S:g} s bound (the production validator's verdict stands)")
+    return (f"differential: {n:,} document{'s' if n != 1 else ''} not compared: the reference validator gave no "
+            f"verdict within its bounds ({PATTERN_TIMEOUT_S:g} s a pattern search, Python's recursion limit); the "
+            "production validator's verdict stands")
 
 
 def saved_line(counts: dict[str, int]) -> str:

@@ -302,8 +302,20 @@ def test_a_pattern_search_past_the_bound_is_counted_undecided_and_said(
     out = capsys.readouterr().out
     assert code == 0, out
     assert json.loads((project / "r.json").read_text())["summary"]["differential"]["undecided"] == 1
-    assert ("differential: 1 document not compared: the reference validator's pattern search ran past its "
-            "0.01 s bound (the production validator's verdict stands)") in out
+    assert ("differential: 1 document not compared: the reference validator gave no verdict within its bounds "
+            "(0.01 s a pattern search, Python's recursion limit); the production validator's verdict stands") in out
+
+
+def test_a_value_the_reference_cannot_check_within_the_recursion_limit_is_undecided_not_an_error(
+        make_contract: Callable[..., Path]) -> None:
+    """python-jsonschema checks ``format: regex`` with ``re.compile``, which recurses once per
+    nested group: 3,000 ``(`` exceed Python's limit. The production rejects the value; the case
+    holds, and the document is counted as not compared (it was an ``error`` case before)."""
+    data = dict(ENVELOPE_DATA, properties={**PROPERTIES, "note": {"type": "string", "format": "regex"}})
+    contract = load_contract(make_contract(schemas={1: envelope_schema("item_status", data)}))
+    result, counts = _engine_check(contract, item(note="(" * 3000))
+    assert (result.status, result.problem) == ("passed", None), result.detail
+    assert counts == {"compared": 1, "remembered": 0, "confirmed": 0, "full": 1, "undecided": 1}
 
 
 def test_the_json_report_counts_comparisons_by_kind(tmp_path: Path, demo_root: Path) -> None:
