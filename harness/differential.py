@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import types
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -28,6 +29,11 @@ from harness.schemas.dialects import resource
 
 if TYPE_CHECKING:
     from harness.contract.records import Contract
+
+# python-jsonschema checks ``format: regex`` with ``re.compile`` on the document's value, and
+# ``re`` warns about that value's syntax (``FutureWarning: Possible nested set at position 1``,
+# with the library's source line): about upstream data, not the user's code. Not shown.
+warnings.filterwarnings("ignore", category=FutureWarning, module=r"jsonschema\._format")
 
 #: How long one ``pattern`` search may take in the reference validator. python-jsonschema
 #: matches with ``re``, a backtracking engine: ``^(a+)+$`` against 30 ``a`` and a ``!`` takes

@@ -318,6 +318,23 @@ def test_a_value_the_reference_cannot_check_within_the_recursion_limit_is_undeci
     assert counts == {"compared": 1, "remembered": 0, "confirmed": 0, "full": 1, "undecided": 1}
 
 
+def test_a_regex_value_python_warns_about_prints_no_warning(make_contract: Callable[..., Path]) -> None:
+    """``re.compile("[[a]")`` warns (FutureWarning, nested set) from python-jsonschema's format
+    check: about the upstream's value, not the user's code; ``check`` prints none of it."""
+    import subprocess
+    import sys
+
+    data = dict(ENVELOPE_DATA, properties={**PROPERTIES, "note": {"type": "string", "format": "regex"}})
+    directory = make_contract(schemas={1: envelope_schema("item_status", data)}, files={
+        "fixtures/accepted/item_status/nested_set.json": item(note="[[a]"),
+    })
+    done = subprocess.run([sys.executable, "-m", "harness.cli", "check", "--no-progress", "--max-mutants", "0",
+                           "--no-saved-verdicts"], cwd=directory.parent.parent, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Warning" not in done.stdout + done.stderr and "all 1 cases held" in done.stdout, done.stdout + done.stderr
+
+
 def test_the_json_report_counts_comparisons_by_kind(tmp_path: Path, demo_root: Path) -> None:
     import subprocess
     import sys
