@@ -332,8 +332,8 @@ class LayerTable:
         #: so a project without contracts imports nothing of the library.
         self.summary: Any = None
         self.fuzz: list[dict[str, Any]] = []
-        #: The documents the differential check compared, and those of them it compared with
-        #: the reference's verdict saved by an earlier run.
+        #: The documents the differential check compared, those of them it compared with the
+        #: reference's verdict saved by an earlier run, and those the reference gave no verdict on.
         self.verdicts = {"compared": 0, "saved": 0, "undecided": 0}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
