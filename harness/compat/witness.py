@@ -573,7 +573,7 @@ def _find(direction: Direction, source: Side, other: Side, pointer: str, tree: A
     if focused is False or tree is MISSING:
         return None
     try:
-        strategy = _values(focused, _local_validator(focused, source, tree))
+        strategy = _values(focused, _local_validator(focused, source, tree), compiled=True)
     except Exception:
         return None
     hit: list[tuple[Any, SchemaViolation]] = []
@@ -707,7 +707,7 @@ def _regenerated(source: Side, bases: Bases, pointers: list[str], n: int, second
 def _drawn(local: Any, n: int, seconds: float | None, stats: GenerationStats) -> list[Any]:
     """Up to ``n`` values of a subschema (none when it cannot be generated on its own)."""
     try:
-        strategy = _values(local, validator_for(as_schema(local)), stats=stats)
+        strategy = _values(local, validator_for(as_schema(local)), stats=stats, compiled=True)
         with _quiet():
             return sample(strategy, n, seconds=seconds)
     except Exception:
