@@ -435,7 +435,7 @@ def _grow(source: Side, pointer: str, local: Any, path: list[str | int], rooms: 
     if focused is False or local is MISSING:
         return None
     try:
-        strategy = _values(focused, validator_for(as_schema(focused)))
+        strategy = _values(focused, validator_for(as_schema(focused)), compiled=True)
     except Exception:
         return None
     grown: list[Any] = []
