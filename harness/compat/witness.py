@@ -435,7 +435,7 @@ def _grow(source: Side, pointer: str, local: Any, path: list[str | int], rooms: 
     if focused is False or local is MISSING:
         return None
     try:
-        strategy = _values(focused, validator_for(as_schema(focused)), compiled=True)
+        strategy = _values(focused, validator_for(as_schema(focused)))
     except Exception:
         return None
     grown: list[Any] = []
@@ -573,7 +573,7 @@ def _find(direction: Direction, source: Side, other: Side, pointer: str, tree: A
     if focused is False or tree is MISSING:
         return None
     try:
-        strategy = _values(focused, _local_validator(focused, source, tree), compiled=True)
+        strategy = _values(focused, _local_validator(focused, source, tree))
     except Exception:
         return None
     hit: list[tuple[Any, SchemaViolation]] = []
@@ -604,8 +604,10 @@ def _find(direction: Direction, source: Side, other: Side, pointer: str, tree: A
 
 def _values(tree: Any, validator: SchemaValidator, **options: Any) -> Any:
     """Values of an expanded ``tree`` that ``validator`` accepts, each sampled from one
-    hypothesis seed (harness.fuzz.generate.sampling: seed 0, the first, is the simplest)."""
-    return sampled(from_lowered(lower(_generable(tree), expanded=True), validator, **options))
+    hypothesis seed (harness.fuzz.generate.sampling: seed 0, the first, is the simplest), from
+    a strategy compiled once (hypothesis-jsonschema's own rebuilds object strategies at every
+    draw)."""
+    return sampled(from_lowered(lower(_generable(tree), expanded=True), validator, compiled=True, **options))
 
 
 def _local_validator(focused: Any, source: Side, tree: Any) -> SchemaValidator:
@@ -623,7 +625,7 @@ def bases_for(source: Side, seeds: Any, budget: Budget) -> Bases:
     if found or budget.examples < 1:
         return Bases(found, seeded=bool(found))
     try:
-        strategy = _values(_plain(source.tree), source.validator, compiled=True)
+        strategy = _values(_plain(source.tree), source.validator)
         with _quiet():
             found += sample(strategy, 1, seconds=budget.seconds)
     except Exception:
@@ -662,7 +664,7 @@ def generated(direction: Direction, source: Side, other: Side, n: int, seconds: 
         documents += _regenerated(source, bases, chosen, n - len(documents), seconds, result.stats)
     else:
         try:
-            strategy = _values(_plain(source.tree), source.validator, stats=result.stats, compiled=True)
+            strategy = _values(_plain(source.tree), source.validator, stats=result.stats)
             with _quiet():
                 documents = sample(strategy, n, seconds=seconds)
         except Exception:
@@ -707,7 +709,7 @@ def _regenerated(source: Side, bases: Bases, pointers: list[str], n: int, second
 def _drawn(local: Any, n: int, seconds: float | None, stats: GenerationStats) -> list[Any]:
     """Up to ``n`` values of a subschema (none when it cannot be generated on its own)."""
     try:
-        strategy = _values(local, validator_for(as_schema(local)), stats=stats, compiled=True)
+        strategy = _values(local, validator_for(as_schema(local)), stats=stats)
         with _quiet():
             return sample(strategy, n, seconds=seconds)
     except Exception:
