@@ -8,6 +8,8 @@ relies on behaviour the specification leaves open.
 
 from __future__ import annotations
 
+import itertools
+import json
 import re
 import types
 import warnings
@@ -189,8 +191,31 @@ class ReferenceValidator:
         #: The schema as written is reached from the root through one ``$ref`` (to its file's URI).
         self._wrapped = root is not schema
         self._steps: _Steps | None = None
+        #: What this validator's verdicts are remembered under (see :data:`_KNOWN`).
+        self._serial = next(_SERIALS)
+
+    def _root(self) -> tuple[Any, dict[str, tuple[Any, Any]]]:
+        if self._steps is None:
+            root = self._validator
+            self._steps = _Steps(_descend_ref(root, root.schema["$ref"]) if self._wrapped else root)
+        return self._steps.root
 
     def is_valid(self, instance: Any) -> bool:
+        """python-jsonschema's verdict on ``instance``: whether ``iter_errors`` yields no error.
+
+        Obtained by :func:`_valid`, a walk that evaluates each subschema of the document with the
+        validator object python-jsonschema's own evaluation makes for it (:class:`_Steps`), and
+        remembers each subschema's verdict on each part of a document it evaluated: a part of a
+        later document equal to one already seen (a fixture's unchanged members in each of its
+        mutants, an object repeated in an array) is not evaluated again. Where the walk cannot
+        follow python-jsonschema exactly (a subschema of another dialect's validator class), and
+        on any exception of its own, the library's ``is_valid`` gives the verdict instead."""
+        try:
+            root = self._root()
+            if type(root[0]) is type(self._validator):
+                return _valid(self, root, (), instance, True)
+        except Exception:  # the library's own evaluation decides (and raises what it raises)
+            pass
         return bool(self._validator.is_valid(instance))
 
     def rejects(self, instance: Any, error: Any) -> bool:
@@ -230,10 +255,7 @@ class ReferenceValidator:
         then meets it as it did before); so does a step the walk does not know.
         """
         try:
-            if self._steps is None:
-                root = self._validator
-                self._steps = _Steps(_descend_ref(root, root.schema["$ref"]) if self._wrapped else root)
-            return self._rejects_from(self._steps.root, instance, 0, error, 0)
+            return self._rejects_from(self._root(), instance, 0, error, 0)
         except Exception:  # nothing shown: the full validation meets it
             return False
 
@@ -421,6 +443,178 @@ def _all_branches_rejected(reference: ReferenceValidator, at: tuple[Any, dict[st
                    for inner in found.get(index, ())[:_TRIES_PER_BRANCH]):
             return False
     return True
+
+
+# --------------------------------------------------------------- a whole verdict, remembered
+
+#: The verdicts :func:`_valid` remembers, of every reference validator of the process, by
+#: (validator's serial number, schema-side path, :func:`_text` of a part of a document); at most
+#: about :data:`_KNOWN_CHARS_MAX` characters of text in all (then they are forgotten at once), so
+#: memory stays flat however many contracts and documents a run checks.
+_KNOWN: dict[tuple[int, tuple[Any, ...], str], bool] = {}
+_KNOWN_CHARS_MAX = 16 << 20
+_known_chars = 0
+#: A part of a document whose text is longer than this is evaluated without being remembered.
+_KNOWN_TEXT_MAX = 16 << 10
+_SERIALS = itertools.count()
+#: The schema-side path step of the branches python-jsonschema's ``oneOf`` evaluates after the
+#: first valid one, with ``evolve`` rather than ``descend`` (the parent's resolver kept): an
+#: object no schema path holds.
+_EVOLVED = object()
+_canonical: Callable[[Any], str] = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False).encode
+
+
+def _text(instance: Any) -> str:
+    """A part of a document as a string that two parts share only when python-jsonschema cannot
+    tell them apart: its type and value (``1``, ``1.0`` and ``true`` apart; an object's members
+    in sorted order, which no keyword's verdict depends on)."""
+    kind = type(instance)
+    if kind is str:
+        return "s" + str(instance)
+    if kind is int:
+        return "i" + str(instance)
+    if kind is bool:
+        return "t" if instance else "f"
+    if instance is None:
+        return "n"
+    if kind is float:
+        return "d" + repr(instance)
+    return "j" + _canonical(instance)
+
+
+class _Unwalkable(Exception):
+    """The walk meets a step it does not follow exactly (the library decides)."""
+
+
+def _child(steps: _Steps, key: tuple[Any, ...], make: Callable[[], Any],
+           parent: Any) -> tuple[Any, dict[str, tuple[Any, Any]]]:
+    found = steps.at(key, make)
+    if type(found[0]) is not type(parent):
+        # ``descend`` takes the keywords of a subschema with the parent class's
+        # ``applicable_validators`` and the child class's functions: not followed.
+        raise _Unwalkable
+    return found
+
+
+def _valid(reference: ReferenceValidator, at: tuple[Any, dict[str, tuple[Any, Any]]], path: tuple[Any, ...],
+           instance: Any, top: bool = False) -> bool:
+    """Whether ``iter_errors`` of the validator in ``at`` (reached by the schema-side ``path``)
+    yields no error on ``instance``.
+
+    The same evaluation as the library's, keyword by keyword, and the same verdict: a subschema
+    is valid when no applicable keyword function yields an error (``iter_errors`` calls each with
+    the validator, its value, the instance and the subschema alone). Each keyword function is
+    called as ``iter_errors`` calls it, except these, whose errors are by their code exactly the
+    errors of ``descend`` on subschemas (``descend`` yields an error when the validator it makes
+    for a subschema does): ``properties`` (each member present, under its subschema), ``allOf``
+    (each subschema), ``$ref`` (the subschema it resolves to, with the resolver the lookup gives),
+    ``prefixItems`` (each item with a subschema), ``items`` (each item past the prefix; an error
+    at once when ``items`` is false and there is one), ``anyOf`` (an error when no subschema is
+    valid, trying them in order), ``oneOf`` (an error when none is valid, or when one after the
+    first valid is valid too, those evaluated as the library does, with ``evolve``). The
+    validator of each subschema is the one the library's evaluation makes there
+    (:class:`_Steps`: a function of the schema-side path), so its verdict on an equal part of a
+    document is the same: each verdict is remembered (:data:`_KNOWN`) by path and :func:`_text`,
+    and the root's not at all (the engine already knows each document it compared)."""
+    validator, applicable = at
+    schema = validator.schema
+    if schema is True or schema is False:
+        return schema
+    global _known_chars
+    key = None
+    if not top:
+        text = _text(instance)
+        if len(text) <= _KNOWN_TEXT_MAX:
+            key = (reference._serial, path, text)
+            found = _KNOWN.get(key)
+            if found is not None:
+                return found
+    valid = _evaluate(reference, validator, applicable, path, instance)
+    if key is not None:
+        if _known_chars > _KNOWN_CHARS_MAX:
+            _KNOWN.clear()
+            _known_chars = 0
+        _KNOWN[key] = valid
+        _known_chars += len(text) + 8 * len(path) + 96
+    return valid
+
+
+def _evaluate(reference: ReferenceValidator, validator: Any, applicable: dict[str, tuple[Any, Any]],
+              path: tuple[Any, ...], instance: Any) -> bool:
+    steps = reference._steps
+    assert steps is not None
+    schema = validator.schema
+    for name, (function, value) in applicable.items():
+        kind = _WALKED.get(function)
+        if kind is None:
+            if next(iter(function(validator, value, instance, schema) or ()), None) is not None:
+                return False
+        elif kind == "properties":
+            if validator.is_type(instance, "object"):
+                for member, subschema in value.items():
+                    if member in instance:
+                        step = (*path, name, member)
+                        if not _valid(reference, _child(steps, step, partial(_descend, validator, subschema),
+                                                        validator), step, instance[member]):
+                            return False
+        elif kind == "allOf":
+            for index, subschema in enumerate(value):
+                step = (*path, name, index)
+                if not _valid(reference, _child(steps, step, partial(_descend, validator, subschema), validator),
+                              step, instance):
+                    return False
+        elif kind == "$ref":
+            step = (*path, name)
+            if not _valid(reference, _child(steps, step, partial(_descend_ref, validator, value), validator),
+                          step, instance):
+                return False
+        elif kind == "prefixItems":
+            if validator.is_type(instance, "array"):
+                for (index, item), subschema in zip(enumerate(instance), value, strict=False):
+                    step = (*path, name, index)
+                    if not _valid(reference, _child(steps, step, partial(_descend, validator, subschema),
+                                                    validator), step, item):
+                        return False
+        elif kind == "items":
+            if validator.is_type(instance, "array"):
+                prefix = len(schema.get("prefixItems", []))
+                if len(instance) > prefix:
+                    if value is False:
+                        return False
+                    step = (*path, name)
+                    child = _child(steps, step, partial(_descend, validator, value), validator)
+                    for index in range(prefix, len(instance)):
+                        if not _valid(reference, child, step, instance[index]):
+                            return False
+        else:  # anyOf, oneOf
+            first = None
+            for index, subschema in enumerate(value):
+                step = (*path, name, index)
+                if _valid(reference, _child(steps, step, partial(_descend, validator, subschema), validator),
+                          step, instance):
+                    first = index
+                    break
+            if first is None:
+                return False
+            if kind == "oneOf":
+                for index in range(first + 1, len(value)):
+                    step = (*path, name, index, _EVOLVED)
+                    if _valid(reference, _child(steps, step, partial(validator.evolve, schema=value[index]),
+                                                validator), step, instance):
+                        return False
+    return True
+
+
+#: The keyword functions :func:`_evaluate` follows into their subschemas itself.
+_WALKED: dict[Callable[..., Any], str] = {
+    _KEYWORDS.properties: "properties",
+    _KEYWORDS.allOf: "allOf",
+    _KEYWORDS.ref: "$ref",
+    _KEYWORDS.prefixItems: "prefixItems",
+    _KEYWORDS.items: "items",
+    _KEYWORDS.anyOf: "anyOf",
+    _KEYWORDS.oneOf: "oneOf",
+}
 
 
 def reference_validator(contract: Contract, version: int | None = None) -> ReferenceValidator:

@@ -23,7 +23,7 @@ from harness.contract import Contract
 from harness.differential import ReferenceValidator
 from harness.engine import CaseFinished, Engine, RunFinished
 from harness.errors import RejectedInput
-from tests.conftest import ENVELOPE_DATA, envelope_schema, item
+from tests.conftest import ENVELOPE_DATA, corpus, envelope_schema, item
 
 PROPERTIES: dict[str, Any] = dict(ENVELOPE_DATA["properties"])  # type: ignore[call-overload]
 
@@ -352,3 +352,133 @@ def test_the_json_report_counts_comparisons_by_kind(tmp_path: Path, demo_root: P
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "differential" not in json.loads(report.read_text())["summary"]
+
+
+# ------------------------------------------- the reference's whole verdict, walked and remembered
+
+
+def _library(reference: ReferenceValidator, document: Any) -> bool:
+    """python-jsonschema's own verdict, without the walk."""
+    return bool(reference._validator.is_valid(document))
+
+
+@settings(max_examples=300, deadline=None)
+@given(document=_mutated(RICH_DOCUMENT))
+def test_the_walked_verdict_is_the_librarys_through_every_kind_of_step(document: Any) -> None:
+    # One reference for every example: what it remembered of earlier documents is used.
+    _, reference = _RICH
+    assert reference.is_valid(document) == _library(reference, document)
+
+
+@settings(max_examples=150, deadline=None)
+@given(document=_mutated(DRAFT7_DOCUMENT))
+def test_the_walked_verdict_is_the_librarys_on_a_draft_07_schema(document: Any) -> None:
+    _, reference = _DRAFT7
+    assert reference.is_valid(document) == _library(reference, document)
+
+
+def test_the_walked_verdict_is_the_librarys_on_every_document_of_the_demo(demo: Callable[[str], Contract]) -> None:
+    documents = 0
+    for tool in DEMO_TOOLS:
+        contract = demo(tool)
+        reference = contract.vendor_reference_validator() if contract.adapter else contract.reference_validator()
+        assert reference is not None
+        verdicts = set()
+        for document in _documents(contract):
+            documents += 1
+            walked = reference.is_valid(document)
+            assert walked == _library(reference, document), (tool, document)
+            verdicts.add(walked)
+        assert verdicts == {True, False}, tool
+    assert documents > 100
+
+
+def test_the_walked_verdict_is_the_librarys_on_the_official_suite() -> None:
+    """Every test of Draft 2020-12 (required, optional, optional/format), each document validated
+    twice (the second time from what the first remembered): the walk's verdict is python-
+    jsonschema's. The walk gives way to the library only where it must."""
+    import harness.differential as differential
+
+    suite = corpus("json-schema-test-suite")
+    remotes = [("http://localhost:1234/" + path.relative_to(suite / "remotes").as_posix(),
+                json.loads(path.read_text(encoding="utf-8"))) for path in sorted((suite / "remotes").rglob("*.json"))]
+    draft = suite / "tests" / "draft2020-12"
+    files = [*sorted(draft.glob("*.json")), *sorted((draft / "optional").glob("*.json")),
+             *sorted((draft / "optional" / "format").glob("*.json"))]
+    walked, gave_way, wrong = 0, [], []
+    for file in files:
+        for group in json.loads(file.read_text(encoding="utf-8")):
+            reference = ReferenceValidator(group["schema"], remotes)
+            for test in group["tests"]:
+                where = f"{file.name}: {group['description']}: {test['description']}"
+                try:
+                    expected: Any = _library(reference, test["data"])
+                except Exception as exc:  # noqa: BLE001 (the library's own failure is the verdict to match)
+                    expected = type(exc)
+                try:
+                    root = reference._root()
+                    if type(root[0]) is not type(reference._validator):
+                        raise differential._Unwalkable
+                    verdicts = [differential._valid(reference, root, (), test["data"], True) for _ in range(2)]
+                except Exception:  # noqa: BLE001
+                    gave_way.append(where)
+                    continue
+                walked += 1
+                if verdicts != [expected] * 2:
+                    wrong.append(where)
+                # And as the differential check asks for it (with the library where the walk gives way).
+                if expected in (True, False):
+                    assert reference.is_valid(test["data"]) == expected, where
+    assert not wrong, wrong
+    assert walked > 2200, walked
+    # A $ref into draft-07 (another validator class) and ECMA-262's \c, which python's re cannot
+    # compile (the library raises there too).
+    assert len(gave_way) <= 5 and all("cross-draft" in w or "ecmascript-regex" in w for w in gave_way), gave_way
+
+
+def _one_change(document: Any, limit: int) -> Iterator[Any]:
+    """``document`` with one value replaced by another of each JSON type, at up to ``limit`` places."""
+    for where in list(_places(document))[1:limit]:
+        for value in (None, True, 0, 1.5, "", "x" * 300, [], {}):
+            yield _replaced(document, where, value)
+
+
+def test_the_walked_verdict_is_the_librarys_on_the_real_tool_schemas_and_their_near_misses() -> None:
+    real = corpus("real-tools")
+    verdicts = {True: 0, False: 0}
+    for schema_file in sorted(real.glob("*/*/schema.json")):
+        schema = json.loads(schema_file.read_text(encoding="utf-8"))
+        reference = ReferenceValidator(schema)
+        for example in sorted((schema_file.parent / "examples").glob("*.json")):
+            base = json.loads(example.read_text(encoding="utf-8"))
+            for document in (base, *_one_change(base, 40)):
+                walked = reference.is_valid(document)
+                assert walked == _library(reference, document), (example, document)
+                verdicts[walked] += 1
+    assert verdicts[True] > 300 and verdicts[False] > 3000, verdicts
+
+
+def test_a_part_of_a_document_seen_before_is_not_evaluated_again() -> None:
+    import harness.differential as differential
+
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+              "properties": {"owner": {"type": "object", "properties": {"name": {"type": "string"},
+                                                                        "team": {"enum": ["red", "blue"]}}},
+                             "n": {"type": "integer"}, "flag": {"type": "boolean"}}}
+    reference = ReferenceValidator(schema)
+    owner = {"name": "ada", "team": "red"}
+
+    def remembered() -> list[tuple[Any, ...]]:
+        return sorted(key[1] for key in differential._KNOWN if key[0] == reference._serial)
+
+    assert reference.is_valid({"owner": owner, "n": 1})
+    first = remembered()
+    assert (("properties", "owner", "properties", "name")) in first
+    assert reference.is_valid({"owner": dict(owner), "n": 2})
+    # Only the new member's verdict is added: the owner (and its members) came from memory.
+    assert len(remembered()) == len(first) + 1
+    # 1, true and "1" are three parts: a verdict on one is not taken for another.
+    assert not reference.is_valid({"owner": owner, "n": True})
+    assert not reference.is_valid({"owner": owner, "n": "1"})
+    assert not reference.is_valid({"owner": owner, "flag": 1})
+    assert reference.is_valid({"owner": owner, "flag": True})
