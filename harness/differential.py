@@ -486,9 +486,13 @@ class _Unwalkable(Exception):
     """The walk meets a step it does not follow exactly (the library decides)."""
 
 
-def _child(steps: _Steps, key: tuple[Any, ...], make: Callable[[], Any],
-           parent: Any) -> tuple[Any, dict[str, tuple[Any, Any]]]:
-    found = steps.at(key, make)
+def _child(steps: _Steps, key: tuple[Any, ...], parent: Any, make: Callable[..., Any],
+           *args: Any, **kwargs: Any) -> tuple[Any, dict[str, tuple[Any, Any]]]:
+    """The validator (and its keywords) ``make(*args, **kwargs)`` gives for the subschema at
+    ``key``, made once."""
+    found = steps._known.get(key)
+    if found is None:
+        found = steps.at(key, partial(make, *args, **kwargs))
     if type(found[0]) is not type(parent):
         # ``descend`` takes the keywords of a subschema with the parent class's
         # ``applicable_validators`` and the child class's functions: not followed.
@@ -554,26 +558,26 @@ def _evaluate(reference: ReferenceValidator, validator: Any, applicable: dict[st
                 for member, subschema in value.items():
                     if member in instance:
                         step = (*path, name, member)
-                        if not _valid(reference, _child(steps, step, partial(_descend, validator, subschema),
-                                                        validator), step, instance[member]):
+                        child = _child(steps, step, validator, _descend, validator, subschema)
+                        if not _valid(reference, child, step, instance[member]):
                             return False
         elif kind == "allOf":
             for index, subschema in enumerate(value):
                 step = (*path, name, index)
-                if not _valid(reference, _child(steps, step, partial(_descend, validator, subschema), validator),
+                if not _valid(reference, _child(steps, step, validator, _descend, validator, subschema),
                               step, instance):
                     return False
         elif kind == "$ref":
             step = (*path, name)
-            if not _valid(reference, _child(steps, step, partial(_descend_ref, validator, value), validator),
+            if not _valid(reference, _child(steps, step, validator, _descend_ref, validator, value),
                           step, instance):
                 return False
         elif kind == "prefixItems":
             if validator.is_type(instance, "array"):
                 for (index, item), subschema in zip(enumerate(instance), value, strict=False):
                     step = (*path, name, index)
-                    if not _valid(reference, _child(steps, step, partial(_descend, validator, subschema),
-                                                    validator), step, item):
+                    child = _child(steps, step, validator, _descend, validator, subschema)
+                    if not _valid(reference, child, step, item):
                         return False
         elif kind == "items":
             if validator.is_type(instance, "array"):
@@ -582,7 +586,7 @@ def _evaluate(reference: ReferenceValidator, validator: Any, applicable: dict[st
                     if value is False:
                         return False
                     step = (*path, name)
-                    child = _child(steps, step, partial(_descend, validator, value), validator)
+                    child = _child(steps, step, validator, _descend, validator, value)
                     for index in range(prefix, len(instance)):
                         if not _valid(reference, child, step, instance[index]):
                             return False
@@ -590,7 +594,7 @@ def _evaluate(reference: ReferenceValidator, validator: Any, applicable: dict[st
             first = None
             for index, subschema in enumerate(value):
                 step = (*path, name, index)
-                if _valid(reference, _child(steps, step, partial(_descend, validator, subschema), validator),
+                if _valid(reference, _child(steps, step, validator, _descend, validator, subschema),
                           step, instance):
                     first = index
                     break
@@ -599,8 +603,8 @@ def _evaluate(reference: ReferenceValidator, validator: Any, applicable: dict[st
             if kind == "oneOf":
                 for index in range(first + 1, len(value)):
                     step = (*path, name, index, _EVOLVED)
-                    if _valid(reference, _child(steps, step, partial(validator.evolve, schema=value[index]),
-                                                validator), step, instance):
+                    child = _child(steps, step, validator, validator.evolve, schema=value[index])
+                    if _valid(reference, child, step, instance):
                         return False
     return True
 
