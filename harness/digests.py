@@ -34,13 +34,17 @@ def file_digest(paths: Iterable[tuple[str, Path]]) -> str:
 
 
 def files_below(folder: Path, *, skip: frozenset[str] = frozenset()) -> Iterator[tuple[str, Path]]:
-    """Every file below ``folder`` (symlinked folders not entered), by relative name, sorted."""
+    """Every file below ``folder`` (symlinked folders not entered), by relative name, sorted;
+    not ``__pycache__``, and no dotfile or dot-folder (``.pytest_cache/``, which pytest leaves in
+    the folder it runs in, ``.gitkeep``): nothing reads them."""
     if not folder.is_dir():
         return
     found: list[tuple[str, Path]] = []
     for base, dirs, names in os.walk(folder, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
         for name in names:
+            if name.startswith("."):
+                continue
             path = Path(base) / name
             relative = path.relative_to(folder).as_posix()
             if relative not in skip:

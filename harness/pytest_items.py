@@ -93,8 +93,11 @@ def hypothesis_home(config: pytest.Config) -> Iterator[None]:
     import hypothesis.configuration as hypothesis_configuration
 
     # The module-level override hypothesis keeps (None unless someone set it), restored after.
+    from harness.project import state_dir
+
     previous = vars(hypothesis_configuration).get("__hypothesis_home_directory")
-    hypothesis_configuration.set_hypothesis_home_dir(config.rootpath / ".contract-harness" / "hypothesis")
+    # The project's, as the CLI's: pytest run in fixtures/accepted/<tool>/ has its rootdir there.
+    hypothesis_configuration.set_hypothesis_home_dir(state_dir("hypothesis", start=config.rootpath))
     try:
         yield
     finally:
@@ -358,7 +361,7 @@ def fuzz_options(config: pytest.Config) -> FuzzOptions:
     regenerate = setting(config, "--fuzz-regenerate", "contract_harness_fuzz_regenerate", boolean)
     generator = setting(config, "--fuzz-generator", "contract_harness_fuzz_generator", str,
                         choices=FUZZ_GENERATORS)
-    root = config.rootpath / ".contract-harness" / "fuzz"
+    root = state_dir("fuzz", start=config.rootpath)  # the project's, wherever pytest's rootdir is
     return FuzzOptions(profile=PROFILES[profile or "ci"], examples=examples, fixtures_dir=root,
                        database_dir=root / "examples", replay_dir=state_dir(*REPLAY_DIR, start=config.rootpath),
                        regenerate=bool(regenerate), generator=generator or "sampled")

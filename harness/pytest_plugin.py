@@ -44,7 +44,7 @@ ENGINE = pytest.StashKey[dict[str, Any]]()
 STORE_DRIFT = pytest.StashKey[dict[tuple[str, str], dict[str, Any]]]()
 #: Each project root's layout check, once a session: its first problem, or None.
 LAYOUTS = pytest.StashKey[dict[Path, Exception | None]]()
-_ADDED = pytest.StashKey[Path | None]()
+_ADDED = pytest.StashKey[tuple[Path, str] | None]()
 _SOURCE_MARKERS = {
     "accepted": "fixtures/accepted", "rejected": "fixtures/rejected",
     "historical": "fixtures/historical", "mutation": "near-miss mutations",
@@ -188,31 +188,66 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(LayerTable(), "contract-harness-layer-table")
 
 
-def _collect_project_contracts(config: pytest.Config) -> Path | None:
-    """Where ``testpaths`` chose what to collect (no paths given) and left the project's
-    ``contracts/`` out, add it: the contracts are what this plugin is for."""
-    if (config.args_source is not pytest.Config.ArgsSource.TESTPATHS or config.getoption("--no-contracts")
-            or not config.getini("contract_harness_collect_root")):
+def _collect_project_contracts(config: pytest.Config) -> tuple[Path, str] | None:
+    """The project's contracts this plugin adds to what pytest collects, and why; None: none.
+
+    - Where ``testpaths`` chose what to collect (no paths given) and left the project's
+      ``contracts/`` out, add it: the contracts are what this plugin is for.
+    - Where pytest was run, without paths, from a folder inside the project's ``fixtures/`` or
+      inside one contract's folder (``contracts/<tool>/schemas/``), where no ``contract.yaml``
+      lies below, add the contract that folder belongs to (``fixtures/accepted/<tool>/...``:
+      that tool's; ``fixtures/`` or ``fixtures/accepted/``: all of them), as ``check`` runs from
+      there. Any other folder (``tests/unit/``) collects what pytest finds in it, as ever."""
+    if config.getoption("--no-contracts") or not config.getini("contract_harness_collect_root"):
         return None
     from harness.project import CONTRACTS, find_root
 
-    root = find_root(config.rootpath)
+    if config.args_source is pytest.Config.ArgsSource.TESTPATHS:
+        root = find_root(config.rootpath)
+        if root is None:
+            return None
+        contracts = (root / CONTRACTS).resolve()
+        for arg in config.args:
+            path = (config.invocation_params.dir / arg.split("::")[0]).resolve()
+            if path == contracts or path in contracts.parents:
+                return None
+        config.args.append(str(contracts))
+        return contracts, "outside testpaths"
+    if config.args_source is pytest.Config.ArgsSource.INVOCATION_DIR:
+        return _contracts_of_the_folder(config)
+    return None
+
+
+def _contracts_of_the_folder(config: pytest.Config) -> tuple[Path, str] | None:
+    from harness.project import CONTRACTS, FIXTURE_KINDS, FIXTURES, find_root
+
+    here = config.invocation_params.dir.resolve()
+    root = find_root(here)
     if root is None:
         return None
-    contracts = (root / CONTRACTS).resolve()
-    for arg in config.args:
-        path = (config.invocation_params.dir / arg.split("::")[0]).resolve()
-        if path == contracts or path in contracts.parents:
-            return None
-    config.args.append(str(contracts))
-    return contracts
+    contracts, fixtures = (root / CONTRACTS).resolve(), (root / FIXTURES).resolve()
+    if here == fixtures or fixtures in here.parents:
+        parts = here.relative_to(fixtures).parts
+        tool = contracts / parts[1] if len(parts) >= 2 and parts[0] in FIXTURE_KINDS else None
+        added, why = ((tool, f"the contract of the fixtures in {here.name}/") if tool is not None and tool.is_dir()
+                      else (contracts, "the contracts of the fixtures folder pytest ran in"))
+    elif contracts in here.parents and len(here.relative_to(contracts).parts) >= 2:
+        added = contracts / here.relative_to(contracts).parts[0]
+        why = f"the contract {here.name}/ belongs to"
+    else:
+        return None
+    if not added.is_dir():
+        return None
+    config.args.append(str(added))
+    return added, why
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     added = config.stash.get(_ADDED, None)
     if added is None:
         return None
-    return (f"contract-harness: also collecting {added} (outside testpaths; "
+    path, why = added
+    return (f"contract-harness: also collecting {path} ({why}; "
             "--no-contracts or contract_harness_collect_root = false leaves it out)")
 
 

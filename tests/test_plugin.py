@@ -200,6 +200,61 @@ def test_with_testpaths_naming_only_tests_the_contracts_are_collected_anyway(dem
     assert any("1 test collected" in line for line in off)
 
 
+def _collected(project: pytest.Pytester, *args: str) -> int:
+    lines = project.runpytest("--co", "-q", *args).stdout.lines
+    (line,) = [line for line in lines if " collected in " in line or line.startswith("no tests collected")]
+    return int(line.split()[0]) if line[0].isdigit() else 0
+
+
+def test_pytest_in_a_fixtures_or_schemas_folder_collects_the_contract_it_belongs_to(
+        demo_project, monkeypatch: pytest.MonkeyPatch, demo_root) -> None:  # type: ignore[no-untyped-def]
+    # As `check` runs from inside the project: from fixtures/<kind>/<tool>/ or contracts/<tool>/
+    # schemas/, that tool's contract; from fixtures/, every contract; elsewhere, pytest's own way.
+    shutil.copytree(demo_root / "contracts/job_status", demo_project.path / "contracts/job_status")
+    for kind in ("accepted", "rejected", "historical"):
+        if (demo_root / "fixtures" / kind / "job_status").is_dir():
+            shutil.copytree(demo_root / "fixtures" / kind / "job_status",
+                            demo_project.path / "fixtures" / kind / "job_status")
+    deployment = _collected(demo_project, "contracts/deployment_status")
+    everything = _collected(demo_project)
+    assert 0 < deployment < everything
+    for folder in ("fixtures/accepted/deployment_status", "fixtures/rejected/deployment_status",
+                   "contracts/deployment_status/schemas"):
+        monkeypatch.chdir(demo_project.path / folder)
+        assert _collected(demo_project) == deployment, folder
+    monkeypatch.chdir(demo_project.path / "fixtures/accepted/deployment_status")
+    header = demo_project.runpytest("--co").stdout.str()
+    assert (f"contract-harness: also collecting {demo_project.path / 'contracts/deployment_status'} (the contract "
+            "of the fixtures in deployment_status/; --no-contracts or contract_harness_collect_root = false leaves "
+            "it out)") in header
+    assert _collected(demo_project, "--no-contracts") == 0
+    assert _collected(demo_project, "-o", "contract_harness_collect_root=false") == 0
+    for folder in ("fixtures", "fixtures/accepted"):
+        monkeypatch.chdir(demo_project.path / folder)
+        assert _collected(demo_project) == everything, folder
+    unit = demo_project.mkdir("unit")
+    unit.joinpath("test_unit.py").write_text("def test_unit():\n    pass\n")
+    monkeypatch.chdir(unit)
+    assert _collected(demo_project) == 1
+
+
+def test_pytest_run_in_a_fixtures_folder_keeps_its_state_at_the_project_root(demo_project, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    folder = demo_project.path / "fixtures/accepted/deployment_status"
+    (demo_project.path / "tox.ini").unlink()  # no configuration file: pytest's rootdir is the folder itself
+    monkeypatch.chdir(folder)
+    result = demo_project.runpytest_subprocess("-q", "-p", "no:cacheprovider", "--fuzz-examples", "5")
+    result.assert_outcomes(passed=_count_deployment_items(demo_project))
+    assert not list(folder.rglob(".contract-harness")), list(folder.rglob("*"))
+    state = demo_project.path / ".contract-harness"
+    assert (state / "fuzz/replay/deployment_status").is_dir() and (state / "hypothesis").is_dir()
+    again = demo_project.runpytest_subprocess("-q", "-p", "no:cacheprovider", "--fuzz-examples", "5")
+    assert any(line.startswith("deployment_status: replayed ") for line in again.stdout.lines), again.stdout.lines
+
+
+def _count_deployment_items(project: pytest.Pytester) -> int:
+    return _collected(project, str(project.path / "contracts/deployment_status"))
+
+
 def test_a_fixture_folder_for_a_tool_without_a_contract_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
     (demo_project.path / "fixtures/accepted/deployment_statu").mkdir()
     result = demo_project.runpytest("-q", "--co")
