@@ -132,6 +132,26 @@ def test_each_input_of_a_contract_changed_makes_the_cli_generate_again_and_says_
     assert run("--seed", "3") == "job_status: generated 3 examples (--seed)"
 
 
+def test_a_run_that_only_replayed_shows_no_generator_statistics_of_zeros(
+        tmp_path: Path, demo_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.cli import main
+
+    project = _project(tmp_path, demo_root, "deployment_status")
+    monkeypatch.chdir(project)
+
+    def run() -> tuple[str, str, str]:
+        assert main(["fuzz", "--examples", "3", "--no-progress", "--markdown", "f.md", "--html", "f.html"]) == 0
+        return capsys.readouterr().out, (project / "f.md").read_text(), (project / "f.html").read_text()
+
+    out, markdown, html = run()
+    assert "generated documents" in out and "| deployment_status | documents | " in markdown
+    out, markdown, html = run()
+    assert "deployment_status: replayed " in out
+    assert "generated documents" not in out and "| deployment_status | documents | " not in markdown
+    note = "No documents generated: every property replayed its saved examples."
+    assert note in markdown and note in html
+
+
 def test_regenerating_is_forced_by_the_flag_or_the_ini_key_and_nightly_always_generates(deployment: Path) -> None:
     assert _pytest(deployment)[0] == 0
     code, out = _pytest(deployment, "--fuzz-regenerate")

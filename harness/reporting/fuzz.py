@@ -20,7 +20,7 @@ from harness.codes import LAYER_ORDER
 from harness.engine import FAILED, FINDING, PASSED, CaseResult, Event, Summary
 from harness.fuzz.model import ACCEPTED
 from harness.fuzz.properties import PROPERTIES
-from harness.fuzz.replay import summary_lines
+from harness.fuzz.replay import REPLAYED, summary_lines
 from harness.fuzz.runner import FuzzFinished, FuzzReport, Outcome, PropertyFinished
 from harness.reporting import Contributor
 from harness.reporting.files import code_span, md_cell
@@ -44,9 +44,14 @@ def _rate(stats: dict[str, Any]) -> str:
 
 
 def generator_rows(report: FuzzReport) -> list[list[str]]:
-    """tool, source, generated, discarded, discard rate, unique, boundary values."""
+    """tool, source, generated, discarded, discard rate, unique, boundary values; not for a tool
+    whose every property replayed its saved examples (it generated nothing this run)."""
+    replayed = {tool for tool, outcomes in _by_tool(report).items()
+                if outcomes and all(o.mode == REPLAYED for o in outcomes.values())}
     rows = []
     for tool, generators in sorted(report.generators.items()):
+        if tool in replayed:
+            continue
         for source in ("documents", "vendor"):
             stats = generators.get(source)
             if stats:
@@ -131,6 +136,7 @@ def _profile_line(report: FuzzReport) -> str:
 
 # --------------------------------------------------------------------------- the contributor
 
+_NOTHING_GENERATED = "No documents generated: every property replayed its saved examples."
 _GENERATOR_HEADER = ["tool", "source", "generated", "discarded as invalid", "discard rate", "unique",
                      "boundary values"]
 
@@ -179,7 +185,8 @@ class FuzzContributor(Contributor):
 
     def terminal_body(self) -> list[Any]:
         header = [name if name != "discarded as invalid" else "discarded" for name in _GENERATOR_HEADER]
-        return [table("generated documents", header, generator_rows(self._report()), left=2)]
+        rows = generator_rows(self._report())
+        return [table("generated documents", header, rows, left=2)] if rows else []
 
     def terminal_problems(self, problems: Sequence[CaseResult]) -> list[str]:
         # Unwrapped: commands and examples stay copyable.
@@ -224,8 +231,11 @@ class FuzzContributor(Contributor):
         lines = [_profile_line(report) + ".", "",
                  "| tool | " + " | ".join(f"`{n}`" for n in header[1:]) + " |", "|---|" + "---:|" * (len(header) - 1)]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
+        generated = generator_rows(report)
+        if not generated:
+            return [*lines, "", _NOTHING_GENERATED]
         lines += ["", "| " + " | ".join(_GENERATOR_HEADER) + " |", "|---|---|---:|---:|---:|---:|---:|"]
-        return lines + ["| " + " | ".join(row) + " |" for row in generator_rows(report)]
+        return lines + ["| " + " | ".join(row) + " |" for row in generated]
 
     def markdown_problems(self, problems: Sequence[CaseResult]) -> list[str]:
         lines = ["### Properties that did not hold", ""]
@@ -248,10 +258,11 @@ class FuzzContributor(Contributor):
         report = self._report()
         sections = [
             Section("Properties by tool", *properties_rows(report), note=_profile_line(report) + "."),
-            Section("Generator statistics", _GENERATOR_HEADER, generator_rows(report),
-                    note="Every generated value is re-validated by the production validator; "
-                         "the ones it rejects are discarded and counted."),
         ]
+        generated = generator_rows(report)
+        sections.append(Section("Generator statistics", _GENERATOR_HEADER, generated,
+                                note="Every generated value is re-validated by the production validator; the ones "
+                                     "it rejects are discarded and counted." if generated else _NOTHING_GENERATED))
         if report.notes:
             sections.append(Section("Notes", ["note"], [[n] for n in report.notes]))
         return sections
