@@ -252,3 +252,12 @@ def test_hypothesis_state_an_alarm_leaves_half_set_is_put_back_when_the_budget_e
     assert limiter._active_contexts == 0
     values = sample(from_schema({"$schema": S, "type": "integer"}, stats=GenerationStats()), 5)
     assert len(values) == 5
+
+
+def test_an_unknown_keyword_one_typo_from_a_known_one_is_named_with_it() -> None:
+    report = compare_schemas(obj({"a": NAME}), obj({"a": {**NAME, "maxLenght": 3}}), budget=BUDGET)
+    (found,) = [a for a in report.changes if a.change.rule.name == "unsupported_keyword"]
+    assert "unknown keyword 'maxLenght' (did you mean 'maxLength'?): not modelled" in found.change.note
+    assert any("(did you mean 'maxLength'?): its meaning is not modelled" in u.reason for _, u in report.unsupported)
+    nullable = compare_schemas(obj({"a": NAME}), obj({"a": {**NAME, "nullable": True}}), budget=BUDGET)
+    assert "did you mean" not in "".join(a.change.note for a in nullable.changes)

@@ -144,7 +144,7 @@ class _Canonicaliser:
             else:
                 if not kw.is_known(key):
                     self.unknown.append(Unsupported(
-                        pointer, key, f"unknown keyword {key!r}: its meaning is not modelled",
+                        pointer, key, f"unknown keyword {key!r}{kw.did_you_mean(key)}: its meaning is not modelled",
                         self.expanded.origin(pointer),
                     ))
                 out[key] = value

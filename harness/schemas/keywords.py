@@ -98,6 +98,14 @@ def is_known(keyword: str) -> bool:
     return keyword in KNOWN or keyword.startswith("x-")
 
 
+def did_you_mean(keyword: str) -> str:
+    """`` (did you mean 'maxLength'?)`` for an unknown keyword one typo from a known one, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(keyword, sorted(KNOWN), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def map_subschemas(node: Any, change: Callable[[Any], Any]) -> Any:
     """A copy of an expanded tree's node with ``change`` applied to each direct subschema (and
     every other keyword's value kept as it is)."""

@@ -18,7 +18,7 @@ def unsupported_keyword(site: Site, facts: Facts) -> Finding | None:
         return None
     old, new = values(site, facts)
     return Finding(shown(old), shown(new), subject=site.keyword, reader=UNKNOWN, writer=UNKNOWN,
-                   note=f"unknown keyword {site.keyword!r}: not modelled")
+                   note=f"unknown keyword {site.keyword!r}{kw.did_you_mean(site.keyword)}: not modelled")
 
 
 @RULES.rule("CMP902", group="keyword", reader=DERIVED, writer=DERIVED,
