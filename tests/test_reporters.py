@@ -159,6 +159,25 @@ def test_the_progress_bar_runs_on_a_terminal_and_leaves_the_report_as_it_is(
     capsys.readouterr()
 
 
+def test_without_a_bar_a_long_run_says_where_it_is_on_stderr_and_the_report_stays_the_same(
+        demo: Callable[[str], Contract], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CI", "true")  # a CI log: no bar
+    events = _check_events(demo)
+    cases = sum(isinstance(e, CaseFinished) for e in events)
+    every, never, off = io.StringIO(), io.StringIO(), io.StringIO()
+    outputs = []
+    for status, progress, seconds in ((every, None, 0.0), (never, None, 3600.0), (off, False, 0.0)):
+        shown = io.StringIO()
+        dispatch(events, [TerminalReporter(stream=shown, progress=progress, status_every_s=seconds,
+                                           status_stream=status)])
+        outputs.append(_without_timings(shown.getvalue()))
+    lines = every.getvalue().splitlines()
+    assert len(lines) == cases and lines[-1].startswith(f"checking: {cases} of {cases} done, 0 not held, at ")
+    assert re.fullmatch(rf"checking: 1 of {cases} done, 0 not held, at review_status \(\d+ s\)", lines[0]), lines[0]
+    assert never.getvalue() == off.getvalue() == ""  # a short run, or --no-progress: no line
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
 def _without_timings(text: str) -> str:
     return re.sub(r"\(\d+(\.\d+)?s\)", "(s)", text)
 

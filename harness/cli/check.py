@@ -55,7 +55,7 @@ def register(sub: Any) -> None:
     p.add_argument("--no-saved-verdicts", action="store_true",
                    help="validate every document with the reference afresh: neither read nor write the "
                         "reference's verdicts saved by earlier runs (.contract-harness/check/reference/)")
-    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal, no status lines in CI")
     p.add_argument("--jobs", "-j", metavar="N",
                    help="run the contracts in N processes, or 'auto' (one per CPU it may use); the reports are those "
                         "of one job (default: auto; one job with --shard or where the platform cannot fork)")

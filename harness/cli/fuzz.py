@@ -58,7 +58,7 @@ def register(sub: Any) -> None:
     p.add_argument("--fixtures-out", metavar="DIR",
                    help=f"where shrunk failing examples are written as fixtures "
                         f"(default: {DEFAULT_FIXTURES_DIR} in the project root)")
-    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal, no status lines in CI")
     p.add_argument("--jobs", "-j", metavar="N",
                    help="fuzz the tools in N processes, or 'auto' (one per CPU it may use); the reports are those "
                         "of one job (default: auto; one job where the platform cannot fork)")

@@ -1,5 +1,6 @@
-"""The terminal face: a progress bar on a terminal (quiet in CI), then a summary table and
-every case that did not hold, with a command to reproduce it. A
+"""The terminal face: a progress bar on a terminal (in a CI log or a pipe, a status line every
+:data:`STATUS_EVERY_S` seconds of a long run instead), then a summary table and every case
+that did not hold, with a command to reproduce it. A
 :class:`~harness.reporting.Contributor` adds what its kind of run has (drift's checks, fuzz's
 properties) and may say how its problems and its verdict read."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -34,6 +36,11 @@ if TYPE_CHECKING:  # the progress bar's module is imported when a bar is shown (
     from rich.progress import Progress
 
 
+#: Where no bar is drawn (CI, a pipe), a run longer than this says where it is this often, on
+#: stderr: a CI log shows the run is alive, and a runner that stops silent jobs does not stop it.
+STATUS_EVERY_S = 30.0
+
+
 def interactive(stream: TextIO) -> bool:
     """A progress bar only for a person at a terminal, never in CI logs."""
     return stream.isatty() and not os.environ.get("CI") and os.environ.get("TERM") != "dumb"
@@ -41,11 +48,19 @@ def interactive(stream: TextIO) -> bool:
 
 class TerminalReporter:
     def __init__(self, *, stream: TextIO | None = None, progress: bool | None = None,
-                 max_problems: int = 50, width: int | None = None, contributor: Contributor | None = None) -> None:
+                 max_problems: int = 50, width: int | None = None, contributor: Contributor | None = None,
+                 status_every_s: float | None = None, status_stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdout
         self.console = Console(file=self.stream, width=width or (None if self.stream.isatty() else 140),
                                highlight=False, soft_wrap=False)
         self.show_progress = interactive(sys.stderr) if progress is None else progress
+        #: Status lines instead of the bar: only when neither was asked for nor refused.
+        every = STATUS_EVERY_S if status_every_s is None else status_every_s
+        self._status_every = every if progress is None and not self.show_progress else None
+        self._status_stream = status_stream
+        self._started = self._next_status = 0.0
+        self._done = 0
+        self._total: int | None = None
         self.max_problems = max_problems
         self.contributor = contributor or Contributor()
         #: The cases that did not hold and are shown: the first ``max_problems`` (all of them for a
@@ -69,20 +84,37 @@ class TerminalReporter:
                 )
                 self._progress.start()
                 self._task = self._progress.add_task("", total=event.total, failed=0)
+            if self._status_every is not None:
+                self._total = event.total
+                self._started = time.monotonic()
+                self._next_status = self._started + self._status_every
         elif isinstance(event, CaseStarted):
             if self._progress is not None:
                 self._progress.update(self._task, description=f"{event.tool} {event.id.rsplit('::', 1)[-1]}")
         elif isinstance(event, CaseFinished):
+            self._done += 1
             if event.result.status != PASSED:
                 self.not_held += 1
                 if self._keep_all or len(self.problems) < self.max_problems:
                     self.problems.append(event.result)
             if self._progress is not None:
                 self._progress.update(self._task, advance=1, failed=self.not_held)
+            elif self._status_every is not None and time.monotonic() >= self._next_status:
+                self._status(event.result.tool)
         elif isinstance(event, RunFinished):
             if self._progress is not None:
                 self._progress.stop()
             self.render(event.summary)
+
+    def _status(self, tool: str) -> None:
+        now = time.monotonic()
+        assert self._status_every is not None
+        self._next_status = now + self._status_every
+        stream = self._status_stream or sys.stderr
+        of = f" of {self._total:,}" if self._total else ""
+        stream.write(f"{self.contributor.progress_label}: {self._done:,}{of} done, {self.not_held:,} not held, "
+                     f"at {tool} ({now - self._started:.0f} s)\n")
+        stream.flush()
 
     def render(self, summary: Summary) -> None:
         console = self.console
