@@ -240,6 +240,7 @@ def test_pytest_in_a_fixtures_or_schemas_folder_collects_the_contract_it_belongs
 
 def test_pytest_run_in_a_fixtures_folder_keeps_its_state_at_the_project_root(demo_project, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     folder = demo_project.path / "fixtures/accepted/deployment_status"
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)  # an in-process CLI run of another test sets it
     (demo_project.path / "tox.ini").unlink()  # no configuration file: pytest's rootdir is the folder itself
     monkeypatch.chdir(folder)
     result = demo_project.runpytest_subprocess("-q", "-p", "no:cacheprovider", "--fuzz-examples", "5")
