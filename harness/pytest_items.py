@@ -92,9 +92,9 @@ def hypothesis_home(config: pytest.Config) -> Iterator[None]:
         return
     import hypothesis.configuration as hypothesis_configuration
 
-    # The module-level override hypothesis keeps (None unless someone set it), restored after.
     from harness.project import state_dir
 
+    # The module-level override hypothesis keeps (None unless someone set it), restored after.
     previous = vars(hypothesis_configuration).get("__hypothesis_home_directory")
     # The project's, as the CLI's: pytest run in fixtures/accepted/<tool>/ has its rootdir there.
     hypothesis_configuration.set_hypothesis_home_dir(state_dir("hypothesis", start=config.rootpath))

@@ -8,7 +8,7 @@ and the compat classifier treats a change to it as ``unsupported``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from harness.schemas.dialects import (
@@ -98,11 +98,12 @@ def is_known(keyword: str) -> bool:
     return keyword in KNOWN or keyword.startswith("x-")
 
 
-def did_you_mean(keyword: str) -> str:
-    """`` (did you mean 'maxLength'?)`` for an unknown keyword one typo from a known one, else ``""``."""
+def did_you_mean(keyword: str, vocabulary: Iterable[str] = KNOWN) -> str:
+    """`` (did you mean 'maxLength'?)`` for an unknown keyword one typo from one of
+    ``vocabulary`` (default: every keyword of the dialects the harness knows), else ``""``."""
     import difflib
 
-    close = difflib.get_close_matches(keyword, sorted(KNOWN), n=1, cutoff=0.75)
+    close = difflib.get_close_matches(keyword, sorted(vocabulary), n=1, cutoff=0.75)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 

@@ -3,7 +3,6 @@ that break its meta-schema."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -13,7 +12,7 @@ import jsonschema_rs
 from harness.lint.registry import RULES, Hit, Severity, Target
 from harness.lint.shapes import patterns
 from harness.pointer import join
-from harness.schemas import dialects
+from harness.schemas import dialects, keywords
 from harness.schemas.dialects import DIALECTS
 from harness.schemas.document import Document, Node
 
@@ -52,9 +51,7 @@ def _keyword_problem(doc: Document, keyword: str) -> str:
     if elsewhere:
         return (f"{keyword!r} is not a {doc.dialect} keyword (it belongs to "
                 f"{', '.join(elsewhere)}); {doc.dialect} validators ignore it")
-    close = difflib.get_close_matches(keyword, sorted(doc.vocabulary), n=1, cutoff=0.75)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown keyword {keyword!r}{hint}: validators ignore it"
+    return f"unknown keyword {keyword!r}{keywords.did_you_mean(keyword, doc.vocabulary)}: validators ignore it"
 
 
 @RULES.rule(
