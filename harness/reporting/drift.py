@@ -36,6 +36,7 @@ class DriftContributor(Contributor):
 
     command = "drift"
     title = "Drift"
+    progress_label = "drift"
     junit_suite = "contract-harness-drift"
     table_title = "drift checks by rejecting layer"
 
