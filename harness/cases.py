@@ -20,6 +20,7 @@ from harness.codes import Layer
 from harness.contract import Contract
 from harness.corpus import Expectation, Fixture, fixtures_for
 from harness.errors import HarnessError
+from harness.frozen import fast_frozen
 from harness.mutations import REGISTRY, MutationContext, OperatorRegistry
 from harness.mutations.context import dumps
 from harness.project import DEFAULT_MAX_MUTANTS as DEFAULT_MAX_MUTANTS  # defined there for check --help
@@ -27,6 +28,7 @@ from harness.project import SOURCES as SOURCES
 from harness.timeutil import parse_rfc3339
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class CaseExpectation:
     """What must happen to a case: accepted, or rejected by one of ``layers``."""
@@ -77,6 +79,7 @@ _EXPECTATION_FIELDS = operator.attrgetter(*(f.name for f in fields(CaseExpectati
 ACCEPT = CaseExpectation(True)
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Case:
     id: str

@@ -29,6 +29,7 @@ from harness.cases import Case, CaseExpectation
 from harness.codes import Layer
 from harness.contract import Contract, Waiver
 from harness.errors import HarnessError, InvalidRequest
+from harness.frozen import fast_frozen
 from harness.mutations import CANARY_PREFIX, REGISTRY
 from harness.pointer import MISSING, escape_token
 from harness.redaction import json_strings
@@ -61,6 +62,7 @@ _MIN_LEAK_LENGTH = 6
 _NEAR_MISS_SOURCES = frozenset({"mutation", "fuzz"})
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class CaseResult:
     """One case, judged. ``payload`` is kept only for cases that did not pass."""

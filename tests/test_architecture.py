@@ -15,7 +15,7 @@ from tests.conftest import REPO
 #: What the boundary may import from the rest of the package: the vocabulary, the contract's
 #: records and the schema model. Never the loader, the engine, a runner or a face.
 BOUNDARY_MAY_IMPORT = ("harness.codes", "harness.errors", "harness.pointer", "harness.timeutil", "harness.files",
-                       "harness.contract.records", "harness.schemas")
+                       "harness.frozen", "harness.contract.records", "harness.schemas")
 
 
 def _loaded(module: str) -> set[str]:

@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from harness.frozen import fast_frozen
 from harness.pointer import MISSING
 
 if TYPE_CHECKING:
     from harness.contract.records import Contract
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Rejection:
     """A layer's refusal: a stable code and a one-line message with no upstream values in it.

@@ -36,6 +36,7 @@ from harness.codes import (
     layer_of,
 )
 from harness.errors import UsageError
+from harness.frozen import fast_frozen
 from harness.pointer import resolve
 from harness.timeutil import parse_rfc3339
 
@@ -67,6 +68,7 @@ def system_clock() -> datetime:
     return datetime.now(timezone.utc)
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     """Operator-facing detail of a rejection. Never shown to the agent."""
@@ -89,6 +91,7 @@ class Diagnostic:
         }
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """What the boundary decided about one tool result.
@@ -158,6 +161,7 @@ class Verdict:
         }
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Examined:
     """A verdict with what the harness inspects beside it; never handed to an agent.

@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.codes import LAYER_ORDER, Layer
+from harness.frozen import fast_frozen
 from harness.registry import Registry
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ OPERATOR_MODULES = (
 NOTE = "{note}"
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Mutant:
     """One near miss: how it was made, what must reject it, and how to build its bytes.
@@ -72,6 +74,7 @@ class Mutant:
         return f"{self.operator}@{self.pointer or '/'}"
 
 
+@fast_frozen
 @dataclass(frozen=True, slots=True)
 class Later:
     """A mutant described before it is built: what the registry checks and sampling needs (its
