@@ -260,18 +260,20 @@ class ReferenceValidator:
             return False
 
     def _rejects_from(self, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: Any, depth: int, error: Any,
-                      offset: int) -> bool:
-        assert self._steps is not None
-        path = list(error.evaluation_path)
-        at, instance, depth, offset = _walk(self._steps, at, instance, depth, path, list(error.instance_path),
-                                            offset)
+                      offset: int, path: tuple[Any, ...] | None = None) -> bool:
+        steps = self._steps
+        assert steps is not None
+        if path is None:
+            path = tuple(error.evaluation_path)
+        where = tuple(error.instance_path)
+        at, instance, depth, offset = _planned_walk(steps, at, instance, depth, path, where, offset)
         validator, applicable = at
         keyword = path[offset] if offset < len(path) else None
         if keyword not in applicable:  # the walk stopped at no keyword of this subschema: all of it
             return not validator.is_valid(instance)
         function, value = applicable[keyword]
         if function in _BRANCHING and offset == len(path) - 1:
-            return _all_branches_rejected(self, at, instance, depth, error, offset)
+            return _all_branches_rejected(self, at, instance, depth, error, offset, path)
         # One keyword of the subschema, as ``iter_errors`` calls it: any error it yields is one of
         # the subschema's.
         return next(iter(function(validator, value, instance, validator.schema) or ()), None) is not None
@@ -351,6 +353,10 @@ class _Steps:
 
     def __init__(self, root: Any) -> None:
         self._known: dict[tuple[Any, ...], tuple[Any, dict[str, tuple[Any, Any]]]] = {}
+        #: :func:`_planned_walk`'s walks, by the paths they followed: where each stopped, and the
+        #: descents into the instance on the way (False: one stopped on a condition of the
+        #: instance, so walked afresh each time).
+        self.plans: dict[tuple[Any, ...], Any] = {}
         self.root = self.at((), lambda: root)
 
     def at(self, key: tuple[Any, ...], make: Callable[[], Any]) -> tuple[Any, dict[str, tuple[Any, Any]]]:
@@ -365,12 +371,24 @@ class _Steps:
         return found
 
 
+#: What :func:`_walk` records where it stopped at a condition of the instance (a member absent,
+#: an item past the end, a value of another type): the walk is then not replayed (see
+#: :func:`_planned_walk`).
+_STOPPED_ON_INSTANCE = object()
+
+
 def _walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: Any, depth: int,
-          path: list[Any], where: list[Any], offset: int) -> tuple[Any, Any, int, int]:
+          path: tuple[Any, ...], where: tuple[Any, ...], offset: int,
+          recorded: list[Any] | None = None) -> tuple[Any, Any, int, int]:
     """From ``at`` (a validator and its applicable keywords) on ``instance``, follow
     ``path[offset:]`` (keywords and their members) while each step is conjunctive and its
     instance is the one ``where[depth:]`` names; return where it stopped (validator and keywords),
-    the instance, the instance depth and the path offset."""
+    the instance, the instance depth and the path offset.
+
+    Each step's conditions are of two kinds: of the paths and the schema alone (the same for
+    every instance), and of the instance (a member present, an item there, an object or an
+    array). With ``recorded``, each descent into the instance is appended as (member?, key,
+    validator), and a stop on a condition of the instance as :data:`_STOPPED_ON_INSTANCE`."""
     while offset < len(path):
         validator, applicable = at
         keyword = path[offset]
@@ -384,7 +402,8 @@ def _walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: A
             if not isinstance(value, str):
                 break
             offset += 1
-            at = steps.at(tuple(path[:offset]), partial(_descend_ref, validator, value))
+            key = path[:offset]
+            at = steps._known.get(key) or steps.at(key, partial(_descend_ref, validator, value))
             continue
         if kind == "allOf":
             index = _index(after)
@@ -392,55 +411,99 @@ def _walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: A
                 break
             subschema, offset = value[index], offset + 2
         elif kind == "properties":
-            if (not isinstance(after, str) or not isinstance(value, dict) or after not in value
-                    or not validator.is_type(instance, "object") or after not in instance or step != after):
+            if not isinstance(after, str) or not isinstance(value, dict) or after not in value or step != after:
                 break
+            if not validator.is_type(instance, "object") or after not in instance:
+                if recorded is not None:
+                    recorded.append(_STOPPED_ON_INSTANCE)
+                break
+            if recorded is not None:
+                recorded.append((True, after, validator))
             subschema, instance = value[after], instance[after]
             depth, offset = depth + 1, offset + 2
         else:  # the items of an array
-            if not validator.is_type(instance, "array"):
-                break
             index = _index(step)
-            if index is None or not 0 <= index < len(instance) or isinstance(step, str):
+            if index is None or isinstance(step, str):
                 break
             if kind == "prefixItems" or (kind == "items-legacy" and validator.is_type(value, "array")):
                 if _index(after) != index or not isinstance(value, list) or index >= len(value):
                     break
-                subschema, offset = value[index], offset + 2
+                subschema, next_offset = value[index], offset + 2
             elif kind == "items":
                 if value is False or index < len(validator.schema.get("prefixItems", [])):
                     break
-                subschema, offset = value, offset + 1
+                subschema, next_offset = value, offset + 1
             else:
-                subschema, offset = value, offset + 1
-            instance, depth = instance[index], depth + 1
-        at = steps.at(tuple(path[:offset]), partial(_descend, validator, subschema))
+                subschema, next_offset = value, offset + 1
+            if not validator.is_type(instance, "array") or not 0 <= index < len(instance):
+                if recorded is not None:
+                    recorded.append(_STOPPED_ON_INSTANCE)
+                break
+            if recorded is not None:
+                recorded.append((False, index, validator))
+            instance, depth, offset = instance[index], depth + 1, next_offset
+        key = path[:offset]
+        at = steps._known.get(key) or steps.at(key, partial(_descend, validator, subschema))
     return at, instance, depth, offset
 
 
+#: Walks a reference validator remembers (:func:`_planned_walk`), at most this many.
+_MAX_PLANS = 4096
+
+
+def _planned_walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: Any, depth: int,
+                  path: tuple[Any, ...], where: tuple[Any, ...], offset: int) -> tuple[Any, Any, int, int]:
+    """:func:`_walk`, its steps remembered by the paths it followed. Where it stops and by which
+    validators depends on the paths and the schema alone, but for the conditions of the instance
+    on the way (a member present, an item there, its container's type); so a walk that met none
+    that stopped it is replayed on a later instance — the same descents, each condition of the
+    instance checked again as the walk checks it — and a walk that one stopped is walked afresh
+    each time."""
+    key = (path, where, offset, depth)
+    plan = steps.plans.get(key)
+    if plan is not None:
+        stop, stop_offset, descents = plan
+        for member, token, validator in descents:
+            if not validator.is_type(instance, "object" if member else "array") or (
+                    token not in instance if member else not 0 <= token < len(instance)):
+                break  # this instance stops the walk earlier: walk it afresh
+            instance = instance[token]
+        else:
+            return stop, instance, depth + len(descents), stop_offset
+        plan = False
+    recorded: list[Any] | None = [] if plan is None else None
+    found = _walk(steps, at, instance, depth, path, where, offset, recorded)
+    if recorded is not None and len(steps.plans) < _MAX_PLANS:
+        stopped = _STOPPED_ON_INSTANCE in recorded
+        steps.plans[key] = False if stopped else (found[0], found[3], tuple(recorded))
+    return found
+
+
 def _all_branches_rejected(reference: ReferenceValidator, at: tuple[Any, dict[str, tuple[Any, Any]]],
-                           instance: Any, depth: int, error: Any, offset: int) -> bool:
+                           instance: Any, depth: int, error: Any, offset: int, path: tuple[Any, ...]) -> bool:
     """At a ``oneOf``/``anyOf`` where the production validator found no valid branch (its error's
     context holds each branch's errors): whether the reference rejects every branch too."""
     validator, _ = at
     steps = reference._steps
     assert steps is not None
-    path = list(error.evaluation_path)
     keyword = path[offset]
     branches = validator.schema.get(keyword)
     if not isinstance(branches, list):
         return False
-    found: dict[int, list[Any]] = {}
+    found: dict[int, list[tuple[Any, tuple[Any, ...]]]] = {}
     for errors in getattr(error.kind, "context", None) or ():
         for inner in errors:
-            inner_path = inner.evaluation_path
+            inner_path = tuple(inner.evaluation_path)
             index = _index(inner_path[offset + 1]) if len(inner_path) > offset + 1 else None
             if index is not None and inner_path[offset] == keyword:
-                found.setdefault(index, []).append(inner)
+                found.setdefault(index, []).append((inner, inner_path))
     for index, branch in enumerate(branches):
-        start = steps.at((*path[:offset + 1], index), partial(_descend, validator, branch))
-        if not any(reference._rejects_from(start, instance, depth, inner, offset + 2)
-                   for inner in found.get(index, ())[:_TRIES_PER_BRANCH]):
+        key = (*path[:offset + 1], index)
+        start = steps._known.get(key) or steps.at(key, partial(_descend, validator, branch))
+        for inner, inner_path in found.get(index, ())[:_TRIES_PER_BRANCH]:
+            if reference._rejects_from(start, instance, depth, inner, offset + 2, inner_path):
+                break
+        else:
             return False
     return True
 
