@@ -223,34 +223,42 @@ def mutation_cases(
             m for m in registry.generate(output, max_mutants, operators) if Layer.SCHEMA in m.layers]))
     cases = []
     seen: set[str] = set()
+    tool, name, fixture_id, request, path = contract.tool, fixture.name, fixture.id, fixture.request, fixture.path
+    # Mutants with the same expectation share one (a fixture's forty-odd mutants have a handful).
+    expectations: dict[tuple[Any, ...], CaseExpectation] = {}
     for context, suffix, mutants in contexts:
+        shape = "contract" if context is output else "upstream"
         for mutant in mutants:
-            label = registry[mutant.operator].label(mutant)
-            case_id = f"{contract.tool}::mutation::{label}[{fixture.name}{suffix}]"
+            op = registry[mutant.operator]
+            label = op.label(mutant)
+            case_id = f"{tool}::mutation::{label}[{name}{suffix}]"
             if case_id in seen:  # two mutants at one place (a binding and its twin): keep ids unique
-                case_id = f"{contract.tool}::mutation::{label}~{len(seen)}[{fixture.name}{suffix}]"
+                case_id = f"{tool}::mutation::{label}~{len(seen)}[{name}{suffix}]"
             seen.add(case_id)
+            key = (mutant.layers, mutant.code, mutant.absorbable)
+            expect = expectations.get(key)
+            if expect is None:
+                expect = expectations[key] = CaseExpectation(False, mutant.layers, mutant.code, None, None,
+                                                             mutant.absorbable)
             cases.append(
                 Case(
                     id=case_id,
-                    tool=contract.tool,
+                    tool=tool,
                     source="mutation",
                     contract=context.contract,
-                    expect=CaseExpectation(
-                        False, mutant.layers, mutant.code, None, None, mutant.absorbable
-                    ),
+                    expect=expect,
                     build=mutant.build,
-                    request=fixture.request,
+                    request=request,
                     now=ctx.now,
                     operator=mutant.operator,
                     pointer=mutant.pointer,
                     original=mutant.original,
                     mutated=mutant.mutated,
                     canary=mutant.canary,
-                    fixture=fixture.id,
-                    path=fixture.path,
-                    description=registry[mutant.operator].summary,
-                    shape="contract" if context is output else "upstream",
+                    fixture=fixture_id,
+                    path=path,
+                    description=op.summary,
+                    shape=shape,
                 )
             )
     return cases

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -111,7 +110,13 @@ class Variant:
 
     def layers_for(self, contract: Contract) -> tuple[Layer, ...]:
         """Where a mutant of this variant must be stopped for ``contract``, in pipeline order."""
-        return _layers(self, contract.adapter is not None)
+        adapted = contract.adapter is not None
+        # Kept by the variant's identity (hashing its fields, a Layer among them, costs more than
+        # the answer), with the variant itself, so a reused id never answers for another one.
+        found = _LAYERS.get((id(self), adapted))
+        if found is None or found[0] is not self:
+            found = _LAYERS[(id(self), adapted)] = (self, _layers(self, adapted))
+        return found[1]
 
     def code_for(self, mutant: Mutant) -> str | None:
         return None if self.code is None else self.code.replace(NOTE, mutant.note)
@@ -122,7 +127,9 @@ class Variant:
         return None if self.code is None else self.code.replace(NOTE, "<note>")
 
 
-@cache
+_LAYERS: dict[tuple[int, bool], tuple[Variant, tuple[Layer, ...]]] = {}
+
+
 def _layers(variant: Variant, adapted: bool) -> tuple[Layer, ...]:
     """:meth:`Variant.layers_for` a contract with an adapter (``adapted``) or without one."""
     layers = {variant.layer, *variant.also}
