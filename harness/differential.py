@@ -564,7 +564,7 @@ def _child(steps: _Steps, key: tuple[Any, ...], parent: Any, make: Callable[...,
 
 
 def _valid(reference: ReferenceValidator, at: tuple[Any, dict[str, tuple[Any, Any]]], path: tuple[Any, ...],
-           instance: Any, top: bool = False) -> bool:
+           instance: Any, whole: bool = False) -> bool:
     """Whether ``iter_errors`` of the validator in ``at`` (reached by the schema-side ``path``)
     yields no error on ``instance``.
 
@@ -582,21 +582,23 @@ def _valid(reference: ReferenceValidator, at: tuple[Any, dict[str, tuple[Any, An
     validator of each subschema is the one the library's evaluation makes there
     (:class:`_Steps`: a function of the schema-side path), so its verdict on an equal part of a
     document is the same: each verdict is remembered (:data:`_KNOWN`) by path and :func:`_text`,
-    and the root's not at all (the engine already knows each document it compared)."""
+    but for the subschemas applied to the whole document (``whole``: the root, and what ``allOf``,
+    ``$ref``, ``anyOf`` and ``oneOf`` apply to it): the engine already knows each document it
+    compared, so those verdicts would never be asked again, and their text is the document's."""
     validator, applicable = at
     schema = validator.schema
     if schema is True or schema is False:
         return schema
     global _known_chars
     key = None
-    if not top:
+    if not whole:
         text = _text(instance)
         if len(text) <= _KNOWN_TEXT_MAX:
             key = (reference._serial, path, text)
             found = _KNOWN.get(key)
             if found is not None:
                 return found
-    valid = _evaluate(reference, validator, applicable, path, instance)
+    valid = _evaluate(reference, validator, applicable, path, instance, whole)
     if key is not None:
         if _known_chars > _KNOWN_CHARS_MAX:
             _KNOWN.clear()
@@ -607,7 +609,7 @@ def _valid(reference: ReferenceValidator, at: tuple[Any, dict[str, tuple[Any, An
 
 
 def _evaluate(reference: ReferenceValidator, validator: Any, applicable: dict[str, tuple[Any, Any]],
-              path: tuple[Any, ...], instance: Any) -> bool:
+              path: tuple[Any, ...], instance: Any, whole: bool) -> bool:
     steps = reference._steps
     assert steps is not None
     schema = validator.schema
@@ -628,12 +630,12 @@ def _evaluate(reference: ReferenceValidator, validator: Any, applicable: dict[st
             for index, subschema in enumerate(value):
                 step = (*path, name, index)
                 if not _valid(reference, _child(steps, step, validator, _descend, validator, subschema),
-                              step, instance):
+                              step, instance, whole):
                     return False
         elif kind == "$ref":
             step = (*path, name)
             if not _valid(reference, _child(steps, step, validator, _descend_ref, validator, value),
-                          step, instance):
+                          step, instance, whole):
                 return False
         elif kind == "prefixItems":
             if validator.is_type(instance, "array"):
@@ -658,7 +660,7 @@ def _evaluate(reference: ReferenceValidator, validator: Any, applicable: dict[st
             for index, subschema in enumerate(value):
                 step = (*path, name, index)
                 if _valid(reference, _child(steps, step, validator, _descend, validator, subschema),
-                          step, instance):
+                          step, instance, whole):
                     first = index
                     break
             if first is None:
@@ -667,7 +669,7 @@ def _evaluate(reference: ReferenceValidator, validator: Any, applicable: dict[st
                 for index in range(first + 1, len(value)):
                     step = (*path, name, index, _EVOLVED)
                     child = _child(steps, step, validator, validator.evolve, schema=value[index])
-                    if _valid(reference, child, step, instance):
+                    if _valid(reference, child, step, instance, whole):
                         return False
     return True
 

@@ -130,9 +130,10 @@ class Verdict:
     @property
     def audit(self) -> AuditRecord:
         fields = self._audit
-        # The message's member names are masked here, when the record is made (not on every
-        # verdict: most are never audited).
-        return AuditRecord(*(*fields[:14], mask_names(fields[14], fields[13]), *fields[15:]))
+        # The message's member names are masked, and the raw bytes hashed, here, when the record
+        # is made (not on every verdict: most are never audited).
+        sha = fields[15] if isinstance(fields[15], str) else hashlib.sha256(fields[15]).hexdigest()
+        return AuditRecord(*(*fields[:14], mask_names(fields[14], fields[13]), sha, *fields[16:]))
 
     @property
     def message(self) -> str | None:
@@ -380,9 +381,12 @@ class Boundary:
         text: list[str | None] | None = None,
     ) -> Verdict:
         raw = ev.raw
-        sha = hashlib.sha256(raw).hexdigest()
+        # The raw bytes' sha256 is the audit record's, taken when a record is made (the bytes
+        # are kept until then), or now for the raw store.
+        sha: bytes | str = raw
         raw_path = None
         if self.raw_store is not None and raw:
+            sha = hashlib.sha256(raw).hexdigest()
             raw_path = str(self.raw_store.keep(raw, sha))
         first = diagnostics[0] if diagnostics else None
         contract = self.contract
@@ -400,7 +404,7 @@ class Boundary:
                 first.instance_pointer if first else None,
                 first.schema_pointer if first else None,
                 first.message if first else None,  # masked by ``Verdict.audit``
-                sha, len(raw), raw_path,
+                sha, len(raw), raw_path,  # sha: the raw bytes, until ``Verdict.audit`` hashes them
             ),
             text,
         )

@@ -66,13 +66,16 @@ _SCHEMA_VALUED = frozenset(k for k, s in SLOTS.items() if s in (Slot.ONE, Slot.I
 
 def _keyword(error: Any) -> str:
     kind = type(error.kind).__name__
+    keyword = _KIND_KEYWORD.get(kind)
+    if keyword is not None:
+        return keyword
+    path = error.schema_path
     if kind == "FalseSchema":
-        last = error.schema_path[-1] if error.schema_path else None
+        last = path[-1] if path else None
         return str(last) if last in _SCHEMA_VALUED else "false"
-    if kind in _KIND_KEYWORD:
-        return _KIND_KEYWORD[kind]
-    if error.schema_path:
-        return str(error.schema_path[-1])
+    if path:
+        last = path[-1]
+        return last if type(last) is str else str(last)
     return kind[:1].lower() + kind[1:]
 
 
@@ -108,10 +111,11 @@ def _to_violation(error: Any) -> SchemaViolation:
     )
 
 
-def _to_rejection(error: Any) -> Rejection:
-    """:func:`violation_to_rejection` of the error's violation, without the parts it drops."""
-    return Rejection(schema_code(_keyword(error)), _message(error), instance_pointer=_pointer(error.instance_path),
-                     schema_pointer=_pointer(error.schema_path))
+def _to_rejection(error: Any, keyword: str | None = None) -> Rejection:
+    """:func:`violation_to_rejection` of the error's violation, without the parts it drops
+    (``keyword``: the error's, when the caller has it)."""
+    return Rejection(schema_code(keyword or _keyword(error)), _message(error),
+                     _pointer(error.instance_path), _pointer(error.schema_path))
 
 
 def _branch_rank(branch: list[Any], depth: int) -> tuple[int, int, int]:
@@ -120,28 +124,45 @@ def _branch_rank(branch: list[Any], depth: int) -> tuple[int, int, int]:
     mismatch = deepest = 0
     for error in branch:  # one pass: each error's path is built once
         length = len(error.instance_path)
-        deepest = max(deepest, length)
+        if length > deepest:
+            deepest = length
         if not mismatch and length <= depth + 1 and _keyword(error) in _DISCRIMINATORS:
             mismatch = 1
     return (mismatch, len(branch), -deepest)
 
 
+def _preference(error: Any) -> tuple[bool, int]:
+    return (_keyword(error) in _COMBINATORS, -len(error.instance_path))
+
+
 def _best(error: Any) -> Any:
     """Descend through oneOf/anyOf to the error that explains the failure best."""
-    while _keyword(error) in _COMBINATORS:
+    return _best_and_keyword(error)[0]
+
+
+def _best_and_keyword(error: Any) -> tuple[Any, str]:
+    """:func:`_best`, and that error's keyword."""
+    keyword = _keyword(error)
+    while keyword in _COMBINATORS:
         context = getattr(error.kind, "context", None)
         if not context:
             break
         depth = len(error.instance_path)
-        # Each branch ranked once; sorted by rank alone (stable: ties keep the branches' order).
-        ranked = sorted(((_branch_rank(b, depth), b) for b in context), key=lambda pair: pair[0])
+        # Each branch ranked once; the first by rank alone (ties keep the branches' order), and
+        # no choice when the first two tie.
+        ranked = sorted([(_branch_rank(b, depth), b) for b in context], key=_rank)
         if len(ranked) > 1 and ranked[0][0] == ranked[1][0]:
             break
         best = ranked[0][1]
         if not best:
             break
-        error = min(best, key=lambda e: (_keyword(e) in _COMBINATORS, -len(e.instance_path)))
-    return error
+        error = min(best, key=_preference)
+        keyword = _keyword(error)
+    return error, keyword
+
+
+def _rank(pair: tuple[tuple[int, int, int], Any]) -> tuple[int, int, int]:
+    return pair[0]
 
 
 class SchemaValidator:
@@ -303,4 +324,4 @@ def check(ev: Evaluation) -> Rejection | None:
         return None
     # The first of ``violations``, without converting the others.
     ev.schema_error = error = validator.first_error(ev.document)
-    return _to_rejection(_best(error))
+    return _to_rejection(*_best_and_keyword(error))
