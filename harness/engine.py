@@ -401,11 +401,12 @@ class Differential:
         # A verdict saved by an earlier run stands for this run's when the production agrees
         # with it; where they differ the reference validates again, so a disagreement is
         # always one of this run's verdicts.
-        saved = identity = None
+        saved = identity = name = None
         if self.saved is not None and key is not None:
             identity = validators.identity()
             if identity is not None:
-                saved = self.saved.get(contract.tool, identity, key[1].hex())
+                name = key[1].hex()
+                saved = self.saved.get(contract.tool, identity, name)
         found: str | None = None
         if saved is not None and saved == production_valid:
             self.reused += 1
@@ -414,20 +415,32 @@ class Differential:
             self.confirmed += 1
             obtained = False
         else:
-            from harness.differential import judged
-
             self.full += 1
-            obtained, disagreement = judged(production_valid, validators.reference(), document)
+            obtained, disagreement = _judged()(production_valid, validators.reference(), document)
             found = disagreement.describe() if disagreement else None
             self.undecided += obtained is None and disagreement is None
         if identity is not None and obtained is not None:
-            assert self.saved is not None and key is not None
-            self.saved.put(contract.tool, identity, key[1].hex(), obtained)
+            assert self.saved is not None and name is not None
+            self.saved.put(contract.tool, identity, name, obtained)
         if key is not None:
             self._seen[key] = found
             if len(self._seen) > self.memory:
                 self._seen.popitem(last=False)
         return found
+
+
+def _judged() -> Any:
+    """:func:`harness.differential.judged`, imported on first use (a run whose every verdict was
+    saved never imports python-jsonschema)."""
+    global _JUDGED
+    if _JUDGED is None:
+        from harness.differential import judged
+
+        _JUDGED = judged
+    return _JUDGED
+
+
+_JUDGED: Any = None
 
 
 def _absorbed(case: Case) -> str:
@@ -561,6 +574,8 @@ class Engine:
         #: Which check waivers accepted a case, by contract (its ``raw`` mapping, which the
         #: contract object behind an adapter shares with the contract).
         self.waived: dict[int, set[int]] = {}
+        #: Each contract's folder as text (the contract held, so its id stays its own).
+        self._directories: dict[int, tuple[Contract, str]] = {}
 
     def _request(self, case: Case) -> Mapping[str, Any]:
         """The case's request, normalised once for the run of cases that share it (a fixture's
@@ -580,6 +595,13 @@ class Engine:
             text = now.isoformat()
             self._last_now = (now, text)
         return text
+
+    def _directory(self, contract: Contract) -> str:
+        """The contract's folder as text, written once per contract."""
+        found = self._directories.get(id(contract))
+        if found is None or found[0] is not contract:
+            found = self._directories[id(contract)] = (contract, str(contract.directory))
+        return found[1]
 
     def boundary(self, contract: Contract, version: int | None) -> Boundary:
         key = (id(contract), version or contract.version)
@@ -636,7 +658,7 @@ class Engine:
             mutated=case.mutated,
             fixture=case.fixture,
             version=version,
-            contract_dir=str(contract.directory),
+            contract_dir=self._directory(contract),
             now=self._now_text(case.now),
             request=None if status == PASSED else _request_of(case),
             duration_s=time.perf_counter() - started,
@@ -668,7 +690,10 @@ class Engine:
             result = self.evaluate(case)
             summary.add(result)
             if case.operator:
-                contracts.setdefault(id(case.contract.raw), (case.contract, set()))[1].add(case.operator)
+                seen = contracts.get(id(case.contract.raw))
+                if seen is None:
+                    seen = contracts[id(case.contract.raw)] = (case.contract, set())
+                seen[1].add(case.operator)
             yield CaseFinished(index, result)
         summary.notes = list(notes)
         for key, (contract, operators) in contracts.items() if self.unused_waivers else ():

@@ -125,6 +125,9 @@ def _lists(kept: dict[str, bool]) -> dict[str, list[str]]:
     return {"valid": sorted(d for d, v in kept.items() if v), "invalid": sorted(d for d, v in kept.items() if not v)}
 
 
+_NONE: dict[str, bool] = {}
+
+
 class ReferenceVerdicts:
     """The saved verdicts of a project, ``<directory>/<tool>.json``: one tool's held at a time
     (asking about another tool saves the first's), so memory does not grow with the tools."""
@@ -143,17 +146,25 @@ class ReferenceVerdicts:
 
     def get(self, tool: str, validator: str, document: str) -> bool | None:
         """The saved verdict (True: valid) of ``validator`` on ``document``, or None."""
-        self._switch(tool)
-        found = self._saved.get(validator, {}).get(document)
+        if tool != self._tool:
+            self._switch(tool)
+        found = self._saved.get(validator, _NONE).get(document)
         if found is not None:
-            self._used.setdefault(validator, {})[document] = found
+            used = self._used.get(validator)
+            if used is None:
+                used = self._used[validator] = {}
+            used[document] = found
         return found
 
     def put(self, tool: str, validator: str, document: str, valid: bool) -> None:
         """A verdict this run obtained."""
-        self._switch(tool)
-        used = self._used.setdefault(validator, {})
-        if used.get(document) != valid or self._saved.get(validator, {}).get(document) != valid:
+        if tool != self._tool:
+            self._switch(tool)
+        used = self._used.get(validator)
+        if used is None:
+            used = self._used[validator] = {}
+        if not self._changed and (used.get(document) != valid
+                                  or self._saved.get(validator, _NONE).get(document) != valid):
             self._changed = True
         used[document] = valid
 

@@ -282,3 +282,20 @@ def test_a_document_the_map_does_not_hold_is_written_whole() -> None:
     for _ in range(_SPANS_AFTER):
         assert ctx.replaced("/k3", "x") == dumps({**wide, "k3": "x"})
     assert ctx._spans is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.text(max_size=6), length=st.integers(0, 40), data=st.data())
+def test_a_stretched_string_is_exactly_the_document_written_again(seed, length, data) -> None:  # type: ignore[no-untyped-def]
+    # stretch_string writes a seed that needs no escape as its own JSON text, unscanned: the
+    # bytes are those the encoder writes, for every seed (quotes, backslashes, control
+    # characters and non-ASCII text among them), before and after the value map is made.
+    from harness.mutations.values import _replaced_by_stretched, _stretched
+
+    document = {"a": seed, "b": [1, {"c": seed}]}
+    pointer = data.draw(st.sampled_from(["/a", "/b/1/c"]))
+    ctx = MutationContext(contract=None, version=1, fixture_id="f", raw=b"", document=document,  # type: ignore[arg-type]
+                          result=document, schema=None, now=None, request={})  # type: ignore[arg-type]
+    expected = dumps(replace_at(document, split(pointer), _stretched(seed, length)))
+    for _ in range(_SPANS_AFTER + 1):
+        assert _replaced_by_stretched(ctx, pointer, seed, length) == expected

@@ -246,9 +246,10 @@ class MutationContext:
             self._size = len(dumps(self.document))
         return self.contract.limits.max_bytes - (self._size - len(dumps(value)))
 
-    def replaced(self, pointer: str, value: Any) -> bytes:
+    def replaced(self, pointer: str, value: Any, *, encoded: str | None = None) -> bytes:
         """The document's bytes with ``value`` at ``pointer`` (exactly ``dumps`` of the
-        document so changed: the text around the old value, with the new value's text)."""
+        document so changed: the text around the old value, with the new value's text).
+        ``encoded``: that text, when the caller has it (a long string it knows needs no escape)."""
         if self._spans is False:
             self._replaced += 1
             if self._replaced >= _SPANS_AFTER:
@@ -256,7 +257,7 @@ class MutationContext:
         spans = self._spans
         if isinstance(spans, tuple) and (span := spans[1].get(pointer)) is not None:
             text, (start, end) = spans[0], span
-            return f"{text[:start]}{_ENCODE(value)}{text[end:]}".encode()
+            return f"{text[:start]}{_ENCODE(value) if encoded is None else encoded}{text[end:]}".encode()
         # The map not made (yet), a member added, a pointer spelled otherwise: written whole.
         return dumps(replace_at(self.document, split(pointer), value))
 

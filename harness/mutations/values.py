@@ -89,7 +89,12 @@ def _stretched(value: str, length: int) -> str:
 def _replaced_by_stretched(ctx: MutationContext, where: str, value: str, length: int) -> bytes:
     # Built when the mutant is selected and run, and dropped after: a fixture with thousands of
     # strings must not hold a max_bytes-long string for each of them.
-    return ctx.replaced(where, _stretched(value, length))
+    text = _stretched(value, length)
+    # A stretched string needs no escape where its seed needs none (JSON escapes the quote, the
+    # backslash and control characters; ``isprintable`` is false for these and more): its JSON
+    # text is then written here, not scanned character by character.
+    plain = value.isprintable() and '"' not in value and "\\" not in value
+    return ctx.replaced(where, text, encoded=f'"{text}"' if plain else None)
 
 
 #: The size of an oversized string (array) where no bound fits under max_bytes: large enough that
