@@ -78,3 +78,25 @@ def test_check_is_quiet_in_ci_and_never_draws_a_progress_bar(tmp_path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "\r" not in proc.stderr and "checking" not in proc.stderr
     assert "all 56 cases held" in proc.stdout or "cases held" in proc.stdout
+
+
+def test_check_collects_cycles_less_often_while_it_runs_and_gives_the_thresholds_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from harness.cli._common import GC_THRESHOLDS
+    from harness.reporting.terminal import TerminalReporter
+
+    during: list[tuple[int, int, int]] = []
+    handle = TerminalReporter.handle
+
+    def watched(self: TerminalReporter, event: object) -> None:
+        during.append(gc.get_threshold())
+        handle(self, event)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(TerminalReporter, "handle", watched)
+    before = gc.get_threshold()
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--demo", "--no-progress", "--jobs", "1", "--tool", "review_status"]) == 0
+    assert gc.get_threshold() == before
+    assert during and all(t[0] >= GC_THRESHOLDS[0] for t in during)

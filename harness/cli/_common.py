@@ -4,8 +4,11 @@ engine, reporters or drift runner)."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +21,26 @@ if TYPE_CHECKING:
 
 # The loader (YAML, the production validator, the schema model) is imported by the functions
 # that read documents: a command's --help builds its parser from this module without it.
+
+
+#: The cyclic collector's thresholds for a run of many cases (Python's are 700, 10, 10). Each case
+#: makes and drops a few hundred containers, nearly all freed by their reference counts; at
+#: Python's thresholds the collector ran about 550 times in a 47,000-case ``check`` and walked
+#: every object the loaded contracts hold four times: 0.26 s of a 7.7 s run, 0.05 s at these
+#: (the same peak RSS). mypy raises its thresholds the same way.
+GC_THRESHOLDS = (20_000, 20, 20)
+
+
+@contextlib.contextmanager
+def collecting_less() -> Iterator[None]:
+    """The cyclic collector's thresholds raised to :data:`GC_THRESHOLDS` (never lowered) for the
+    block, and given back after it (``main`` may run in a caller's process: a test, a bench)."""
+    before = gc.get_threshold()
+    gc.set_threshold(*(max(mine, theirs) for mine, theirs in zip(GC_THRESHOLDS, before, strict=True)))
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def existing_file(path: str, what: str) -> Path:

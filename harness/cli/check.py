@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from harness.cli import command_help
 
 # Re-exported: other subcommands import them from here; they live in the light _common module.
-from harness.cli._common import contract_directories, selected_tools
+from harness.cli._common import collecting_less, contract_directories, selected_tools
 from harness.cli._common import contract_roots as contract_roots
 from harness.cli._common import load_contracts as load_contracts
 from harness.cli._common import project_roots as project_roots
@@ -168,10 +168,11 @@ def run(args: argparse.Namespace) -> int:
         jobs = 1
     reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
     cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
-    events = _in_jobs(args, jobs, cases_dir) if jobs > 1 else None
-    if events is None:
-        events = _in_one_job(args, cases_dir)
-    summary = dispatch(events, reporters)
+    with collecting_less():
+        events = _in_jobs(args, jobs, cases_dir) if jobs > 1 else None
+        if events is None:
+            events = _in_one_job(args, cases_dir)
+        summary = dispatch(events, reporters)
     assert summary is not None
     return 0 if summary.ok else 1
 
