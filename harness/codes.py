@@ -127,6 +127,13 @@ FRESHNESS_UNPARSEABLE = _code(
 )
 FRESHNESS_MISSING = _code("freshness.missing", "a declared timestamp is absent from a success result")
 
+SCHEMA_UNEXPLAINED = _code(
+    "schema.unexplained",
+    "inside check only: the schema rejected the document and its reason was not asked for, because nothing "
+    "shows it (a case that held, in a run with no report file); never in a report, a verdict of Boundary.check "
+    "or an audit record",
+)
+
 PROJECTION_MISSING_FIELD = _code(
     "projection.missing_field", "an agent_view field points at nothing in the result"
 )

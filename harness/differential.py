@@ -200,6 +200,16 @@ class ReferenceValidator:
             self._steps = _Steps(_descend_ref(root, root.schema["$ref"]) if self._wrapped else root)
         return self._steps.root
 
+    @property
+    def walks(self) -> bool:
+        """Whether :meth:`is_valid` takes its verdict by the walk (the root's validator is of this
+        validator's class); otherwise by the library's own ``is_valid``, which evaluates every
+        subschema afresh."""
+        try:
+            return type(self._root()[0]) is type(self._validator)
+        except Exception:  # the library decides, as in is_valid
+            return False
+
     def is_valid(self, instance: Any) -> bool:
         """python-jsonschema's verdict on ``instance``: whether ``iter_errors`` yields no error.
 

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from harness.boundary.pipeline import Boundary, Verdict
+from harness.boundary.base import UNEXPLAINED
+from harness.boundary.pipeline import Boundary, Examined, Verdict
 from harness.boundary.request import normalise_request
 from harness.cases import Case, CaseExpectation
 from harness.codes import Layer
@@ -313,6 +314,13 @@ class _Validators:
 
 #: How many (schema, document) pairs the engine remembers the reference verdict of.
 DIFFERENTIAL_MEMORY = 8192
+#: The largest document (in bytes) whose unexplained rejection the differential check confirms
+#: by the reference's whole verdict rather than by the production's first error and a walk to
+#: the part it names (see :class:`Differential`). On a document of a few hundred bytes the whole
+#: verdict, its unchanged parts remembered from the fixture's, costs less than the production
+#: validator's error with each ``oneOf`` branch's errors as Python objects; a whole verdict grows
+#: with the document, the walk to one part does not.
+WALK_AT_MOST = 4096
 
 
 class Differential:
@@ -331,8 +339,12 @@ class Differential:
     shown rejected by the reference on the subschema the production's first error leads to
     (:meth:`~harness.differential.ReferenceValidator.rejects`: through conjunctive steps only,
     so a rejection there is a rejection of the whole document): the verdicts agree, at the cost
-    of that subschema. Every other comparison — each document the production validator accepts,
-    and each rejection not shown that way — validates the whole document with the reference.
+    of that subschema. A rejection the schema layer left unexplained (``schema_error`` is
+    :data:`~harness.boundary.base.UNEXPLAINED`: the engine's ``explain=False``) has no first
+    error to follow: up to :data:`WALK_AT_MOST` bytes it is compared by the reference's whole
+    verdict (below), and past that the production's first error is asked for here and followed
+    as above. Every other comparison — each document the production validator accepts, and each
+    rejection not shown on a part — validates the whole document with the reference.
     With ``saved`` (:class:`~harness.reference_verdicts.ReferenceVerdicts`), a pair whose
     reference verdict an earlier run saved takes that verdict where the production's agrees with
     it; where they differ, the pair is compared as above (and the saved verdict replaced).
@@ -411,7 +423,7 @@ class Differential:
         if saved is not None and saved == production_valid:
             self.reused += 1
             obtained = None
-        elif not production_valid and validators.reference().rejects(document, schema_error):
+        elif not production_valid and self._shown_on_a_part(validators, document, schema_error, raw):
             self.confirmed += 1
             obtained = False
         else:
@@ -427,6 +439,20 @@ class Differential:
             if len(self._seen) > self.memory:
                 self._seen.popitem(last=False)
         return found
+
+    @staticmethod
+    def _shown_on_a_part(validators: _Validators, document: Any, schema_error: Any, raw: bytes | None) -> bool:
+        """Whether the reference rejects a document the production rejects, shown on the part the
+        production's first error names. A rejection the schema layer left unexplained is not
+        (the caller then takes the reference's whole verdict) when the document is small enough
+        for that to be the cheaper way; otherwise its first error is asked for here."""
+        reference = validators.reference()
+        if schema_error is UNEXPLAINED:
+            if len(raw or b"") <= WALK_AT_MOST and reference.walks:
+                return False
+            assert validators.production is not None
+            schema_error = validators.production.first_error(document)
+        return reference.rejects(document, schema_error)
 
 
 def _judged() -> Any:
@@ -559,8 +585,15 @@ class Engine:
     """Runs cases through boundaries (one per contract and version, reused)."""
 
     def __init__(self, *, differential: bool = True, unused_waivers: bool = True,
-                 saved: ReferenceVerdicts | None = None) -> None:
+                 saved: ReferenceVerdicts | None = None, explain: bool = True) -> None:
         self.differential = differential
+        #: Whether every result carries the schema layer's reason for a rejection (its code,
+        #: message and pointers). Without (``check`` with no report file: nothing shows the
+        #: reason of a case that held), the schema layer explains a rejection only where the case
+        #: asks for a code or pointer, or does not hold (see ``Boundary.examine``); the others
+        #: keep ``schema.unexplained`` and no pointers, and the differential check confirms them
+        #: by the reference's own verdict (see :class:`Differential`).
+        self.explain = explain
         #: The run's differential check (its counts say how many pairs were compared), with the
         #: reference's verdicts saved by earlier runs (``saved``; None: none read or written).
         self.differentials = Differential(saved=saved)
@@ -603,6 +636,12 @@ class Engine:
             found = self._directories[id(contract)] = (contract, str(contract.directory))
         return found[1]
 
+    def _explained(self, case: Case, contract: Contract, version: int, raw: bytes) -> Examined:
+        """The case examined again, its schema rejection explained (for the report of a case
+        that does not hold)."""
+        return self.boundary(contract, version).examine(raw, case.request, now=case.now,
+                                                        normalised=self._request(case))
+
     def boundary(self, contract: Contract, version: int | None) -> Boundary:
         key = (id(contract), version or contract.version)
         if key not in self._boundaries:
@@ -619,11 +658,18 @@ class Engine:
                 raw, examined = case.examined  # examined as its mutations were prepared
             else:
                 raw = case.build()
+                expect = case.expect
+                explain = (self.explain or expect.code is not None or expect.pointer is not None
+                           or expect.schema_pointer is not None)
                 examined = self.boundary(contract, version).examine(raw, case.request, now=case.now,
-                                                                    normalised=self._request(case))
+                                                                    normalised=self._request(case), explain=explain)
             verdict, parsed, schema_error = examined.verdict, examined.document, examined.schema_error
             document = None if parsed is MISSING else parsed
             status, problem, detail = _judge(case, verdict, document, version, schema_error)
+            if status != PASSED and schema_error is UNEXPLAINED:  # the report shows the reason: ask for it
+                examined = self._explained(case, contract, version, raw)
+                verdict, schema_error = examined.verdict, examined.schema_error
+                status, problem, detail = _judge(case, verdict, document, version, schema_error)
             waived = waiver_for(case, version, problem)
             if waived is not None:
                 index, waiver = waived
@@ -633,6 +679,8 @@ class Engine:
                 disagreement = self.differentials.check(contract, version, document, schema_error, raw)
                 if disagreement:
                     status, problem, detail = FINDING, "differential", disagreement
+                    if schema_error is UNEXPLAINED:
+                        verdict = self._explained(case, contract, version, raw).verdict
             layer, code = verdict.layer, verdict.code
             ip, sp, message = verdict.instance_pointer, verdict.schema_pointer, verdict.message
         except (HarnessError, Exception) as exc:

@@ -58,6 +58,9 @@ class Options:
     differential: bool
     #: Where the reference's verdicts are saved between runs (None: not at all).
     saved_verdicts: Path | None = None
+    #: Whether every result carries the schema layer's reason for a rejection (``Engine``'s
+    #: ``explain``: a report file shows it for every case).
+    explain: bool = True
 
 
 @dataclass
@@ -274,7 +277,7 @@ def _run_contract(contract: Contract, options: Options) -> Batch:
     batch.notes = collected.notes
     sources = {case.id: (case.path, contract.root) for case in collected.cases if case.path is not None}
     saved = ReferenceVerdicts(options.saved_verdicts) if options.saved_verdicts else None
-    engine = Engine(differential=options.differential, saved=saved)
+    engine = Engine(differential=options.differential, saved=saved, explain=options.explain)
     for event in engine.run(collected.cases, tools=[contract.tool]):
         if isinstance(event, CaseFinished):
             batch.results.append((event.result, sources.get(event.result.id)))

@@ -100,3 +100,18 @@ def test_check_collects_cycles_less_often_while_it_runs_and_gives_the_thresholds
     assert main(["check", "--demo", "--no-progress", "--jobs", "1", "--tool", "review_status"]) == 0
     assert gc.get_threshold() == before
     assert during and all(t[0] >= GC_THRESHOLDS[0] for t in during)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_every_case_in_a_report_file_carries_its_rejections_reason(capsys, tmp_path, monkeypatch, jobs) -> None:  # type: ignore[no-untyped-def]
+    # Without a report file, check leaves the schema layer's reason of a case that held unasked
+    # (nothing shows it); a report file shows every case, so every one is explained.
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--demo", "--no-progress", "--jobs", jobs, "--no-saved-verdicts"]) == 0
+    table = capsys.readouterr().out
+    assert main(["check", "--demo", "--no-progress", "--jobs", jobs, "--no-saved-verdicts", "--json", "report.json"]) == 0
+    with_report = capsys.readouterr().out
+    assert table.split("all ")[0] == with_report.split("all ")[0]  # the same tools x layers table
+    cases = json.loads((tmp_path / "report.json").read_text())["cases"]
+    codes = {case["actual"]["code"] for case in cases}
+    assert "schema.unexplained" not in codes and {"schema.additionalProperties", "schema.type"} <= codes

@@ -154,3 +154,80 @@ def test_a_case_whose_request_the_contract_refuses_is_one_error_result_never_an_
     assert (result.status, result.problem) == ("failed", "error")
     assert result.detail.startswith("InvalidRequest: request has unknown members ['colour']")
     assert result.request == {"args": {"change_id": 7}, "colour": "red"}  # as given: it has no normal form
+
+
+# ------------------------------------------------- a rejection's reason asked for where it is read
+
+
+def _results(engine: Engine, cases: list[Case]) -> tuple[list, dict]:  # type: ignore[type-arg]
+    events = list(engine.run(cases))
+    summary = events[-1].summary
+    return [e.result for e in events if hasattr(e, "result")], summary.differential
+
+
+def test_an_engine_that_leaves_rejections_unexplained_judges_every_case_as_one_that_explains(demo) -> None:  # type: ignore[no-untyped-def]
+    # check with no report file: the schema layer's reason is asked for only where a case needs it.
+    for tool in ("review_status", "job_status", "deployment_status"):
+        cases = cases_for(demo(tool), max_mutants=None).cases
+        explained, counts = _results(Engine(), cases)
+        quick, quick_counts = _results(Engine(explain=False), cases)
+        assert [(r.id, r.status, r.problem, r.layer, r.column) for r in quick] == \
+            [(r.id, r.status, r.problem, r.layer, r.column) for r in explained]
+        unexplained = [r for r in quick if r.code == "schema.unexplained"]
+        assert unexplained, tool  # the schema rejected near misses, and nothing asked why
+        for result in unexplained:
+            assert result.status == "passed" and result.layer is Layer.SCHEMA
+            assert (result.instance_pointer, result.schema_pointer) == (None, None)
+            assert not (result.expected.code or result.expected.pointer or result.expected.schema_pointer)
+        same = {r.id: {**r.to_dict(), "duration_s": 0} for r in explained}
+        for result in quick:  # everything else is what an explaining engine says
+            if result.code != "schema.unexplained":
+                assert {**result.to_dict(), "duration_s": 0} == same[result.id]
+        # Each document compared once either way; rejections left unexplained are compared by
+        # the reference's whole verdict instead of on the part the production's error names.
+        assert quick_counts["compared"] == counts["compared"]
+        assert quick_counts["confirmed"] < counts["confirmed"] and quick_counts["full"] > counts["full"]
+
+
+def test_a_case_that_asks_for_a_code_or_does_not_hold_is_explained(make_contract, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    d = make_contract()
+    _fixture(tmp_path, "item_status", item(status="nope"), "rejected", "coded",
+             "expect: {layer: schema, code: schema.enum}\n")
+    _fixture(tmp_path, "item_status", item(status="nope"), "rejected", "pointed",
+             "expect: {layer: schema, pointer: /data/status}\n")
+    _fixture(tmp_path, "item_status", item(status="nope"), "rejected", "blamed",
+             "expect: {layer: binding}\n")
+    _fixture(tmp_path, "item_status", item(status="nope"), "rejected", "plain", "expect: {layer: schema}\n")
+    cases = cases_for(load_contract(d), sources=("rejected",)).cases
+    results = {r.id.rsplit("::", 1)[-1]: r for r in _results(Engine(explain=False), cases)[0]}
+    assert (results["coded"].status, results["coded"].code) == ("passed", "schema.enum")
+    assert (results["pointed"].status, results["pointed"].instance_pointer) == ("passed", "/data/status")
+    # The wrong layer is reported with the reason, as an explaining engine reports it.
+    assert (results["blamed"].problem, results["blamed"].code) == ("wrong_layer", "schema.enum")
+    assert "rejected by schema (schema.enum)" in results["blamed"].detail
+    assert (results["plain"].status, results["plain"].code) == ("passed", "schema.unexplained")
+
+
+def test_a_disagreement_found_on_an_unexplained_rejection_is_reported_with_its_reason(make_contract) -> None:  # type: ignore[no-untyped-def]
+    data = dict(ENVELOPE_DATA, properties={**ENVELOPE_DATA["properties"], "note": {"type": "string", "format": "regex"}})
+    contract = load_contract(make_contract(schemas={1: envelope_schema("item_status", data)}))
+    case = Case("item_status::rejected::pyregex", "item_status", "rejected", contract,
+                CaseExpectation(False, (Layer.SCHEMA,)), lambda: item(note="(?P<n>a)"))
+    result = Engine(explain=False).evaluate(case)
+    assert (result.status, result.problem) == ("finding", "differential")
+    assert "(jsonschema) says valid" in result.detail
+    assert result.code == Engine().evaluate(case).code != "schema.unexplained"
+    assert result.instance_pointer is not None
+
+
+def test_a_large_unexplained_rejection_is_confirmed_on_the_part_its_first_error_names(make_contract) -> None:  # type: ignore[no-untyped-def]
+    from harness.engine import WALK_AT_MOST
+
+    contract = load_contract(make_contract())
+    small, large = item(status="nope"), item(status="nope", note="x" * WALK_AT_MOST)
+    cases = [Case(f"item_status::rejected::{name}", "item_status", "rejected", contract,
+                  CaseExpectation(False, (Layer.SCHEMA,)), lambda body=body: body)
+             for name, body in (("small", small), ("large", large))]
+    results, counts = _results(Engine(explain=False), cases)
+    assert [r.status for r in results] == ["passed", "passed"]
+    assert counts == {"compared": 2, "remembered": 0, "confirmed": 1, "full": 1, "undecided": 0}

@@ -20,6 +20,19 @@ if TYPE_CHECKING:
     from harness.contract.records import Contract
 
 
+class _Unexplained:
+    """The type of :data:`UNEXPLAINED`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNEXPLAINED"
+
+
+#: ``Evaluation.schema_error`` of a document the schema layer rejected without explaining why.
+UNEXPLAINED: Any = _Unexplained()
+
+
 @fast_frozen
 @dataclass(frozen=True, slots=True)
 class Rejection:
@@ -56,6 +69,12 @@ class Evaluation:
     #: refused, or an adapter tool has no vendor schema). The harness's differential check
     #: compares the reference validator with this verdict instead of validating again.
     schema_error: Any = MISSING
+    #: Whether the schema layer explains a rejection: the production validator's first error,
+    #: ranked, gives its code, message and pointers (most of a rejection's cost). Without,
+    #: the rejection is ``schema.unexplained`` and ``schema_error`` is :data:`UNEXPLAINED`:
+    #: for the harness's engine, which asks again wherever the reason is read (see
+    #: :meth:`harness.boundary.pipeline.Boundary.examine`).
+    explain: bool = True
 
     def set_result(self, value: Any) -> None:
         """Record the contract object (validated) and read its declared outcome once."""

@@ -258,11 +258,18 @@ class Boundary:
         now: datetime | str | None = None,
         upstream: str | None = None,
         normalised: Mapping[str, Any] | None = None,
+        explain: bool = True,
     ) -> Examined:
         """:meth:`check_document`, also returning what the schema layer's validator said (for
         the harness's differential check: see :class:`Examined`). ``normalised``: what
         :func:`~harness.boundary.request.normalise_request` returned for ``request`` on this
-        contract, when the caller has it (the engine, for the cases of one fixture)."""
+        contract, when the caller has it (the engine, for the cases of one fixture).
+
+        ``explain=False`` is for the harness's engine alone: a document the schema rejects is
+        not explained (its code is ``schema.unexplained``, with no pointers, and
+        ``schema_error`` is :data:`~harness.boundary.base.UNEXPLAINED`), which spares most of a
+        schema rejection's cost where nothing reads the reason. Every other layer, and the agent
+        result, are as with ``explain=True``; a boundary with an audit sink always explains."""
         contract = self.contract
         full_request = normalised if normalised is not None else normalise_request(contract, request)
         ev = Evaluation(
@@ -271,6 +278,7 @@ class Boundary:
             request=full_request,
             now=_coerce_now(now, self.clock),
             source=raw,
+            explain=explain or self.audit_sink is not None,
         )
         for layer, run in LAYERS:
             rejection = run(ev)

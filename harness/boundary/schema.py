@@ -19,8 +19,8 @@ from typing import Any
 import jsonschema_rs
 
 from harness.boundary import compiled
-from harness.boundary.base import Evaluation, Rejection
-from harness.codes import schema_code
+from harness.boundary.base import UNEXPLAINED, Evaluation, Rejection
+from harness.codes import SCHEMA_UNEXPLAINED, schema_code
 from harness.errors import ContractError
 from harness.pointer import join, resolve
 from harness.schemas.dialects import DIALECTS, DRAFT_2020_12, SLOTS, Slot, dialect_of
@@ -307,6 +307,10 @@ def violation_to_rejection(violation: SchemaViolation, code: str | None = None) 
     )
 
 
+_UNEXPLAINED_REJECTION = Rejection(SCHEMA_UNEXPLAINED, "the schema rejected the document (the reason was not asked "
+                                                      "for: nothing shows it)")
+
+
 def check(ev: Evaluation) -> Rejection | None:
     """Validate the document: against ``vendor_schema`` when an adapter will reshape it,
     otherwise against the contract schema of the version in force."""
@@ -322,6 +326,9 @@ def check(ev: Evaluation) -> Rejection | None:
         if contract.adapter is None:
             ev.set_result(ev.document)
         return None
+    if not ev.explain:
+        ev.schema_error = UNEXPLAINED
+        return _UNEXPLAINED_REJECTION
     # The first of ``violations``, without converting the others.
     ev.schema_error = error = validator.first_error(ev.document)
     return _to_rejection(*_best_and_keyword(error))

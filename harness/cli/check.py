@@ -145,6 +145,13 @@ def report_files(args: argparse.Namespace) -> dict[str, str | None]:
     return {name: getattr(args, name, None) for name in ("json", "junit", "markdown", "html")}
 
 
+def explains(args: argparse.Namespace) -> bool:
+    """Whether the run's results carry the schema layer's reason for every rejection: only a
+    report file shows it for a case that held (the terminal shows the cases that did not, which
+    are always explained)."""
+    return any(report_files(args).values())
+
+
 def saved_verdicts(args: argparse.Namespace) -> Path | None:
     """Where the reference's verdicts are saved between runs (None: not at all)."""
     if args.no_differential or args.no_saved_verdicts:
@@ -199,7 +206,7 @@ def _in_one_job(args: argparse.Namespace, cases_dir: Path) -> Iterator[Event]:
 
     saved = saved_verdicts(args)
     engine = Engine(differential=not args.no_differential, unused_waivers=args.shard is None,
-                    saved=ReferenceVerdicts(saved) if saved else None)
+                    saved=ReferenceVerdicts(saved) if saved else None, explain=explains(args))
     events = engine.run(tracked(), notes, tools=[c.tool for c in contracts])
     return protected(events, redactor, cases_dir, fixtures)
 
@@ -228,7 +235,7 @@ def _in_jobs(args: argparse.Namespace, jobs: int, cases_dir: Path) -> Iterator[E
 
     options = parallel.Options(tuple(args.source or SOURCES), args.max_mutants,
                                tuple(args.operator) if args.operator else None, not args.no_differential,
-                               saved_verdicts(args))
+                               saved_verdicts(args), explains(args))
     events = parallel.run(directories, selected, options, jobs, reported)
 
     def redacted() -> Iterator[Event]:

@@ -62,7 +62,7 @@ def header(origin: str, what: str) -> str:
 
 def dump_yaml(data: Any, header: str = "") -> bytes:
     """YAML for people: keys in the order given, short leaf collections inline."""
-    text = yaml.safe_dump(
+    text: str = yaml.safe_dump(
         data, sort_keys=False, allow_unicode=True, default_flow_style=None, width=100
     )
     comment = "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines())
