@@ -316,10 +316,11 @@ class _Validators:
 DIFFERENTIAL_MEMORY = 8192
 #: The largest document (in bytes) whose unexplained rejection the differential check confirms
 #: by the reference's whole verdict rather than by the production's first error and a walk to
-#: the part it names (see :class:`Differential`). On a document of a few hundred bytes the whole
-#: verdict, its unchanged parts remembered from the fixture's, costs less than the production
-#: validator's error with each ``oneOf`` branch's errors as Python objects; a whole verdict grows
-#: with the document, the walk to one part does not.
+#: the part it names (see :class:`Differential`). The whole verdict (a mutant's unchanged parts
+#: remembered from its fixture's) costs less on small documents than the production's error,
+#: which makes each ``oneOf`` branch's errors, and the document, into Python objects: measured
+#: on an envelope, 27 against 47 µs at 250 bytes, 50 against 52 µs with a 4 KB string, 99
+#: against 74 µs with a 16 KB one (an array of 120 small objects, 12 KB: 315 against 434 µs).
 WALK_AT_MOST = 4096
 
 
