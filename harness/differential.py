@@ -191,10 +191,8 @@ class ReferenceValidator:
         #: The schema as written is reached from the root through one ``$ref`` (to its file's URI).
         self._wrapped = root is not schema
         self._steps: _Steps | None = None
-        #: What this validator's verdicts are remembered under (see :data:`_KNOWN`).
-        self._serial = next(_SERIALS)
 
-    def _root(self) -> tuple[Any, dict[str, tuple[Any, Any]]]:
+    def _root(self) -> _Node:
         if self._steps is None:
             root = self._validator
             self._steps = _Steps(_descend_ref(root, root.schema["$ref"]) if self._wrapped else root)
@@ -269,7 +267,7 @@ class ReferenceValidator:
         except Exception:  # nothing shown: the full validation meets it
             return False
 
-    def _rejects_from(self, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: Any, depth: int, error: Any,
+    def _rejects_from(self, at: _Node, instance: Any, depth: int, error: Any,
                       offset: int, path: tuple[Any, ...] | None = None) -> bool:
         steps = self._steps
         assert steps is not None
@@ -277,7 +275,7 @@ class ReferenceValidator:
             path = tuple(error.evaluation_path)
         where = tuple(error.instance_path)
         at, instance, depth, offset = _planned_walk(steps, at, instance, depth, path, where, offset)
-        validator, applicable = at
+        validator, applicable = at[0], at[1]
         keyword = path[offset] if offset < len(path) else None
         if keyword not in applicable:  # the walk stopped at no keyword of this subschema: all of it
             return not validator.is_valid(instance)
@@ -362,23 +360,33 @@ class _Steps:
     instance — so each is made once."""
 
     def __init__(self, root: Any) -> None:
-        self._known: dict[tuple[Any, ...], tuple[Any, dict[str, tuple[Any, Any]]]] = {}
+        self._known: dict[tuple[Any, ...], _Node] = {}
         #: :func:`_planned_walk`'s walks, by the paths they followed: where each stopped, and the
         #: descents into the instance on the way (False: one stopped on a condition of the
         #: instance, so walked afresh each time).
         self.plans: dict[tuple[Any, ...], Any] = {}
         self.root = self.at((), lambda: root)
 
-    def at(self, key: tuple[Any, ...], make: Callable[[], Any]) -> tuple[Any, dict[str, tuple[Any, Any]]]:
+    def at(self, key: tuple[Any, ...], make: Callable[[], Any]) -> _Node:
         found = self._known.get(key)
         if found is None:
             validator = make()
             applicable = {name: (function, value) for function, name, value in validator._validators} \
                 if isinstance(validator.schema, dict) else {}
-            found = (validator, applicable)
+            found = (validator, applicable, next(_NODES), {}, [])
             if len(self._known) < _MAX_STEPS:
                 self._known[key] = found
         return found
+
+
+#: A subschema as the walks know it: the validator python-jsonschema evaluates it with, its
+#: applicable keywords (name -> (keyword function, value)), a number of its own (what
+#: :func:`_valid` remembers verdicts under), the nodes of its subschemas by the steps that
+#: reach them from it (``("properties", "name")``: the path to the child and the child), and
+#: its keywords as :func:`_evaluate` takes them (made on its first evaluation).
+_Node = tuple[Any, dict[str, tuple[Any, Any]], int, dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]],
+              list[tuple[int, str, Any, Any]]]
+_NODES = itertools.count()
 
 
 #: What :func:`_walk` records where it stopped at a condition of the instance (a member absent,
@@ -387,9 +395,9 @@ class _Steps:
 _STOPPED_ON_INSTANCE = object()
 
 
-def _walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: Any, depth: int,
+def _walk(steps: _Steps, at: _Node, instance: Any, depth: int,
           path: tuple[Any, ...], where: tuple[Any, ...], offset: int,
-          recorded: list[Any] | None = None) -> tuple[Any, Any, int, int]:
+          recorded: list[Any] | None = None) -> tuple[_Node, Any, int, int]:
     """From ``at`` (a validator and its applicable keywords) on ``instance``, follow
     ``path[offset:]`` (keywords and their members) while each step is conjunctive and its
     instance is the one ``where[depth:]`` names; return where it stopped (validator and keywords),
@@ -400,7 +408,7 @@ def _walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: A
     array). With ``recorded``, each descent into the instance is appended as (member?, key,
     validator), and a stop on a condition of the instance as :data:`_STOPPED_ON_INSTANCE`."""
     while offset < len(path):
-        validator, applicable = at
+        validator, applicable = at[0], at[1]
         keyword = path[offset]
         function, value = applicable.get(keyword, (None, None)) if isinstance(keyword, str) else (None, None)
         kind = _CONJUNCTIVE.get(function)  # type: ignore[arg-type]
@@ -461,8 +469,8 @@ def _walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: A
 _MAX_PLANS = 4096
 
 
-def _planned_walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], instance: Any, depth: int,
-                  path: tuple[Any, ...], where: tuple[Any, ...], offset: int) -> tuple[Any, Any, int, int]:
+def _planned_walk(steps: _Steps, at: _Node, instance: Any, depth: int,
+                  path: tuple[Any, ...], where: tuple[Any, ...], offset: int) -> tuple[_Node, Any, int, int]:
     """:func:`_walk`, its steps remembered by the paths it followed. Where it stops and by which
     validators depends on the paths and the schema alone, but for the conditions of the instance
     on the way (a member present, an item there, its container's type); so a walk that met none
@@ -489,11 +497,11 @@ def _planned_walk(steps: _Steps, at: tuple[Any, dict[str, tuple[Any, Any]]], ins
     return found
 
 
-def _all_branches_rejected(reference: ReferenceValidator, at: tuple[Any, dict[str, tuple[Any, Any]]],
+def _all_branches_rejected(reference: ReferenceValidator, at: _Node,
                            instance: Any, depth: int, error: Any, offset: int, path: tuple[Any, ...]) -> bool:
     """At a ``oneOf``/``anyOf`` where the production validator found no valid branch (its error's
     context holds each branch's errors): whether the reference rejects every branch too."""
-    validator, _ = at
+    validator = at[0]
     steps = reference._steps
     assert steps is not None
     keyword = path[offset]
@@ -521,15 +529,15 @@ def _all_branches_rejected(reference: ReferenceValidator, at: tuple[Any, dict[st
 # --------------------------------------------------------------- a whole verdict, remembered
 
 #: The verdicts :func:`_valid` remembers, of every reference validator of the process, by
-#: (validator's serial number, schema-side path, :func:`_text` of a part of a document); at most
-#: about :data:`_KNOWN_CHARS_MAX` characters of text in all (then they are forgotten at once), so
-#: memory stays flat however many contracts and documents a run checks.
-_KNOWN: dict[tuple[int, tuple[Any, ...], str], bool] = {}
+#: (the subschema's node number, :func:`_text` of a part of a document: a node is one subschema
+#: path of one reference validator); at most about :data:`_KNOWN_CHARS_MAX` characters of text
+#: in all (then they are forgotten at once), so memory stays flat however many contracts and
+#: documents a run checks.
+_KNOWN: dict[tuple[int, str], bool] = {}
 _KNOWN_CHARS_MAX = 16 << 20
 _known_chars = 0
 #: A part of a document whose text is longer than this is evaluated without being remembered.
 _KNOWN_TEXT_MAX = 16 << 10
-_SERIALS = itertools.count()
 #: The schema-side path step of the branches python-jsonschema's ``oneOf`` evaluates after the
 #: first valid one, with ``evolve`` rather than ``descend`` (the parent's resolver kept): an
 #: object no schema path holds.
@@ -559,22 +567,25 @@ class _Unwalkable(Exception):
     """The walk meets a step it does not follow exactly (the library decides)."""
 
 
-def _child(steps: _Steps, key: tuple[Any, ...], parent: Any, make: Callable[..., Any],
-           *args: Any, **kwargs: Any) -> tuple[Any, dict[str, tuple[Any, Any]]]:
-    """The validator (and its keywords) ``make(*args, **kwargs)`` gives for the subschema at
-    ``key``, made once."""
-    found = steps._known.get(key)
+def _child(steps: _Steps, at: _Node, path: tuple[Any, ...], token: tuple[Any, ...], make: Callable[..., Any],
+           *args: Any, **kwargs: Any) -> tuple[tuple[Any, ...], _Node]:
+    """The path to the subschema ``token`` names from the node ``at`` (at ``path``), and its node
+    (the validator ``make(*args, **kwargs)`` gives, and its keywords), each made once."""
+    children = at[3]
+    found = children.get(token)
     if found is None:
-        found = steps.at(key, partial(make, *args, **kwargs))
-    if type(found[0]) is not type(parent):
-        # ``descend`` takes the keywords of a subschema with the parent class's
-        # ``applicable_validators`` and the child class's functions: not followed.
-        raise _Unwalkable
+        key = (*path, *token)
+        node = steps._known.get(key) or steps.at(key, partial(make, *args, **kwargs))
+        if type(node[0]) is not type(at[0]):
+            # ``descend`` takes the keywords of a subschema with the parent class's
+            # ``applicable_validators`` and the child class's functions: not followed.
+            raise _Unwalkable
+        found = children[token] = (key, node)
     return found
 
 
-def _valid(reference: ReferenceValidator, at: tuple[Any, dict[str, tuple[Any, Any]]], path: tuple[Any, ...],
-           instance: Any, whole: bool = False) -> bool:
+def _valid(reference: ReferenceValidator, at: _Node, path: tuple[Any, ...], instance: Any,
+           whole: bool = False) -> bool:
     """Whether ``iter_errors`` of the validator in ``at`` (reached by the schema-side ``path``)
     yields no error on ``instance``.
 
@@ -591,12 +602,12 @@ def _valid(reference: ReferenceValidator, at: tuple[Any, dict[str, tuple[Any, An
     first valid is valid too, those evaluated as the library does, with ``evolve``). The
     validator of each subschema is the one the library's evaluation makes there
     (:class:`_Steps`: a function of the schema-side path), so its verdict on an equal part of a
-    document is the same: each verdict is remembered (:data:`_KNOWN`) by path and :func:`_text`,
-    but for the subschemas applied to the whole document (``whole``: the root, and what ``allOf``,
-    ``$ref``, ``anyOf`` and ``oneOf`` apply to it): the engine already knows each document it
-    compared, so those verdicts would never be asked again, and their text is the document's."""
-    validator, applicable = at
-    schema = validator.schema
+    document is the same: each verdict is remembered (:data:`_KNOWN`) by the subschema's node and
+    :func:`_text`, but for the subschemas applied to the whole document (``whole``: the root, and
+    what ``allOf``, ``$ref``, ``anyOf`` and ``oneOf`` apply to it): the engine already knows each
+    document it compared, so those verdicts would never be asked again, and their text is the
+    document's."""
+    schema = at[0].schema
     if schema is True or schema is False:
         return schema
     global _known_chars
@@ -604,95 +615,93 @@ def _valid(reference: ReferenceValidator, at: tuple[Any, dict[str, tuple[Any, An
     if not whole:
         text = _text(instance)
         if len(text) <= _KNOWN_TEXT_MAX:
-            key = (reference._serial, path, text)
+            key = (at[2], text)
             found = _KNOWN.get(key)
             if found is not None:
                 return found
-    valid = _evaluate(reference, validator, applicable, path, instance, whole)
+    valid = _evaluate(reference, at, path, instance, whole)
     if key is not None:
         if _known_chars > _KNOWN_CHARS_MAX:
             _KNOWN.clear()
             _known_chars = 0
         _KNOWN[key] = valid
-        _known_chars += len(text) + 8 * len(path) + 96
+        _known_chars += len(text) + 96
     return valid
 
 
-def _evaluate(reference: ReferenceValidator, validator: Any, applicable: dict[str, tuple[Any, Any]],
-              path: tuple[Any, ...], instance: Any, whole: bool) -> bool:
+def _evaluate(reference: ReferenceValidator, at: _Node, path: tuple[Any, ...], instance: Any, whole: bool) -> bool:
     steps = reference._steps
     assert steps is not None
+    validator, program = at[0], at[4]
+    if not program:
+        program.extend((_WALKED.get(function, _CALLED), name, function, value)
+                       for name, (function, value) in at[1].items())
     schema = validator.schema
-    for name, (function, value) in applicable.items():
-        kind = _WALKED.get(function)
-        if kind is None:
+    for kind, name, function, value in program:
+        if kind == _CALLED:
             if next(iter(function(validator, value, instance, schema) or ()), None) is not None:
                 return False
-        elif kind == "properties":
+        elif kind == _PROPERTIES:
             if validator.is_type(instance, "object"):
                 for member, subschema in value.items():
                     if member in instance:
-                        step = (*path, name, member)
-                        child = _child(steps, step, validator, _descend, validator, subschema)
+                        step, child = _child(steps, at, path, (name, member), _descend, validator, subschema)
                         if not _valid(reference, child, step, instance[member]):
                             return False
-        elif kind == "allOf":
+        elif kind == _ALL_OF:
             for index, subschema in enumerate(value):
-                step = (*path, name, index)
-                if not _valid(reference, _child(steps, step, validator, _descend, validator, subschema),
-                              step, instance, whole):
+                step, child = _child(steps, at, path, (name, index), _descend, validator, subschema)
+                if not _valid(reference, child, step, instance, whole):
                     return False
-        elif kind == "$ref":
-            step = (*path, name)
-            if not _valid(reference, _child(steps, step, validator, _descend_ref, validator, value),
-                          step, instance, whole):
+        elif kind == _REF:
+            step, child = _child(steps, at, path, (name,), _descend_ref, validator, value)
+            if not _valid(reference, child, step, instance, whole):
                 return False
-        elif kind == "prefixItems":
+        elif kind == _PREFIX_ITEMS:
             if validator.is_type(instance, "array"):
                 for (index, item), subschema in zip(enumerate(instance), value, strict=False):
-                    step = (*path, name, index)
-                    child = _child(steps, step, validator, _descend, validator, subschema)
+                    step, child = _child(steps, at, path, (name, index), _descend, validator, subschema)
                     if not _valid(reference, child, step, item):
                         return False
-        elif kind == "items":
+        elif kind == _ITEMS:
             if validator.is_type(instance, "array"):
                 prefix = len(schema.get("prefixItems", []))
                 if len(instance) > prefix:
                     if value is False:
                         return False
-                    step = (*path, name)
-                    child = _child(steps, step, validator, _descend, validator, value)
+                    step, child = _child(steps, at, path, (name,), _descend, validator, value)
                     for index in range(prefix, len(instance)):
                         if not _valid(reference, child, step, instance[index]):
                             return False
         else:  # anyOf, oneOf
             first = None
             for index, subschema in enumerate(value):
-                step = (*path, name, index)
-                if _valid(reference, _child(steps, step, validator, _descend, validator, subschema),
-                          step, instance, whole):
+                step, child = _child(steps, at, path, (name, index), _descend, validator, subschema)
+                if _valid(reference, child, step, instance, whole):
                     first = index
                     break
             if first is None:
                 return False
-            if kind == "oneOf":
+            if kind == _ONE_OF:
                 for index in range(first + 1, len(value)):
-                    step = (*path, name, index, _EVOLVED)
-                    child = _child(steps, step, validator, validator.evolve, schema=value[index])
+                    step, child = _child(steps, at, path, (name, index, _EVOLVED), validator.evolve,
+                                         schema=value[index])
                     if _valid(reference, child, step, instance, whole):
                         return False
     return True
 
 
-#: The keyword functions :func:`_evaluate` follows into their subschemas itself.
-_WALKED: dict[Callable[..., Any], str] = {
-    _KEYWORDS.properties: "properties",
-    _KEYWORDS.allOf: "allOf",
-    _KEYWORDS.ref: "$ref",
-    _KEYWORDS.prefixItems: "prefixItems",
-    _KEYWORDS.items: "items",
-    _KEYWORDS.anyOf: "anyOf",
-    _KEYWORDS.oneOf: "oneOf",
+#: The keyword functions :func:`_evaluate` follows into their subschemas itself; every other one
+#: (``_CALLED``) is called as ``iter_errors`` calls it.
+_CALLED, _PROPERTIES, _ALL_OF, _REF, _PREFIX_ITEMS, _ITEMS, _ANY_OF, _ONE_OF = range(8)
+_WALKED: dict[Callable[..., Any], int] = {
+    _KEYWORDS.properties: _PROPERTIES,
+    _KEYWORDS.allOf: _ALL_OF,
+    _KEYWORDS.ref: _REF,
+    _KEYWORDS.prefixItems: _PREFIX_ITEMS,
+    _KEYWORDS.items: _ITEMS,
+    _KEYWORDS.anyOf: _ANY_OF,
+    _KEYWORDS.oneOf: _ONE_OF,
 }
 
 
