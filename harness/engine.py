@@ -588,12 +588,13 @@ class Engine:
     def __init__(self, *, differential: bool = True, unused_waivers: bool = True,
                  saved: ReferenceVerdicts | None = None, explain: bool = True) -> None:
         self.differential = differential
-        #: Whether every result carries the schema layer's reason for a rejection (its code,
-        #: message and pointers). Without (``check`` with no report file: nothing shows the
-        #: reason of a case that held), the schema layer explains a rejection only where the case
-        #: asks for a code or pointer, or does not hold (see ``Boundary.examine``); the others
-        #: keep ``schema.unexplained`` and no pointers, and the differential check confirms them
-        #: by the reference's own verdict (see :class:`Differential`).
+        #: Whether every result carries what a report file shows of it: the schema layer's reason
+        #: for a rejection (its code, message and pointers) and the payload's first bytes. Without
+        #: (``check`` with no report file: the terminal shows nothing of a case that held but its
+        #: layer), the schema layer explains a rejection only where the case asks for a code or
+        #: pointer, or does not hold (see ``Boundary.examine``); the others keep
+        #: ``schema.unexplained``, no pointers and no excerpt, and the differential check
+        #: confirms them by the reference's own verdict (see :class:`Differential`).
         self.explain = explain
         #: The run's differential check (its counts say how many pairs were compared), with the
         #: reference's verdicts saved by earlier runs (``saved``; None: none read or written).
@@ -714,7 +715,7 @@ class Engine:
             # Past max_bytes the transport layer decides on the first max_bytes + 1 bytes alone:
             # the reproduction needs no more, and a huge payload is never copied whole.
             payload=raw[: contract.limits.max_bytes + 1] if status != PASSED and raw is not None else None,
-            excerpt=excerpt(raw),
+            excerpt=excerpt(raw) if self.explain or status != PASSED else "",
             shape=case.shape,
         )
 

@@ -177,12 +177,14 @@ def test_an_engine_that_leaves_rejections_unexplained_judges_every_case_as_one_t
         assert unexplained, tool  # the schema rejected near misses, and nothing asked why
         for result in unexplained:
             assert result.status == "passed" and result.layer is Layer.SCHEMA
-            assert (result.instance_pointer, result.schema_pointer) == (None, None)
+            assert (result.instance_pointer, result.schema_pointer, result.excerpt) == (None, None, "")
             assert not (result.expected.code or result.expected.pointer or result.expected.schema_pointer)
         same = {r.id: {**r.to_dict(), "duration_s": 0} for r in explained}
+        excerpts = {r.id: r.excerpt for r in explained}
         for result in quick:  # everything else is what an explaining engine says
             if result.code != "schema.unexplained":
                 assert {**result.to_dict(), "duration_s": 0} == same[result.id]
+            assert result.excerpt == (excerpts[result.id] if result.status != "passed" else "")
         # Each document compared once either way; rejections left unexplained are compared by
         # the reference's whole verdict instead of on the part the production's error names.
         assert quick_counts["compared"] == counts["compared"]
