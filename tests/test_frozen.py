@@ -109,3 +109,15 @@ def test_the_per_case_records_are_built_fast_and_stay_frozen(cls: type) -> None:
 def test_a_case_expectation_pickles_to_an_equal_one() -> None:
     expectation = CaseExpectation(False, (Layer.SCHEMA,), "schema.type", "/data", None, True)
     assert pickle.loads(pickle.dumps(expectation)) == expectation
+
+
+def test_the_records_the_per_case_path_builds_by_position_keep_their_field_order() -> None:
+    # Engine.evaluate and mutation_cases build these positionally (keywords cost more): a field
+    # added, removed or moved must be met there too.
+    assert [f.name for f in dataclasses.fields(CaseResult)] == [
+        "id", "tool", "source", "status", "problem", "expected", "layer", "code", "instance_pointer",
+        "schema_pointer", "message", "detail", "operator", "pointer", "original", "mutated", "fixture", "version",
+        "contract_dir", "now", "request", "duration_s", "payload", "reproduce", "excerpt", "shape"]
+    assert [f.name for f in dataclasses.fields(Case)] == [
+        "id", "tool", "source", "contract", "expect", "build", "request", "now", "version", "operator", "pointer",
+        "original", "mutated", "canary", "fixture", "path", "description", "shape", "examined"]
