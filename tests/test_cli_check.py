@@ -115,3 +115,21 @@ def test_every_case_in_a_report_file_carries_its_rejections_reason(capsys, tmp_p
     cases = json.loads((tmp_path / "report.json").read_text())["cases"]
     codes = {case["actual"]["code"] for case in cases}
     assert "schema.unexplained" not in codes and {"schema.additionalProperties", "schema.type"} <= codes
+
+
+def test_a_project_checked_from_elsewhere_keeps_its_state_in_its_own_folder(
+        capsys, make_contract, tmp_path, tmp_path_factory, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Saved verdicts and reproductions belong to the project checked, not to whichever folder
+    # the command ran from (a CI step, a shell in the home folder).
+    from tests.conftest import item
+
+    contract = make_contract()
+    project = contract.parent.parent
+    accepted = project / "fixtures" / "accepted" / "item_status"
+    accepted.mkdir(parents=True)
+    (accepted / "ok.json").write_bytes(item())
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    monkeypatch.chdir(elsewhere)
+    assert main(["check", str(contract), "--no-progress", "--max-mutants", "2"]) == 0, capsys.readouterr().out
+    assert list((project / ".contract-harness" / "check" / "reference").iterdir())
+    assert not (elsewhere / ".contract-harness").exists()

@@ -83,11 +83,6 @@ HYPOTHESIS_HOME = ".contract-harness/hypothesis"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # hypothesis reads this when first imported, which the commands do lazily, after this line.
-    # Absolute, in the project root: a command run from contracts/ leaves no copy there.
-    from harness.project import state_dir
-
-    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(state_dir("hypothesis")))
     argv = sys.argv[1:] if argv is None else list(argv)
     command = requested(argv)
     # A command named: its parser alone (the others' are only listed by --help, which names none).
@@ -96,6 +91,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version, or a usage error
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    # hypothesis reads this when first imported, which the commands do lazily, after this line.
+    # Absolute, in the project root (the one CONTRACTS belong to, else the working directory's):
+    # a command run from contracts/, or given a project from elsewhere, leaves no copy there.
+    from harness.cli._common import state_start
+    from harness.project import state_dir
+
+    start = state_start(getattr(args, "contracts", None), getattr(args, "demo", False))
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(state_dir("hypothesis", start=start)))
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.errors import UsageError
 from harness.files import kind_of, shown
-from harness.project import CONTRACTS, check_layout, project_root
+from harness.project import CONTRACTS, check_layout, find_root, project_root
 
 if TYPE_CHECKING:
     from harness.contract import Contract
@@ -66,6 +66,17 @@ def read_document(path: str, what: str) -> Any:
     if file.suffix == ".json":
         return load_json_file(file, what=f"{what} file")
     return load_yaml(file, what=f"{what} file")
+
+
+def state_start(paths: list[str] | None, demo: bool = False) -> Path | None:
+    """Where a command given CONTRACTS keeps its state (``.contract-harness/``: saved verdicts,
+    reproductions, fuzz replays): the project those paths belong to, when they all belong to
+    one, wherever it is run from; otherwise None, for :func:`~harness.project.state_dir`'s
+    default (the working directory's project, else the working directory)."""
+    if demo or not paths:
+        return None
+    roots = {find_root(Path(path).absolute()) for path in paths}
+    return roots.pop() if len(roots) == 1 and None not in roots else None
 
 
 def contract_roots(paths: list[str], demo: bool = False) -> list[Path]:

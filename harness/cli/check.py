@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from harness.cli import command_help
 
 # Re-exported: other subcommands import them from here; they live in the light _common module.
-from harness.cli._common import collecting_less, contract_directories, selected_tools
+from harness.cli._common import collecting_less, contract_directories, selected_tools, state_start
 from harness.cli._common import contract_roots as contract_roots
 from harness.cli._common import load_contracts as load_contracts
 from harness.cli._common import project_roots as project_roots
@@ -159,7 +159,7 @@ def saved_verdicts(args: argparse.Namespace) -> Path | None:
     from harness.reference_verdicts import VERDICTS_DIR, prepare
 
     prepare()  # before any fork: the workers inherit what it computed
-    return state_dir(*VERDICTS_DIR)
+    return state_dir(*VERDICTS_DIR, start=state_start(args.contracts, args.demo))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -174,7 +174,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"contract-harness: --jobs {args.jobs}: this platform cannot fork; one job", file=sys.stderr)
         jobs = 1
     reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
-    cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
+    cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases", start=state_start(args.contracts,
+                                                                                                args.demo))
     with collecting_less():
         events = _in_jobs(args, jobs, cases_dir) if jobs > 1 else None
         if events is None:

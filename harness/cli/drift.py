@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli import command_help
+from harness.cli._common import state_start
 from harness.cli.check import CASES_DIR_HELP, add_demo_argument, load_contracts, report_files
 from harness.drift import DEFAULT_CONCURRENCY
 from harness.errors import UsageError
@@ -88,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     reporters = reporters_for(report_files(args), lambda: DriftContributor(budget), progress=False)
     # Rejected responses go to the cases directory only when they hold no secret; every event
     # is redacted (the runner's events already are; this is the same single point as check's).
-    cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases")
+    cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases", start=state_start(args.contracts,
+                                                                                                args.demo))
     summary = dispatch(protected(runner.events(), drift_plan.env.redactor(), cases_dir), reporters)
     assert summary is not None
     return 0 if summary.ok else 1

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli import command_help
+from harness.cli._common import state_start
 from harness.cli.check import add_contract_arguments, load_contracts, report_files
 from harness.errors import UsageError
 from harness.fuzz.properties import PROPERTIES
@@ -76,15 +77,16 @@ def _options(args: argparse.Namespace) -> Any:
         PROPERTIES.select(args.properties, select_option="--property")
     if args.blob is not None and (len(args.tool or []) != 1 or len(args.properties or []) != 1):
         raise UsageError("--blob replays one example: give exactly one --tool and one --property")
+    start = state_start(args.contracts, args.demo)
     return FuzzOptions(
         profile=PROFILES[args.profile],
         examples=args.examples,
         seed=args.seed,
         properties=tuple(args.properties) if args.properties else None,
         blob=args.blob,
-        fixtures_dir=Path(args.fixtures_out) if args.fixtures_out else state_dir("fuzz"),
-        database_dir=state_dir("fuzz", "examples"),
-        replay_dir=state_dir(*REPLAY_DIR),
+        fixtures_dir=Path(args.fixtures_out) if args.fixtures_out else state_dir("fuzz", start=start),
+        database_dir=state_dir("fuzz", "examples", start=start),
+        replay_dir=state_dir(*REPLAY_DIR, start=start),
         regenerate=args.regenerate,
         generator=args.generator,
     )
