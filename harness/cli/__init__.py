@@ -91,6 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help, --version, or a usage error
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
     # hypothesis reads this when first imported, which the commands do lazily, after this line.
     # Absolute, in the project root (the one CONTRACTS belong to, else the working directory's):
     # a command run from contracts/, or given a project from elsewhere, leaves no copy there.
@@ -99,9 +102,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     start = state_start(getattr(args, "contracts", None), getattr(args, "demo", False))
     os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(state_dir("hypothesis", start=start)))
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
     try:
         check_outputs(args)
         return int(args.run(args))
