@@ -230,7 +230,8 @@ def instructions(tmp: Path, args: argparse.Namespace) -> dict[str, Any] | None:
     for label, code in versions.items():
         env = {**os.environ, "PYTHONPATH": str(code)} if code else None
         shutil.rmtree(root / ".contract-harness" / "check", ignore_errors=True)  # no saved verdicts
-        one = argv if code else [*argv, "--jobs", "1"]  # one process: valgrind counts the one it runs
+        # One process (valgrind counts the one it runs), for an earlier tree too where it knows --jobs.
+        one = [*argv, "--jobs", "1"] if knows_jobs(code) else argv
         done = subprocess.run([valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
                                sys.executable, "-c", _CHILD, json.dumps(one)], cwd=root, capture_output=True,
                               text=True, env=env)
@@ -245,6 +246,13 @@ def instructions(tmp: Path, args: argparse.Namespace) -> dict[str, Any] | None:
         print(f"instructions: before/now {counts['before'] / counts['now']:.3f}x "
               f"({counts['now']:,} now, {counts['before']:,} before)")
     return {"tools": args.instructions, **counts}
+
+
+def knows_jobs(code: Path | None) -> bool:
+    """Whether the harness run from ``code`` (None: this checkout) has ``check --jobs`` (since
+    issue 17; one process per usable CPU without it): an earlier tree's one-job variants are then
+    given ``--jobs 1`` too, as this one's are."""
+    return code is None or (Path(code) / "harness" / "jobs.py").is_file()
 
 
 #: Variants an earlier version (--before) does not have: measured for this one only.
@@ -283,7 +291,7 @@ def memory(tmp: Path, args: argparse.Namespace, scales: list[int]) -> list[dict[
                 for label, code in versions.items():  # alternating, so drift in machine speed hits both
                     if code is not None and name in NEW_VARIANTS:
                         continue
-                    mine = extra if (code is not None or "--jobs" in extra or name in DEFAULT_JOBS_VARIANTS) \
+                    mine = extra if (not knows_jobs(code) or "--jobs" in extra or name in DEFAULT_JOBS_VARIANTS) \
                         else [*extra, "--jobs", "1"]
                     run = child_check(root, args.max_mutants, *mine, code=code, saved=saved)
                     runs[label].append(run)
