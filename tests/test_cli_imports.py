@@ -8,6 +8,7 @@ gets imported is a regression whatever the machine's speed.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -98,7 +99,10 @@ CHECK_NEEDS_NOT = ("deepdiff", "junit_xml", "httpx", "mcp", "anyio", "hypothesis
 
 
 def test_check_loads_only_what_checking_needs(tmp_path: Path) -> None:
-    demo = Path(__file__).resolve().parent.parent
+    # A copy of this repository's project: its state (the saved verdicts) starts empty here.
+    demo = tmp_path / "project"
+    for folder in ("contracts", "fixtures"):
+        shutil.copytree(Path(__file__).resolve().parent.parent / folder, demo / folder)
     run = ("import contextlib, io\nfrom harness.cli import main\n"
            "with contextlib.redirect_stdout(io.StringIO()):\n"
            f"    assert main(['check', {str(demo)!r}, '--no-progress', '--max-mutants', '1', '--jobs', '1']) == 0")
