@@ -484,3 +484,25 @@ def test_a_part_of_a_document_seen_before_is_not_evaluated_again() -> None:
     assert not reference.is_valid({"owner": owner, "n": "1"})
     assert not reference.is_valid({"owner": owner, "flag": 1})
     assert reference.is_valid({"owner": owner, "flag": True})
+
+
+def test_an_unexplained_rejection_the_whole_verdict_cannot_give_is_shown_on_its_part(
+        make_contract: Callable[..., Path], monkeypatch: Any) -> None:
+    """check with no report file compares an unexplained rejection by the reference's whole
+    verdict; where that meets a pattern search past its bound before the failing member, the
+    rejection is shown on the part the production's first error names instead, as when the
+    reason is asked for: compared, not undecided."""
+    import harness.differential as differential
+
+    monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)
+    rest = {name: value for name, value in PROPERTIES.items() if name != "note"}
+    data = dict(ENVELOPE_DATA, properties={"note": {"type": "string", "pattern": "^(a|aa)+$"}, **rest})
+    contract = load_contract(make_contract(schemas={1: envelope_schema("item_status", data)}))
+    payload = item(note="a" * 34 + "!", status="nope")
+    case = Case("item_status::rejected::x", "item_status", "rejected", contract,
+                CaseExpectation(False, (Layer.SCHEMA,)), lambda: payload)
+    events = list(Engine(explain=False).run([case]))
+    result = next(e.result for e in events if isinstance(e, CaseFinished))
+    counts = next(e.summary for e in events if isinstance(e, RunFinished)).differential
+    assert (result.status, result.code) == ("passed", "schema.unexplained"), result.detail
+    assert counts == {"compared": 1, "remembered": 0, "confirmed": 1, "full": 0, "undecided": 0}
