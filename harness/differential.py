@@ -15,7 +15,6 @@ import types
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
@@ -367,10 +366,11 @@ class _Steps:
         self.plans: dict[tuple[Any, ...], Any] = {}
         self.root = self.at((), lambda: root)
 
-    def at(self, key: tuple[Any, ...], make: Callable[[], Any]) -> _Node:
+    def at(self, key: tuple[Any, ...], make: Callable[..., Any], *args: Any, **kwargs: Any) -> _Node:
+        """The node at ``key``; made (its validator ``make(*args, **kwargs)``) the first time."""
         found = self._known.get(key)
         if found is None:
-            validator = make()
+            validator = make(*args, **kwargs)
             applicable = {name: (function, value) for function, name, value in validator._validators} \
                 if isinstance(validator.schema, dict) else {}
             found = (validator, applicable, next(_NODES), {}, [])
@@ -421,7 +421,7 @@ def _walk(steps: _Steps, at: _Node, instance: Any, depth: int,
                 break
             offset += 1
             key = path[:offset]
-            at = steps._known.get(key) or steps.at(key, partial(_descend_ref, validator, value))
+            at = steps.at(key, _descend_ref, validator, value)
             continue
         if kind == "allOf":
             index = _index(after)
@@ -461,7 +461,7 @@ def _walk(steps: _Steps, at: _Node, instance: Any, depth: int,
                 recorded.append((False, index, validator))
             instance, depth, offset = instance[index], depth + 1, next_offset
         key = path[:offset]
-        at = steps._known.get(key) or steps.at(key, partial(_descend, validator, subschema))
+        at = steps.at(key, _descend, validator, subschema)
     return at, instance, depth, offset
 
 
@@ -517,7 +517,7 @@ def _all_branches_rejected(reference: ReferenceValidator, at: _Node,
                 found.setdefault(index, []).append((inner, inner_path))
     for index, branch in enumerate(branches):
         key = (*path[:offset + 1], index)
-        start = steps._known.get(key) or steps.at(key, partial(_descend, validator, branch))
+        start = steps.at(key, _descend, validator, branch)
         for inner, inner_path in found.get(index, ())[:_TRIES_PER_BRANCH]:
             if reference._rejects_from(start, instance, depth, inner, offset + 2, inner_path):
                 break
@@ -575,7 +575,7 @@ def _child(steps: _Steps, at: _Node, path: tuple[Any, ...], token: tuple[Any, ..
     found = children.get(token)
     if found is None:
         key = (*path, *token)
-        node = steps._known.get(key) or steps.at(key, partial(make, *args, **kwargs))
+        node = steps.at(key, make, *args, **kwargs)
         if type(node[0]) is not type(at[0]):
             # ``descend`` takes the keywords of a subschema with the parent class's
             # ``applicable_validators`` and the child class's functions: not followed.

@@ -430,14 +430,13 @@ class Differential:
         else:
             self.full += 1
             obtained, disagreement = _judged()(production_valid, validators.reference(), document)
-            if obtained is None and disagreement is None and schema_error is UNEXPLAINED:
-                # No whole verdict within the reference's bounds (a slow pattern elsewhere in the
-                # document): the rejection may still be shown on the part its first error names.
-                assert production is not None
-                if validators.reference().rejects(document, production.first_error(document)):
-                    self.full -= 1
-                    self.confirmed += 1
-                    obtained = False
+            # No whole verdict within the reference's bounds (a slow pattern elsewhere in the
+            # document): an unexplained rejection may still be shown on the part its first error names.
+            if (obtained is None and disagreement is None and schema_error is UNEXPLAINED
+                    and self._shown_on_its_part(validators, document, schema_error)):
+                self.full -= 1
+                self.confirmed += 1
+                obtained = False
             found = disagreement.describe() if disagreement else None
             self.undecided += obtained is None and disagreement is None
         if identity is not None and obtained is not None:
@@ -455,13 +454,18 @@ class Differential:
         production's first error names. A rejection the schema layer left unexplained is not
         (the caller then takes the reference's whole verdict) when the document is small enough
         for that to be the cheaper way; otherwise its first error is asked for here."""
-        reference = validators.reference()
+        if schema_error is UNEXPLAINED and len(raw or b"") <= WALK_AT_MOST and validators.reference().walks:
+            return False
+        return Differential._shown_on_its_part(validators, document, schema_error)
+
+    @staticmethod
+    def _shown_on_its_part(validators: _Validators, document: Any, schema_error: Any) -> bool:
+        """Whether the reference rejects the document on the part the production's first error
+        names (asked for here when the schema layer left it unexplained)."""
         if schema_error is UNEXPLAINED:
-            if len(raw or b"") <= WALK_AT_MOST and reference.walks:
-                return False
             assert validators.production is not None
             schema_error = validators.production.first_error(document)
-        return reference.rejects(document, schema_error)
+        return validators.reference().rejects(document, schema_error)
 
 
 def _judged() -> Any:

@@ -14,7 +14,6 @@ equality, hash, ``repr`` and pickling, and frozen from then on — made about fo
 from __future__ import annotations
 
 import dataclasses
-import operator
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
@@ -65,10 +64,8 @@ def fast_frozen(cls: type[_T]) -> type[_T]:
     if "__reduce__" not in cls.__dict__:
         # Pickled and copied as the class called with its fields' values (the default way would
         # call ``__new__`` with no arguments).
-        values = operator.attrgetter(*(f.name for f in fields)) if len(fields) > 1 else None
-        target.__reduce__ = (
-            (lambda self: (type(self), values(self))) if values is not None
-            else (lambda self: (type(self), tuple(getattr(self, f.name) for f in fields))))
+        names = tuple(f.name for f in fields)
+        target.__reduce__ = lambda self: (type(self), tuple(getattr(self, name) for name in names))
     return cls
 
 

@@ -18,21 +18,22 @@ from harness.frozen import fast_frozen
 from harness.mutations.registry import Later, Mutant
 
 
-@dataclass(frozen=True, slots=True)
-class Slow:
-    name: str
-    size: int = 3
-    tags: tuple[str, ...] = ()
-    hidden: Any = field(default=None, repr=False, compare=False)
+def _record(name: str) -> Any:
+    """One record declaration, as a frozen, slotted dataclass named ``name`` (of this module)."""
+
+    @dataclass(frozen=True, slots=True)
+    class Record:
+        name: str
+        size: int = 3
+        tags: tuple[str, ...] = ()
+        hidden: Any = field(default=None, repr=False, compare=False)
+
+    Record.__name__ = Record.__qualname__ = name
+    return Record
 
 
-@fast_frozen
-@dataclass(frozen=True, slots=True)
-class Fast:
-    name: str
-    size: int = 3
-    tags: tuple[str, ...] = ()
-    hidden: Any = field(default=None, repr=False, compare=False)
+Slow = _record("Slow")
+Fast = fast_frozen(_record("Fast"))
 
 
 def _fields(record: Any) -> dict[str, Any]:
