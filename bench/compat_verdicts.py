@@ -21,9 +21,8 @@ the pair-level verdicts that are ``unknown``, and the classifier contradictions 
 BUG`` lines). ``--static-only`` counts the classifier's static verdicts without any witness
 search (fast on every version of the code); otherwise every pair gets the full report with the
 given search budget (default: the ``compat`` command's). Results go to
-``bench/results/compat_verdicts.json``. The script uses only the compat API that existed before
-this measure (``compare``, ``compare_schemas``, ``Comparison``), so the same command measures any
-commit: run it with that checkout's package importable (its editable install, or
+``bench/results/compat_verdicts.json``. The script uses only the oldest compat API (``compare``, ``compare_schemas``,
+``Comparison``), so the same command measures any commit: run it with that checkout's package importable (its editable install, or
 ``PYTHONPATH=<checkout>``).
 """
 
