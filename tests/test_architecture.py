@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 #: What the boundary may import from the rest of the package: the vocabulary, the contract's
 #: records and the schema model. Never the loader, the engine, a runner or a face.

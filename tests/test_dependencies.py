@@ -18,7 +18,7 @@ import pytest
 
 from harness.boundary.schema import validator_for
 from harness.differential import ReferenceValidator
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"

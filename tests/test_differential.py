@@ -23,7 +23,8 @@ from harness.contract import Contract
 from harness.differential import ReferenceValidator
 from harness.engine import CaseFinished, Engine, RunFinished
 from harness.errors import RejectedInput
-from tests.conftest import ENVELOPE_DATA, corpus, envelope_schema, item
+from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema, item
+from tests.helpers.paths import corpus
 
 PROPERTIES: dict[str, Any] = dict(ENVELOPE_DATA["properties"])  # type: ignore[call-overload]
 

@@ -25,7 +25,7 @@ from harness.codes import Layer
 from harness.contract import load_yaml
 from harness.engine import PASSED, Engine
 from harness.onboarding import import_openapi
-from tests.conftest import corpus, corpus_files, corpus_params
+from tests.helpers.paths import corpus, corpus_files, corpus_params
 
 pytestmark = pytest.mark.corpus
 

@@ -426,7 +426,7 @@ def test_the_library_loads_unrewritten_and_the_users_tests_are_rewritten(
 def test_a_document_the_reference_could_not_decide_in_time_is_said_in_the_summary(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     import harness.differential as differential
-    from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema, item
+    from tests.helpers.contracts import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema, item
 
     monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)
     data = dict(ENVELOPE_DATA, properties={**ENVELOPE_DATA["properties"],  # type: ignore[dict-item]

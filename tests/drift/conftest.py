@@ -85,9 +85,9 @@ def drift() -> DriftRun:
 
 
 def item_contract(make_contract: Callable[..., Path], upstreams: Mapping[str, Any], *, max_bytes: int = 4096) -> Path:
-    """The item_status contract of tests/conftest.py with a byte cap and these upstreams; the
+    """The item_status contract of tests/helpers/contracts.py with a byte cap and these upstreams; the
     project root."""
-    from tests.conftest import DEFAULT_YAML, envelope_schema
+    from tests.helpers.contracts import DEFAULT_YAML, envelope_schema
 
     text = DEFAULT_YAML.format(tool="item_status") + yaml.safe_dump(
         {"limits": {"max_bytes": max_bytes}, "upstreams": dict(upstreams)}, sort_keys=False
