@@ -1,4 +1,4 @@
-"""The suite's fixtures and hooks: slow tests opt-in, the demo project and
+"""The suite's fixtures and hooks: slow tests opt-in, the hypothesis profile, the demo project and
 throwaway contracts. Helpers that are not fixtures live in tests/helpers/ (tests/README.md)."""
 
 from __future__ import annotations
@@ -9,8 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from tests.helpers.contracts import write_contract
+
+#: The suite's hypothesis profile: the same examples on every run and machine (a failure found
+#: once is found again), no example database to carry state between runs, no deadline (a shared
+#: CI machine is slow at times, and a timing is a benchmark's to measure). ``dev`` draws fresh
+#: examples each run, for looking further; choose one with ``--hypothesis-profile`` or
+#: ``HYPOTHESIS_PROFILE``. A test's own ``@settings`` overrides what it names.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
