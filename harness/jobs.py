@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness.engine import CaseFinished, CaseResult, Engine, Event, RunFinished, RunStarted, Summary
 from harness.errors import HarnessError, UsageError, one_line
+from harness.internals import process_pool_processes
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -258,7 +259,7 @@ def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator
     finally:
         _TASK = None
         if not finished:
-            for process in list(getattr(pool, "_processes", {}).values()):  # stop, not wait for, the tasks
+            for process in process_pool_processes(pool):  # stop, not wait for, the tasks
                 process.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
 

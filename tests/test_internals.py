@@ -16,3 +16,26 @@ def test_the_installed_version_is_the_one_the_adapter_was_checked_against(distri
     assert version(distribution) == internals.CHECKED[distribution], (
         f"{distribution} {version(distribution)} is installed; harness/internals.py was read against "
         f"{internals.CHECKED[distribution]}: read its private parts again, then update CHECKED")
+
+
+def test_the_running_python_is_one_whose_private_modules_the_adapter_was_checked_against() -> None:
+    import sys
+
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert running in internals.CHECKED_PYTHON, (
+        f"Python {running}: harness/internals.py read re's parser and the process pool on "
+        f"{internals.CHECKED_PYTHON}: read them again, then update CHECKED_PYTHON")
+
+
+def test_each_reach_in_finds_what_it_names_in_the_installed_versions() -> None:
+    strategies = internals.hypothesis_strategies()
+    assert strategies.core.CompositeStrategy and strategies.HypothesisProvider
+    canonical = internals.hypothesis_jsonschema_canonical()
+    assert canonical.canonicalish({"type": "integer", "minimum": 1}) == {"type": "integer", "minimum": 1}
+    assert canonical.FALSEY == {"not": {}}
+    assert internals.hypothesis_local_module_check() is not None
+    assert internals.hypothesis_library_folders()
+    limits, context = internals.hypothesis_given_state()
+    assert limits is not None and context[0] is True
+    constants, parser = internals.regex_parser()
+    assert parser.parse("a+")[0][0] is constants.MAX_REPEAT

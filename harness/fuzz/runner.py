@@ -53,6 +53,7 @@ from harness.fuzz.model import Finding, PropertyViolation
 from harness.fuzz.properties import PROPERTIES, Property, PropertyRegistry
 from harness.fuzz.replay import GENERATED, REPLAYED, ReplayStore, Unrecordable, decode, encode, inputs_of, kept
 from harness.fuzz.subject import Subject
+from harness.internals import hypothesis_generated_seed
 
 #: How a run draws its values (:attr:`FuzzOptions.generator`).
 SAMPLED, NATIVE = "sampled", "native"
@@ -567,7 +568,7 @@ def _search(subject: Subject, prop: Property, options: FuzzOptions, *, record: b
                       generator=generator)
     if status != PASSED and seed is None and not options.profile.derandomize:
         # The seed hypothesis drew for this run (private, pinned version): replays its search.
-        seed = getattr(given_test, "_hypothesis_internal_use_generated_seed", None)
+        seed = hypothesis_generated_seed(given_test)
     recorded = kept(keep["examples"]) if keep is not None and keep["ok"] and status == PASSED else None
     return outcome, recorded, seed
 

@@ -45,7 +45,6 @@ from harness.schemas.dialects import (
 
 if TYPE_CHECKING:
     import referencing
-    from referencing._core import Resolver  # the type Registry.resolver() returns; not re-exported
 
     from harness.contract import Contract
 
@@ -840,16 +839,16 @@ class _Resources:
             found = self._nodes.get(id(contents))
         return found
 
-    def _scoped(self, base: str) -> Resolver[Any]:
+    def _scoped(self, base: str) -> Any:
         """A resolver at ``base`` whose dynamic scope starts at the root document, where a
         validator of the root starts."""
         import referencing.exceptions
 
-        resolver: Resolver[Any] = self.registry.resolver(base_uri=self.root.root.base)
+        resolver: Any = self.registry.resolver(base_uri=self.root.root.base)
         if base == self.root.root.base:
             return resolver
         try:
-            scoped: Resolver[Any] = resolver.lookup(base).resolver
+            scoped: Any = resolver.lookup(base).resolver
         except (referencing.exceptions.Unresolvable, *_MALFORMED):
             scoped = self.registry.resolver(base_uri=base)
         return scoped
