@@ -67,6 +67,17 @@ def test_junit_report_parses_back_with_one_testcase_per_case(broken_project, tmp
     assert suite_props["rejected_by_binding"] == str(len(by_binding)) and by_binding
 
 
+def test_the_junit_report_leaves_out_every_character_xml_does_not_allow() -> None:
+    from harness.reporting.files import legal_xml
+
+    text = "".join(map(chr, range(0x110000)))
+    written = legal_xml(ET.tostring(ET.Element("testcase", name=text), encoding="unicode"))
+    kept = ET.fromstring(written).get("name") or ""  # an XML parser reads it back
+    assert not set(kept) & {"\x00", "\x08", "\x0b", "\x1f", "\x7f", "\x9f", chr(0xD800), chr(0xDFFF), "\ufdd0",
+                            "\ufffe", "\uffff", "\U0001fffe", "\U0010ffff"}
+    assert {"\x85", "\xa0", "\ud7ff", "\ue000", "\ufffd", "\U00010000", "\U0010fffd"} <= set(kept)
+
+
 def test_markdown_report_has_the_layer_table_and_the_failing_case(broken_project, tmp_path) -> None:  # type: ignore[no-untyped-def]
     _, _, md, _ = _run(broken_project, tmp_path)
     assert md.startswith("## Contract harness: ")
