@@ -23,6 +23,7 @@ CHECKED = {
     "hypothesis": "6.170.9",
     "hypothesis-jsonschema": "0.23.1",
     "jsonschema": "4.26.0",
+    "pytest-xdist": "3.8.0",
 }
 #: The Python minor versions whose standard library's private parts (``re``'s parser,
 #: ``concurrent.futures``' pool) were checked.
@@ -188,6 +189,19 @@ def hypothesis_jsonschema_canonical() -> types.SimpleNamespace:
 
     return types.SimpleNamespace(FALSEY=FALSEY, TRUTHY=TRUTHY, canonicalish=canonicalish, get_type=get_type,
                                  merged=merged, encode_canonical_json=encode_canonical_json)
+
+
+# --------------------------------------------------------------------------- pytest-xdist
+# The plugin's opt-in scheduling (harness/pytest_schedule.py) extends xdist's load scheduling
+# (its pending lists, its sends): xdist's public Scheduling protocol would mean writing load's
+# bookkeeping again.
+
+
+def xdist_load_scheduling() -> Any:
+    """pytest-xdist's ``LoadScheduling`` class."""
+    from xdist.scheduler import LoadScheduling
+
+    return LoadScheduling
 
 
 # --------------------------------------------------------------------------- the standard library

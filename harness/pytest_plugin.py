@@ -102,6 +102,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   help="hypothesis profile of the fuzz items: ci or nightly")
     parser.addini("contract_harness_fuzz_examples", type="string", default="",
                   help="examples per fuzz item (overrides the profile)")
+    group.addoption("--contract-scheduling", action="store_true", default=None,
+                    help="under -n: give the long contract items (fuzz, compat, drift) out first, each group "
+                         "that shares one computation to one worker (pytest-xdist's load scheduling, extended)")
+    parser.addini("contract_harness_scheduling", type="bool", default=False,
+                  help="under -n, the plugin's own scheduling of the long contract items, like "
+                       "--contract-scheduling")
 
 
 class PlainImports:
@@ -311,14 +317,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = spread(items, lambda item: getattr(item, "marker", None) == "fuzz")
 
 
+def scheduling(config: pytest.Config) -> bool:
+    """Whether the plugin schedules the items under ``-n`` (opt-in: ``--contract-scheduling``)."""
+    return bool(config.getoption("--contract-scheduling") or config.getini("contract_harness_scheduling"))
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Under ``-n`` with xdist's default ``--dist load``: the items that share one computation
-    (a compat pair's, a drift upstream's, in the ci profile a contract's fuzz items) go to one
-    worker together, and the long ones go out first, the short ones last
-    (:mod:`harness.pytest_schedule`). Any other ``--dist``, or an xdist other than 3.x, is
-    xdist's own."""
-    if config.getvalue("dist") != "load" or not _tested_xdist():
+    """With ``--contract-scheduling``, under ``-n`` with xdist's default ``--dist load``: the
+    items that share one computation (a compat pair's, a drift upstream's, in the ci profile a
+    contract's fuzz items) go to one worker together, and the long ones go out first, the short
+    ones last (:mod:`harness.pytest_schedule`). Without it, with any other ``--dist``, or with an
+    xdist other than 3.x, scheduling is xdist's own."""
+    if not scheduling(config) or config.getvalue("dist") != "load" or not _tested_xdist():
         return None
     from harness.pytest_schedule import ContractScheduling
 
