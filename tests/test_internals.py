@@ -39,3 +39,28 @@ def test_each_reach_in_finds_what_it_names_in_the_installed_versions() -> None:
     assert limits is not None and context[0] is True
     constants, parser = internals.regex_parser()
     assert parser.parse("a+")[0][0] is constants.MAX_REPEAT
+
+
+def test_no_module_but_the_adapter_imports_a_private_module_of_another_library() -> None:
+    import ast
+
+    from tests.helpers.paths import REPO
+
+    def private(dotted: str) -> bool:
+        return not dotted.startswith("__future__") and any(
+            part.startswith("_") or part == "internal" for part in dotted.split("."))
+
+    found = []
+    for path in sorted((REPO / "harness").rglob("*.py")):
+        if path.name == "internals.py" and path.parent.name == "harness":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            found += [f"{path.relative_to(REPO)}:{node.lineno}: {name}" for name in names
+                      if not name.startswith("harness") and private(name)]
+    assert found == []
