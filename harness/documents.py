@@ -28,10 +28,9 @@ def packaged(name: str) -> bytes:
     ``importlib.resources`` would import ``zipfile`` and ``tempfile`` into every ``lint``."""
     import os
 
-    import harness
-
-    loader: Any = harness.__spec__.loader if harness.__spec__ is not None else None
-    folder = os.path.dirname(harness.__file__ or "")
+    # This module's loader and folder: the package's (this module is at its top).
+    loader: Any = __spec__.loader if __spec__ is not None else None
+    folder = os.path.dirname(__file__)
     if loader is None or not hasattr(loader, "get_data"):
         with open(os.path.join(folder, name), "rb") as file:
             return file.read()

@@ -131,7 +131,7 @@ class ContractFile(pytest.File):
     """``contracts/<tool>/contract.yaml``: one collector per case source below it."""
 
     def collect(self) -> Any:
-        from harness import lock
+        import harness.lock as lock
         from harness.cases import DEFAULT_MAX_MUTANTS, cases_for
         from harness.contract import load_contract
         from harness.errors import one_line

@@ -153,9 +153,7 @@ def _import_plainly() -> None:
     import os
     import sys
 
-    import harness
-
-    packages = {"harness": tuple(harness.__path__)}
+    packages: dict[str, tuple[str, ...]] = {"harness": (os.path.dirname(__file__),)}  # this folder: the package
     if sys.dont_write_bytecode:
         found = importlib.util.find_spec("hypothesis")  # its location only: nothing is imported
         if found is not None and found.submodule_search_locations:

@@ -124,7 +124,7 @@ def contract_directories(paths: list[str], demo: bool = False) -> list[Path]:
 def load_checked(directory: Path, locks: bool = True) -> Contract:
     """The contract in ``directory``, loaded; with ``locks``, a published schema version changed
     in place (schemas.lock) is an error."""
-    from harness import lock
+    import harness.lock as lock
     from harness.contract import load_contract
 
     contract = load_contract(directory)

@@ -66,7 +66,7 @@ def _contracts_dir(option: str | None, demo: bool = False) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     # The loader (YAML, the validator, the schema model) loads here, not for compat --help.
-    from harness import lock
+    import harness.lock as lock
     from harness.contract import load_contract
 
     base = _contracts_dir(args.contracts, args.demo)

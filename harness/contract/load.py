@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from harness import consistency
+import harness.consistency as consistency
 from harness.boundary import compiled
 from harness.boundary.parse import strict_loads
 from harness.boundary.schema import SchemaValidator, validator_for

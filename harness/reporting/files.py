@@ -26,7 +26,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from harness import __version__
 from harness.engine import (
     FAILED,
     FINDING,
@@ -40,6 +39,7 @@ from harness.engine import (
 )
 from harness.files import AtomicWriter, write_atomic
 from harness.reporting import Contributor
+from harness.version import __version__
 
 if TYPE_CHECKING:  # junit-xml is imported by the JUnit report alone, when it writes a case
     from junit_xml import TestCase

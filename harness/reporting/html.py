@@ -16,11 +16,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
 from harness.codes import LAYER_ORDER
 from harness.engine import FAILED, FINDING, CaseResult, Summary
 from harness.reporting import Contributor
 from harness.reporting.files import TextFileReporter
+from harness.version import __version__
 
 #: One colour per layer (and for accepted cases); chosen to be distinguishable.
 LAYER_COLOURS = {
