@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import ContractError
+from harness.locate import position_in_file
 from harness.pointer import escape_token, split
 from harness.schemas import Declared, Document, Node
 
@@ -75,7 +76,7 @@ def envelope_for(file: Path, data: Mapping[str, Any], documents: Mapping[int, Do
                     f"at the root of {SCHEMAS_DIR}/v{version}.json, so no result can carry "
                     f"{'it' if len(missing) == 1 else 'them'}: declare {_listed(names)} in the schema "
                     "(in each oneOf branch), or write `envelope: null` for a bare result the boundary wraps",
-                    file=str(file), pointer="/envelope", code="contract.envelope")
+                    file=str(file), pointer="/envelope", locate=position_in_file, code="contract.envelope")
         return envelope
     kinds: dict[int, bool] = {}
     for version, document in documents.items():
@@ -217,12 +218,12 @@ def check(contract: Contract) -> None:
             "`envelope: {}` for one carrying tool, request_id and outcome",
             file=str(contract.path), code="contract.envelope")
     for problem in request_problems(contract):
-        raise ContractError(problem.message, file=str(contract.path), pointer=problem.pointer,
+        raise ContractError(problem.message, file=str(contract.path), pointer=problem.pointer, locate=position_in_file,
                             code="contract.pointer")
     for problem in problems(contract, contract.version):
         if problem.optional and _declared_somewhere(contract, problem.pointer):
             continue
-        raise ContractError(problem.message, file=str(contract.path), pointer=problem.pointer,
+        raise ContractError(problem.message, file=str(contract.path), pointer=problem.pointer, locate=position_in_file,
                             code="contract.freshness_field" if problem.kind == "date_time" else "contract.pointer")
 
 

@@ -27,6 +27,7 @@ from harness.contract import load_yaml, schema_error
 from harness.documents import packaged
 from harness.errors import ContractError
 from harness.files import MAX_SCHEMA_BYTES, read_bytes, shown
+from harness.locate import position_in_file
 
 if TYPE_CHECKING:
     from harness.boundary.pipeline import Verdict
@@ -123,7 +124,7 @@ def load_sidecar(path: Path, *, within: Path | None = None) -> Sidecar:
             int(k): Expectation.from_sidecar(v) for k, v in data.get("expect_by_version", {}).items()
         }
     except ValueError as exc:
-        raise ContractError(str(exc), file=str(path), pointer="/expect",
+        raise ContractError(str(exc), file=str(path), pointer="/expect", locate=position_in_file,
                             code="fixture.invalid_sidecar") from None
     return Sidecar(
         expect=expect,
@@ -207,7 +208,7 @@ def _fixture(contract: Contract, kind: str, payload: Path, label: str | None) ->
         raise ContractError(
             "an accepted fixture cannot expect a rejection; move it to fixtures/rejected/",
             file=str(side_path),
-            pointer="/expect",
+            pointer="/expect", locate=position_in_file,
             code="fixture.invalid_sidecar",
         )
     return Fixture(

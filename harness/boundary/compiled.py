@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from harness.errors import ContractError
+from harness.locate import position_in_file
 
 if TYPE_CHECKING:
     from harness.boundary.schema import SchemaValidator
@@ -66,7 +67,7 @@ def _compile(contract: Contract, version: int) -> SchemaValidator:
         validator = _validator_for(schema, resources=contract.schema_resources(), base_uri=base)
     except ContractError as exc:
         _refuse_dangling(contract.document(version), file, exc.code)
-        raise ContractError(exc.detail, file=str(file), pointer=exc.pointer,
+        raise ContractError(exc.detail, file=str(file), pointer=exc.pointer, locate=position_in_file,
                             allowed=exc.allowed, code=exc.code) from None
     _refuse_ref_cycles(contract.document(version), file)
     return validator
@@ -88,7 +89,7 @@ def _compile_view(contract: Contract, version: int) -> SchemaValidator:
     except ContractError as exc:
         raise ContractError(
             f"the agent view derived from v{version} does not compile: {exc.detail}",
-            file=str(contract.path), pointer="/agent_view", code=exc.code,
+            file=str(contract.path), pointer="/agent_view", locate=position_in_file, code=exc.code,
         ) from None
 
 
@@ -104,8 +105,10 @@ def _compile_vendor(contract: Contract) -> SchemaValidator:
             _refuse_dangling(document, in_file, exc.code, "" if isinstance(named, str) else "/vendor_schema")
         if isinstance(named, str):  # a file beside the contract: the pointer is in that file
             raise ContractError(exc.detail, file=str(contract.directory / named), pointer=exc.pointer,
+                                locate=position_in_file,
                                 code=exc.code) from None
         raise ContractError(exc.detail, file=str(contract.path), pointer="/vendor_schema" + (exc.pointer or ""),
+                            locate=position_in_file,
                             code=exc.code) from None
     file = contract.directory / named if isinstance(named, str) else contract.path
     prefix = "" if isinstance(named, str) else "/vendor_schema"
@@ -120,6 +123,7 @@ def _compile_request(contract: Contract) -> SchemaValidator:
         return _validator_for(contract.request_schema)
     except ContractError as exc:
         raise ContractError(exc.detail, file=str(contract.path), pointer="/request/schema" + (exc.pointer or ""),
+                            locate=position_in_file,
                             code=exc.code) from None
 
 
@@ -133,7 +137,7 @@ def _refuse_dangling(document: Document, file: Path, code: str, prefix: str = ""
             hint = document.meant(ref)
             raise ContractError(
                 f"{ref.keyword} {ref.value!r} names nothing in this schema{hint}",
-                file=str(file), pointer=f"{prefix}{node.pointer}/{ref.keyword}", code=code,
+                file=str(file), pointer=f"{prefix}{node.pointer}/{ref.keyword}", locate=position_in_file, code=code,
             )
 
 
@@ -148,5 +152,6 @@ def _refuse_ref_cycles(document: Document, file: Path, prefix: str = "") -> None
         f"$ref cycle that never moves into the document: {chain} (a value would be checked "
         "against itself for ever; put a properties/items step in the loop or break it)",
         file=str(file), pointer=prefix + cycle[0].pointer if cycle[0].document is document else None,
+        locate=position_in_file,
         code="contract.ref_cycle",
     )

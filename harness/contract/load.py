@@ -40,6 +40,7 @@ from harness.contract.records import (
 from harness.documents import load_json_file, load_yaml, packaged
 from harness.errors import ContractError
 from harness.errors import did_you_mean as did_you_mean  # re-exported: harness.contract.did_you_mean
+from harness.locate import position_in_file
 from harness.pointer import escape_token, resolve, split
 from harness.timeutil import parse_duration, parse_rfc3339
 
@@ -116,7 +117,7 @@ def schema_error(
         if isinstance(schema_node, dict) and isinstance(schema_node.get("description"), str):
             message = f"<value> is not valid here (expected: {schema_node['description'].rstrip('.')})"
     message = message.replace("<value>", _shown(_value_at(data, pointer)))
-    return ContractError(message, file=str(file), pointer=pointer, allowed=allowed, code=code)
+    return ContractError(message, file=str(file), pointer=pointer, locate=position_in_file, allowed=allowed, code=code)
 
 
 def _shown(value: Any) -> str:
@@ -162,7 +163,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         raise ContractError(
             f"tool {tool!r} must live in a directory of the same name, not {directory.name!r}",
             file=str(file),
-            pointer="/tool",
+            pointer="/tool", locate=position_in_file,
         )
     schemas: dict[int, Any] = {}
     folder = directory / SCHEMAS_DIR
@@ -174,7 +175,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         raise ContractError(
             f"version {version} has no schema file {SCHEMAS_DIR}/v{version}.json",
             file=str(file),
-            pointer="/version",
+            pointer="/version", locate=position_in_file,
             allowed=sorted(schemas) or None,
             code="contract.missing",
         )
@@ -192,7 +193,8 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         default_now = parse_rfc3339(defaults["now"])
         if default_now is None:
             raise ContractError(
-                "not an RFC 3339 date-time with an offset", file=str(file), pointer="/defaults/now"
+                "not an RFC 3339 date-time with an offset", file=str(file), pointer="/defaults/now",
+                locate=position_in_file,
             )
     view = []
     for name, spec in data["agent_view"].items():
@@ -208,7 +210,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
             raise ContractError(
                 "an upstream needs exactly one of http, command, mcp",
                 file=str(file),
-                pointer=f"/upstreams/{name}",
+                pointer=f"/upstreams/{name}", locate=position_in_file,
                 allowed=("http", "command", "mcp"),
             )
         upstreams.append(
@@ -286,7 +288,7 @@ def _duration(file: Path, pointer: str, text: str) -> timedelta:
     try:
         return parse_duration(text)
     except (ValueError, OverflowError) as exc:
-        raise ContractError(str(exc), file=str(file), pointer=pointer) from None
+        raise ContractError(str(exc), file=str(file), pointer=pointer, locate=position_in_file) from None
 
 
 def discover(paths: list[Path]) -> list[Path]:

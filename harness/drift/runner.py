@@ -56,6 +56,7 @@ from harness.drift.shape import Hints, document_shape, schema_dialect, schema_sh
 from harness.drift.template import RESERVED_FIELDS, Environment, redacted_logging
 from harness.engine import Event, RunFinished, RunStarted, Summary
 from harness.errors import ContractError, InvalidRequest, UsageError
+from harness.locate import position_in_file
 from harness.pointer import MISSING
 
 _STDERR_TAIL = 4000
@@ -150,7 +151,7 @@ def _requests(contract: Contract, upstream: Upstream) -> tuple[tuple[Mapping[str
             raise ContractError(
                 str(exc),
                 file=str(contract.path),
-                pointer=f"/upstreams/{upstream.name}/requests/{index}",
+                pointer=f"/upstreams/{upstream.name}/requests/{index}", locate=position_in_file,
                 code="upstream.invalid_request",
             ) from None
         label = _label(args, index)

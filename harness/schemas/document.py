@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 from harness.errors import ContractError
+from harness.locate import position_in_file
 from harness.pointer import escape_token, is_index
 from harness.schemas import dialects
 from harness.schemas.dialects import (
@@ -259,6 +260,7 @@ class Document:
                 keyword = "$id" if "$id" in schema else "id"
                 raise ContractError(f"{keyword} {identifier!r} is not a URI reference ({exc})",
                                     file=self.file, pointer=f"{self.base_pointer}{pointer}/{keyword}",
+                                    locate=position_in_file,
                                     code="contract.invalid_schema") from None
         return base
 
