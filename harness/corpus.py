@@ -20,7 +20,6 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.boundary.parse import strict_loads
 from harness.boundary.schema import SchemaValidator, validator_for
 from harness.codes import Layer, layer_of
 from harness.contract import load_yaml, schema_error
@@ -28,6 +27,7 @@ from harness.documents import packaged
 from harness.errors import ContractError
 from harness.files import MAX_SCHEMA_BYTES, read_bytes, shown
 from harness.locate import position_in_file
+from harness.strict_json import strict_loads
 
 if TYPE_CHECKING:
     from harness.boundary.pipeline import Verdict

@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from harness.boundary.parse import strict_loads
 from harness.errors import ContractError, RejectedInput
 from harness.files import MAX_SCHEMA_BYTES, MAX_YAML_BYTES, read_bytes, read_text, shown
 from harness.locate import offset_position, position_in_file
 from harness.pointer import escape_token
+from harness.strict_json import strict_loads
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
 

@@ -146,8 +146,8 @@ def _git(directory: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
 def base_changes(contract: Contract, ref: str) -> Iterator[Problem]:
     """Version files that exist at git ``ref`` (the base branch) and differ from the working
     tree: an in-place edit even where the lock file was edited along with it."""
-    from harness.boundary.parse import strict_loads
     from harness.errors import RejectedInput
+    from harness.strict_json import strict_loads
 
     top = _git(contract.directory, "rev-parse", "--show-toplevel")
     if top.returncode != 0:

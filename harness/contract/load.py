@@ -21,7 +21,6 @@ from typing import Any
 
 import harness.consistency as consistency
 from harness.boundary import compiled
-from harness.boundary.parse import strict_loads
 from harness.boundary.schema import SchemaValidator, validator_for
 from harness.codes import AgentCode
 from harness.contract.records import (
@@ -42,6 +41,7 @@ from harness.errors import ContractError
 from harness.errors import did_you_mean as did_you_mean  # re-exported: harness.contract.did_you_mean
 from harness.locate import position_in_file
 from harness.pointer import escape_token, resolve, split
+from harness.strict_json import strict_loads
 from harness.timeutil import parse_duration, parse_rfc3339
 
 _VERSION_FILE = re.compile(r"^v([1-9][0-9]*)\.json$")

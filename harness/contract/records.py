@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from harness.codes import AgentCode
 from harness.errors import ContractError
 from harness.pointer import split
+from harness.strict_json import DEFAULT_MAX_DEPTH as DEFAULT_MAX_DEPTH  # a contract's default limit
 
 if TYPE_CHECKING:
     from harness.boundary.schema import SchemaValidator
@@ -35,7 +36,6 @@ SCHEMAS_DIR = "schemas"
 DEFAULT_REQUEST_ID = "req.J7q94MkP"
 #: ``limits:`` when a contract says nothing: the transport layer's byte cap and nesting depth.
 DEFAULT_MAX_BYTES = 1 << 20
-DEFAULT_MAX_DEPTH = 64
 
 
 @dataclass(frozen=True, slots=True)
