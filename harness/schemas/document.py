@@ -29,10 +29,10 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
+import harness.schemas.dialects as dialects
 from harness.errors import ContractError
 from harness.locate import position_in_file
 from harness.pointer import escape_token, is_index
-from harness.schemas import dialects
 from harness.schemas.dialects import (
     ALTERNATIVES,
     BRANCHES,
@@ -47,7 +47,6 @@ from harness.schemas.dialects import (
 if TYPE_CHECKING:
     import referencing
 
-    from harness.contract import Contract
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 #: What a document is within a contract: a versioned result schema, the vendor schema, or a
@@ -157,7 +156,7 @@ class Document:
         file: str | Path = "<schema>",
         label: str | None = None,
         role: Role = "schema",
-        contract: Contract | None = None,
+        contract: Any = None,
         base_pointer: str = "",
         resources: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
         base_uri: str | None = None,
@@ -168,6 +167,8 @@ class Document:
         self.file = str(file)
         self.label = label
         self.role = role
+        #: The contract this schema belongs to, for the lint rules that read it (the model itself
+        #: knows nothing of contracts: it sits below them).
         self.contract = contract
         self.base_pointer = base_pointer
         self.uri = urldefrag(base_uri or _file_uri(file))[0]
