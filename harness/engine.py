@@ -274,7 +274,7 @@ def _schema_accepts(contract: Contract, version: int, document: Any, schema_erro
     validator = contract.vendor_validator() if contract.adapter else contract.validator(version)
     if validator is None or document is None:
         return None
-    return validator.is_valid(document)
+    return bool(validator.is_valid(document))
 
 
 class _Validators:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
@@ -267,6 +268,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         waivers=tuple(Waiver(**{"rule": "", **w}) for w in data.get("waivers", [])),
         resources=tuple(resources),
         raw=MappingProxyType(data),
+        compiler=COMPILER,
     )
     for v, document in documents.items():
         contract.memo(("document", v), partial(_same, document))
@@ -278,6 +280,51 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     compiled.request_validator(contract)
     consistency.check(contract)
     return contract
+
+
+class BoundaryCompiler:
+    """A contract's compiled forms, made by the boundary and the differential (a
+    :class:`harness.contract.records.Compiler`): what each loaded contract's conveniences
+    (``contract.validator()``, ...) return."""
+
+    schema_validator = staticmethod(compiled.schema_validator)
+    view_schema = staticmethod(compiled.view_schema)
+    view_validator = staticmethod(compiled.view_validator)
+    vendor_validator = staticmethod(compiled.vendor_validator)
+    request_validator = staticmethod(compiled.request_validator)
+
+    @staticmethod
+    def reference_validator(contract: Contract, version: int | None) -> Any:
+        from harness.differential import reference_validator  # python-jsonschema: when asked
+
+        return reference_validator(contract, version)
+
+    @staticmethod
+    def vendor_reference_validator(contract: Contract) -> Any:
+        from harness.differential import vendor_reference_validator
+
+        return vendor_reference_validator(contract)
+
+    @staticmethod
+    def adapter_function(contract: Contract) -> Any:
+        from harness.boundary.adapter import adapter_function
+
+        return adapter_function(contract)
+
+    @staticmethod
+    def adapter_version(contract: Contract) -> str | None:
+        from harness.boundary.adapter import adapter_version
+
+        return adapter_version(contract)
+
+    @staticmethod
+    def normalise_request(contract: Contract, request: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        from harness.boundary.request import normalise_request
+
+        return normalise_request(contract, request)
+
+
+COMPILER = BoundaryCompiler()
 
 
 def _same(value: Any) -> Any:
