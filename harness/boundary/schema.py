@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from harness.boundary import compiled
+import harness.boundary.compiled as compiled
 from harness.boundary.base import UNEXPLAINED, Evaluation, Rejection
 from harness.codes import SCHEMA_UNEXPLAINED, schema_code
 from harness.errors import ContractError
