@@ -32,7 +32,7 @@ from harness.pointer import escape_token, split
 from harness.schemas import Declared, Document, Node
 
 if TYPE_CHECKING:
-    from harness.contract import Contract, Envelope
+    from harness.contract.records import Contract, Envelope
 
 #: The members an enveloped result carries (default names; ``envelope:`` may rename them).
 ENVELOPE_MEMBERS = ("tool", "request_id", "outcome")
@@ -50,7 +50,7 @@ def _shown(tokens: list[str] | tuple[str, ...]) -> str:
 def schema_documents(file: Path, schemas: Mapping[int, Any], resources: list[tuple[str, Any]]) -> dict[int, Document]:
     """The schema model of each version of the contract at ``file`` (what
     :meth:`~harness.contract.Contract.document` gives, built once while loading)."""
-    from harness.contract import SCHEMAS_DIR
+    from harness.contract.records import SCHEMAS_DIR
 
     return {v: Document(s, file=file.parent / SCHEMAS_DIR / f"v{v}.json", resources=resources)
             for v, s in sorted(schemas.items())}
@@ -60,7 +60,7 @@ def envelope_for(file: Path, data: Mapping[str, Any], documents: Mapping[int, Do
     """The contract's envelope: as ``envelope:`` says (checked against every schema version's
     model, :func:`schema_documents`), else inferred from the schemas. Raises
     :class:`ContractError` with the fix."""
-    from harness.contract import SCHEMAS_DIR, Envelope
+    from harness.contract.records import SCHEMAS_DIR, Envelope
 
     if "envelope" in data:
         raw = data["envelope"]
@@ -153,7 +153,7 @@ def _is_date_time(node: Node) -> bool:
 
 def problems(contract: Contract, version: int) -> Iterator[Problem]:
     """Every binding, freshness and agent_view pointer that schema ``version`` does not back."""
-    from harness.contract import SCHEMAS_DIR
+    from harness.contract.records import SCHEMAS_DIR
 
     document = contract.document(version)
     label = f"v{version}"

@@ -24,7 +24,6 @@ import anyio
 from harness.boundary.pipeline import Boundary, Clock, Verdict
 from harness.codes import TRANSPORT_UNAVAILABLE
 from harness.contract import Contract, Upstream
-from harness.drift import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY  # defined there for drift --help
 from harness.drift.baseline import Baseline, Recorder, hints_for, load_baseline
 from harness.drift.check import (
     DRIFTED,
@@ -38,6 +37,7 @@ from harness.drift.check import (
     DriftChecked,
     DriftNotCalled,
 )
+from harness.drift.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY  # apart, for drift --help
 from harness.drift.diff import Comparison, compare, diff_shapes
 from harness.drift.kinds import (
     KINDS,
