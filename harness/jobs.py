@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from harness.engine import CaseFinished, CaseResult, Engine, Event, RunFinished, RunStarted, Summary
+from harness.engine import Engine
 from harness.errors import HarnessError, UsageError, one_line
+from harness.events import CaseFinished, CaseResult, Event, RunFinished, RunStarted, Summary
 from harness.internals import process_pool_processes
 
 if TYPE_CHECKING:

@@ -385,7 +385,7 @@ class LayerTable:
             props: dict[str, Any] = dict(report.user_properties)
             if props.get("contract_harness") == "1":
                 if self.summary is None:
-                    from harness.summary import Summary  # the layer vocabulary only: no engine
+                    from harness.events import Summary
 
                     self.summary = Summary()
                 self.summary.count_case(str(props["tool"]), str(props["layer"]), str(props["status"]))
@@ -417,10 +417,10 @@ class LayerTable:
                 for i, (cell, w) in enumerate(zip(row, widths, strict=True))
             ))
         if self.verdicts["saved"]:
-            from harness.summary import saved_line
+            from harness.events import saved_line
 
             terminalreporter.write_line(saved_line(self.verdicts))
         if self.verdicts["undecided"]:
-            from harness.summary import undecided_line
+            from harness.events import undecided_line
 
             terminalreporter.write_line(undecided_line(self.verdicts))

@@ -21,8 +21,9 @@ from harness.cases import Case, CaseExpectation, cases_for
 from harness.codes import Layer
 from harness.contract import Contract
 from harness.differential import ReferenceValidator
-from harness.engine import CaseFinished, Engine, RunFinished
+from harness.engine import Engine
 from harness.errors import RejectedInput
+from harness.events import CaseFinished, RunFinished
 from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema, item
 from tests.helpers.paths import corpus
 

@@ -5,7 +5,8 @@ import json
 from harness import load_contract
 from harness.cases import Case, CaseExpectation, cases_for, shard
 from harness.codes import Layer
-from harness.engine import Engine, RunFinished
+from harness.engine import Engine
+from harness.events import RunFinished
 from tests.helpers.contracts import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema, item
 
 

@@ -128,7 +128,8 @@ def test_max_mutants_bounds_a_huge_payload(make_contract, tmp_path) -> None:  # 
 def test_wrong_type_picks_a_type_the_schema_does_not_allow(make_contract) -> None:  # type: ignore[no-untyped-def]
     """A null in a field typed [string, null] must not become a (valid) canary string."""
     from harness.cases import cases_for
-    from harness.engine import PASSED, Engine
+    from harness.engine import Engine
+    from harness.events import PASSED
 
     data = {"type": "object", "required": ["item_id", "status", "note"],
             "properties": {"item_id": {"type": "string", "pattern": "^it-[0-9]{1,6}$", "maxLength": 9},
@@ -184,7 +185,8 @@ def test_a_vendor_string_the_adapter_copies_into_a_mapped_field_is_a_leak(make_c
     """The agent view maps note from the contract object; the adapter fills it from the vendor's
     remark, which the vendor schema does not declare: vendor text reaches the agent."""
     from harness import load_contract
-    from harness.engine import FAILED, Engine
+    from harness.engine import Engine
+    from harness.events import FAILED
     from tests.helpers.contracts import DEFAULT_YAML
 
     vendor = {"type": "object", "required": ["item"], "properties": {"item": {

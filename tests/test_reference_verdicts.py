@@ -20,7 +20,8 @@ from harness import load_contract
 from harness.cases import Case, CaseExpectation
 from harness.cli import main
 from harness.codes import Layer
-from harness.engine import CaseFinished, Engine, RunFinished
+from harness.engine import Engine
+from harness.events import CaseFinished, RunFinished
 from harness.reference_verdicts import FORMAT, VERDICTS_DIR, ReferenceVerdicts, document_key, validator_identity
 from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema, item
 

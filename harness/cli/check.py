@@ -22,7 +22,7 @@ from harness.project import state_dir
 if TYPE_CHECKING:
     from harness.cases import Case
     from harness.contract import Contract
-    from harness.engine import CaseResult, Event
+    from harness.events import CaseResult, Event
 
 # The library (cases, engine, reporters) is imported by the functions that use it: other
 # commands (lint, on every commit) import this module for its argument helpers alone.

@@ -54,8 +54,8 @@ from harness.drift.kinds import (
 from harness.drift.process import tail_lines
 from harness.drift.shape import Hints, document_shape, schema_dialect, schema_shape
 from harness.drift.template import RESERVED_FIELDS, Environment, redacted_logging
-from harness.engine import Event, RunFinished, RunStarted, Summary
 from harness.errors import ContractError, InvalidRequest, UsageError
+from harness.events import Event, RunFinished, RunStarted, Summary
 from harness.locate import position_in_file
 from harness.pointer import MISSING
 

@@ -31,7 +31,9 @@ from hypothesis.errors import HypothesisException, Unsatisfiable, UnsatisfiedAss
 
 from harness.cases import ACCEPT, CaseExpectation
 from harness.contract import Contract
-from harness.engine import (
+from harness.engine import excerpt
+from harness.errors import UsageError
+from harness.events import (
     FAILED,
     PASSED,
     CaseFinished,
@@ -42,9 +44,7 @@ from harness.engine import (
     RunStarted,
     Summary,
     ToolSummary,
-    excerpt,
 )
-from harness.errors import UsageError
 from harness.fuzz.fixtures import write_fixture
 from harness.fuzz.generate.constants import exclude_own_modules
 from harness.fuzz.generate.sampling import BATCH, SEEDS, native, sample_value, stream

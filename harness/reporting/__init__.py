@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from harness.engine import CaseResult, Event, RunFinished, Summary
+from harness.events import CaseResult, Event, RunFinished, Summary
 
 if TYPE_CHECKING:
     from harness.reporting.html import Section

@@ -23,7 +23,7 @@ from harness.drift.check import (
     DriftChecked,
     DriftNotCalled,
 )
-from harness.engine import CaseResult, Event, Summary
+from harness.events import CaseResult, Event, Summary
 from harness.reporting import Contributor
 from harness.reporting.files import code_span, md_cell
 from harness.reporting.html import Section

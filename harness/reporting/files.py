@@ -26,17 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from harness.engine import (
-    FAILED,
-    FINDING,
-    PASSED,
-    CaseFinished,
-    CaseResult,
-    CaseSkipped,
-    Event,
-    RunFinished,
-    Summary,
-)
+from harness.events import FAILED, FINDING, PASSED, CaseFinished, CaseResult, CaseSkipped, Event, RunFinished, Summary
 from harness.files import AtomicWriter, write_atomic
 from harness.reporting import Contributor
 from harness.version import __version__

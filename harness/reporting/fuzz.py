@@ -17,7 +17,7 @@ from typing import Any
 from rich.table import Table
 
 from harness.codes import LAYER_ORDER
-from harness.engine import FAILED, FINDING, PASSED, CaseResult, Event, Summary
+from harness.events import FAILED, FINDING, PASSED, CaseResult, Event, Summary
 from harness.fuzz.model import ACCEPTED
 from harness.fuzz.properties import PROPERTIES
 from harness.fuzz.replay import REPLAYED, summary_lines

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.codes import LAYER_ORDER
-from harness.engine import FAILED, FINDING, CaseResult, Summary
+from harness.events import FAILED, FINDING, CaseResult, Summary
 from harness.reporting import Contributor
 from harness.reporting.files import TextFileReporter
 from harness.version import __version__

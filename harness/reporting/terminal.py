@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from harness.engine import (
+from harness.events import (
     FAILED,
     FINDING,
     PASSED,
@@ -27,10 +27,11 @@ from harness.engine import (
     RunFinished,
     RunStarted,
     Summary,
+    saved_line,
+    undecided_line,
 )
 from harness.reporting import Contributor
 from harness.reporting.files import problem_lines
-from harness.summary import saved_line, undecided_line
 
 if TYPE_CHECKING:  # the progress bar's module is imported when a bar is shown (a terminal, not CI)
     from rich.progress import Progress

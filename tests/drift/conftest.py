@@ -13,7 +13,7 @@ import yaml
 from harness.contract import discover, load_contract
 from harness.drift.check import DriftCheck
 from harness.drift.runner import DriftRunner, Plan, plan
-from harness.engine import Summary
+from harness.events import Summary
 
 #: Short enough to keep the suite fast, long enough for a loaded CI machine to answer.
 HTTP_TIMEOUT_S = 3.0

@@ -1,0 +1,254 @@
+"""The one event family every runner yields, and the summary every reporter shows.
+
+The engine (fixtures, mutations), fuzz and drift each yield these events: ``RunStarted``, then
+per case ``CaseStarted`` (optional), ``CaseFinished`` with its :class:`CaseResult` or
+``CaseSkipped``, and ``RunFinished`` with the run's :class:`Summary` (per tool, the cases by
+rejecting layer and by status). A runner that carries more subclasses an event
+(``DriftChecked(CaseFinished)``, ``PropertyFinished``, ``FuzzFinished(RunFinished)``): a reporter
+that knows nothing of it still handles the case. This module imports nothing but the layer
+vocabulary, so a face that only prints a summary (the pytest plugin's table in an xdist
+controller) or a reporter loads no engine, boundary or validator.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections import Counter
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+from harness.codes import LAYER_ORDER, Layer
+from harness.frozen import fast_frozen
+
+if TYPE_CHECKING:
+    from harness.cases import CaseExpectation
+
+PASSED, FAILED, FINDING = "passed", "failed", "finding"
+ACCEPTED_COLUMN = "accepted"
+
+
+@dataclass
+class ToolSummary:
+    tool: str
+    columns: Counter[str] = field(default_factory=Counter)
+    statuses: Counter[str] = field(default_factory=Counter)
+    operators: set[str] = field(default_factory=set)
+
+    @property
+    def total(self) -> int:
+        return sum(self.statuses.values())
+
+
+@dataclass
+class Summary:
+    tools: dict[str, ToolSummary] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+    #: The differential check's counts (:meth:`Differential.counts`), when it ran.
+    differential: dict[str, int] | None = None
+
+    def add(self, result: CaseResult) -> None:
+        self.count_case(result.tool, result.column, result.status, result.operator)
+
+    def count_case(self, tool: str, column: str, status: str, operator: str | None = None) -> None:
+        """Count one case of ``tool``: the layer that rejected it (``column``) and its status."""
+        counts = self.tools.get(tool)
+        if counts is None:
+            counts = self.tools[tool] = ToolSummary(tool)
+        counts.columns[column] += 1
+        counts.statuses[status] += 1
+        if operator:
+            counts.operators.add(operator)
+
+    def count(self, status: str) -> int:
+        return sum(t.statuses[status] for t in self.tools.values())
+
+    @property
+    def total(self) -> int:
+        return sum(t.total for t in self.tools.values())
+
+    @property
+    def ok(self) -> bool:
+        return self.count(FAILED) == 0 and self.count(FINDING) == 0
+
+    @staticmethod
+    def columns() -> list[str]:
+        return [layer.value for layer in LAYER_ORDER] + [ACCEPTED_COLUMN]
+
+    def table(self) -> tuple[list[str], list[list[str]]]:
+        """The tools x layers table every report shows: header, then one row per tool (cases,
+        one count per layer and accepted, failed, findings)."""
+        header = ["tool", "cases", *self.columns(), "failed", "findings"]
+        rows = [[name, str(tool.total), *(str(tool.columns.get(c, 0)) for c in self.columns()),
+                 str(tool.statuses.get(FAILED, 0)), str(tool.statuses.get(FINDING, 0))]
+                for name, tool in sorted(self.tools.items())]
+        return header, rows
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "passed": self.count(PASSED),
+            "failed": self.count(FAILED),
+            "findings": self.count(FINDING),
+            "ok": self.ok,
+            "duration_s": round(self.duration_s, 3),
+            "notes": self.notes,
+            **({"differential": dict(self.differential)} if self.differential is not None else {}),
+            "tools": {
+                name: {
+                    "total": t.total,
+                    "by_layer": {c: t.columns.get(c, 0) for c in self.columns()},
+                    "passed": t.statuses.get(PASSED, 0),
+                    "failed": t.statuses.get(FAILED, 0),
+                    "findings": t.statuses.get(FINDING, 0),
+                    "operators": sorted(t.operators),
+                }
+                for name, t in sorted(self.tools.items())
+            },
+        }
+
+
+def undecided_line(counts: dict[str, int]) -> str:
+    """The documents the differential check could not compare (see
+    :class:`harness.engine.Differential`)."""
+    from harness.differential import PATTERN_TIMEOUT_S
+
+    n = counts["undecided"]
+    return (f"differential: {n:,} document{'s' if n != 1 else ''} not compared: the reference validator gave no "
+            f"verdict within its bounds ({PATTERN_TIMEOUT_S:g} s a pattern search, Python's recursion limit); the "
+            "production validator's verdict stands")
+
+
+def saved_line(counts: dict[str, int]) -> str:
+    """What the differential check took from the reference verdicts earlier runs saved."""
+    return (f"differential: {counts['saved']:,} of {counts['compared']:,} documents compared with the reference's "
+            "verdict saved by an earlier run (--no-saved-verdicts validates them afresh)")
+
+
+@fast_frozen
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """One case, judged. ``payload`` is kept only for cases that did not pass."""
+
+    id: str
+    tool: str
+    source: str
+    status: str
+    problem: str | None
+    expected: CaseExpectation
+    layer: Layer | None
+    code: str | None
+    instance_pointer: str | None
+    schema_pointer: str | None
+    message: str | None
+    detail: str
+    operator: str | None
+    pointer: str | None
+    original: str
+    mutated: str
+    fixture: str | None
+    version: int
+    contract_dir: str
+    now: str | None
+    request: dict[str, Any] | None
+    duration_s: float
+    payload: bytes | None = field(default=None, repr=False)
+    reproduce: str | None = None
+    #: The first bytes of the payload, for people (HTML report); never parsed.
+    excerpt: str = ""
+    #: ``contract``: the payload is the contract object of a tool with an adapter.
+    shape: str = "upstream"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Pickled as the class and its fields' values, in order (``--jobs`` sends every result
+        # to the parent): about 4x cheaper to load than a slots dataclass's own state.
+        return type(self), _RESULT_FIELDS(self)
+
+    @property
+    def actual(self) -> str:
+        return self.code or ACCEPTED_COLUMN
+
+    @property
+    def column(self) -> str:
+        """Where the case lands in the tools x layers table."""
+        return self.layer.value if self.layer else ACCEPTED_COLUMN
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "tool": self.tool,
+            "source": self.source,
+            "operator": self.operator,
+            "pointer": self.pointer,
+            "fixture": self.fixture,
+            "version": self.version,
+            "expected": self.expected.to_dict(),
+            "actual": {
+                "accepted": self.layer is None and self.problem != "error",
+                "layer": self.layer.value if self.layer else None,
+                "code": self.code,
+                "instance_pointer": self.instance_pointer,
+                "schema_pointer": self.schema_pointer,
+                "message": self.message,
+            },
+            "status": self.status,
+            "problem": self.problem,
+            "detail": self.detail,
+            "original": self.original,
+            "mutated": self.mutated,
+            "reproduce": self.reproduce,
+            "duration_s": round(self.duration_s, 6),
+        }
+
+
+_RESULT_FIELDS = operator.attrgetter(*(f.name for f in fields(CaseResult)))
+
+
+# ------------------------------------------------------------------------ events
+#
+# One family for every runner: the engine (fixtures, mutations), fuzz and drift. A runner that
+# carries more subclasses an event (``DriftChecked(CaseFinished)``, ``PropertyFinished``,
+# ``FuzzFinished(RunFinished)``): a reporter that knows nothing of it still handles the case.
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    """A run begins: how many cases it has (None when they are streamed, not counted first) and
+    for which tools."""
+
+    total: int | None
+    tools: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseStarted:
+    """A case about to run (for a progress display; runners whose cases are quick skip it)."""
+
+    index: int
+    id: str
+    tool: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFinished:
+    index: int
+    result: CaseResult
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSkipped:
+    """A case deliberately not run (drift: a request that may change data, an upstream with no
+    sample requests). Never a failure, and not counted in the summary; reporters that know
+    nothing of the reason may ignore it."""
+
+    id: str
+    tool: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    summary: Summary
+
+
+Event = RunStarted | CaseStarted | CaseFinished | CaseSkipped | RunFinished
