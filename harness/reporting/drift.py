@@ -24,9 +24,8 @@ from harness.drift.check import (
     DriftNotCalled,
 )
 from harness.events import CaseResult, Event, Summary
-from harness.reporting import Contributor
+from harness.reporting.base import Contributor, Section
 from harness.reporting.files import code_span, md_cell
-from harness.reporting.html import Section
 
 _MARK = {HELD: "held", DRIFTED: "DRIFTED", REJECTED: "REJECTED", UNAVAILABLE: "FAILED", NOT_CALLED: "not called"}
 

@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from harness.events import FAILED, FINDING, PASSED, CaseFinished, CaseResult, CaseSkipped, Event, RunFinished, Summary
 from harness.files import AtomicWriter, write_atomic
-from harness.reporting import Contributor
+from harness.reporting.base import Contributor
 from harness.version import __version__
 
 if TYPE_CHECKING:  # junit-xml is imported by the JUnit report alone, when it writes a case

@@ -30,7 +30,7 @@ from harness.events import (
     saved_line,
     undecided_line,
 )
-from harness.reporting import Contributor
+from harness.reporting.base import Contributor
 from harness.reporting.files import problem_lines
 
 if TYPE_CHECKING:  # the progress bar's module is imported when a bar is shown (a terminal, not CI)
