@@ -7,13 +7,15 @@ rejecting layer and by status). A runner that carries more subclasses an event
 (``DriftChecked(CaseFinished)``, ``PropertyFinished``, ``FuzzFinished(RunFinished)``): a reporter
 that knows nothing of it still handles the case. This module imports nothing but the layer
 vocabulary, so a face that only prints a summary (the pytest plugin's table in an xdist
-controller) or a reporter loads no engine, boundary or validator.
+controller) or a reporter loads no engine, boundary or validator. A :class:`Section` is a table
+a runner hands to a reporter to show beside its cases (or, for ``compat``, instead of them).
 """
 
 from __future__ import annotations
 
 import operator
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
@@ -252,3 +254,13 @@ class RunFinished:
 
 
 Event = RunStarted | CaseStarted | CaseFinished | CaseSkipped | RunFinished
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """Extra content from another command: a title and a table (rows of cells)."""
+
+    title: str
+    header: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    note: str = ""

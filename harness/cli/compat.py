@@ -94,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
     if args.markdown:
         write_atomic(Path(args.markdown), markdown(report).encode())
     if args.html:
-        write_atomic(Path(args.html), html_page(report).encode())
+        from harness.reporting.html import sections_page
+
+        page = html_page(report)
+        body = sections_page(page.title, ok=page.ok, verdict=page.verdict, sections=page.sections)
+        write_atomic(Path(args.html), body.encode())
     print(text(report))
     return 0 if report.ok else 1

@@ -4,20 +4,10 @@ of run adds to each report, and the :class:`Section` it adds to the HTML page.""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from harness.events import CaseResult, Event, Summary
-
-
-@dataclass(frozen=True, slots=True)
-class Section:
-    """Extra content from another command: a title and a table (rows of cells)."""
-
-    title: str
-    header: Sequence[str]
-    rows: Sequence[Sequence[str]]
-    note: str = ""
+from harness.events import Section as Section  # the tables a report shows beside its cases
 
 
 class Reporter(Protocol):

@@ -28,6 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from harness.events import FAILED, FINDING, PASSED, CaseFinished, CaseResult, CaseSkipped, Event, RunFinished, Summary
 from harness.files import AtomicWriter, write_atomic
+from harness.markdown import code_span as code_span  # where the reporters found it first
 from harness.reporting.base import Contributor
 from harness.version import __version__
 
@@ -452,21 +453,6 @@ class JUnitReporter(FileReporter):
 def md_cell(text: str) -> str:
     """``text`` for a Markdown table cell: pipes escaped, on one line."""
     return text.replace("|", "\\|").replace("\n", " ")
-
-
-_BACKTICKS = re.compile(r"`+")
-
-
-def code_span(text: str, *, cell: bool = True) -> str:
-    """``text`` as one Markdown code span, whatever it holds: fenced by one backtick more than its
-    longest run of backticks (CommonMark), on one line, pipes escaped in a table ``cell``."""
-    text = text.replace("\r", " ").replace("\n", " ")
-    if cell:
-        text = text.replace("|", "\\|")
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if longest else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 _MAX_MARKDOWN_PROBLEMS = 200
