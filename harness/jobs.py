@@ -292,7 +292,7 @@ def _run_contract(contract: Contract, options: Options) -> Batch:
 def _load_and_run(directory: Path, selected: bool, options: Options) -> Batch:
     """In a worker: the contract in ``directory`` loaded and checked (as one job loads every
     contract, also one ``--tool`` leaves out), and its cases run when it is ``selected``."""
-    from harness.cli._common import load_checked
+    from harness.contract.load import load_checked
 
     contract = load_checked(directory)
     return _run_contract(contract, options) if selected else Batch()

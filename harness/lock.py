@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from harness.errors import ContractError, UsageError
 
 if TYPE_CHECKING:
-    from harness.contract import Contract
+    from harness.contract.records import Contract
 
 LOCK_FILE = "schemas.lock"
 _ENTRY = re.compile(r"^v([1-9][0-9]*) sha256:([0-9a-f]{64})$")

@@ -121,18 +121,6 @@ def contract_directories(paths: list[str], demo: bool = False) -> list[Path]:
     return directories
 
 
-def load_checked(directory: Path, locks: bool = True) -> Contract:
-    """The contract in ``directory``, loaded; with ``locks``, a published schema version changed
-    in place (schemas.lock) is an error."""
-    import harness.lock as lock
-    from harness.contract import load_contract
-
-    contract = load_contract(directory)
-    if locks:
-        lock.verify(contract)
-    return contract
-
-
 def selected_tools(known: list[str], tools: list[str] | None) -> set[str]:
     """The tools ``--tool`` selects among ``known`` (all without it); an unknown one is a usage
     error."""
@@ -151,5 +139,7 @@ def load_contracts(paths: list[str], tools: list[str] | None, demo: bool = False
     ``tools`` (all without it; a tool is its directory's name, which loading checks)."""
     directories = contract_directories(paths, demo)
     selected = selected_tools([d.name for d in directories], tools)
+    from harness.contract.load import load_checked
+
     contracts = [load_checked(d, locks) for d in directories]
     return [c for c in contracts if c.tool in selected]

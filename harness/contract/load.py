@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 import harness.consistency as consistency
+import harness.lock as lock
 from harness.boundary import compiled
 from harness.boundary.schema import SchemaValidator, validator_for
 from harness.codes import AgentCode
@@ -279,6 +280,15 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     compiled.vendor_validator(contract)
     compiled.request_validator(contract)
     consistency.check(contract)
+    return contract
+
+
+def load_checked(directory: Path, locks: bool = True) -> Contract:
+    """The contract in ``directory``, loaded; with ``locks``, a published schema version changed
+    in place (``schemas.lock``) is an error."""
+    contract = load_contract(directory)
+    if locks:
+        lock.verify(contract)
     return contract
 
 
