@@ -20,8 +20,8 @@ reports "1 passed" over contracts it did not look at. Hypothesis, which the fuzz
 items use, keeps its caches in ``.contract-harness/hypothesis`` while they run: no
 ``.hypothesis/`` is left at the project's root.
 
-This module keeps the hooks and the options (with :func:`setting` and :func:`switch`, the one
-place an option and its ini key are resolved); the collectors and items are in
+This module keeps the hooks; the options and the one place an option and its ini key are
+resolved are :mod:`harness.pytest_options`; the collectors and items are in
 :mod:`harness.pytest_items`, imported when a contract is collected. It imports almost nothing at
 the top, so ``pytest`` stays fast where the plugin is installed but unused.
 """
@@ -34,16 +34,19 @@ from typing import Any
 
 import pytest
 
-CONTRACT_FILE = "contract.yaml"
-#: The fuzz profiles (harness.fuzz.runner.PROFILES, named here so this module imports nothing).
-FUZZ_PROFILES = ("ci", "nightly")
-FUZZ_GENERATORS = ("sampled", "native")
-#: Per-run state of the items: the engine, the fuzz options (``harness.pytest_items``).
-ENGINE = pytest.StashKey[dict[str, Any]]()
-#: Drift checks already run, by contract file and upstream.
-STORE_DRIFT = pytest.StashKey[dict[tuple[str, str], dict[str, Any]]]()
-#: Each project root's layout check, once a session: its first problem, or None.
-LAYOUTS = pytest.StashKey[dict[Path, Exception | None]]()
+from harness.pytest_options import (
+    CONTRACT_FILE,
+    ENGINE,
+    FUZZ_GENERATORS,
+    FUZZ_PROFILES,
+    LAYOUTS,
+    STORE_DRIFT,
+    add_options,
+    boolean,
+    scheduling,
+    setting,
+)
+
 _ADDED = pytest.StashKey[tuple[Path, str] | None]()
 _SOURCE_MARKERS = {
     "accepted": "fixtures/accepted", "rejected": "fixtures/rejected",
@@ -55,59 +58,7 @@ _SOURCE_MARKERS = {
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("contract-harness", "tool-result contract harness")
-    group.addoption("--contracts", action="append", default=None, metavar="DIR",
-                    help="collect contract cases from DIR (a contracts/ folder or a project root)")
-    group.addoption("--max-mutants", type=int, default=None, metavar="N",
-                    help="cap near-miss mutants per fixture (default 64)")
-    group.addoption("--no-contracts", action="store_true",
-                    help="do not collect contract cases even where contracts/ exists")
-    group.addoption("--drift", action="store_true",
-                    help="also collect drift items: send each contract's upstream sample requests "
-                         "(opt-in, it talks to live upstreams; marker: drift)")
-    parser.addini("contract_harness_contracts", type="paths", default=[],
-                  help="contract folders to collect, like --contracts")
-    parser.addini("contract_harness_collect_root", type="bool", default=True,
-                  help="collect the project's contracts/ even where testpaths leaves it out")
-    parser.addini("contract_harness_max_mutants", type="string", default="",
-                  help="cap near-miss mutants per fixture")
-    group.addoption("--no-differential", action="store_true",
-                    help="skip the reference validator (python jsonschema) on each case: faster, "
-                         "but disagreements with the production validator go unnoticed")
-    parser.addini("contract_harness_differential", type="bool", default=True,
-                  help="run the reference validator on each case (differential findings)")
-    group.addoption("--no-saved-verdicts", action="store_true",
-                    help="validate every document with the reference afresh: neither read nor write "
-                         "the reference's verdicts saved by earlier runs (.contract-harness/check/reference/)")
-    parser.addini("contract_harness_saved_verdicts", type="bool", default=True,
-                  help="take the reference's verdicts saved by earlier runs (and save this run's)")
-    group.addoption("--no-fuzz", action="store_true", help="do not collect the contracts' fuzz items")
-    group.addoption("--fuzz-profile", choices=FUZZ_PROFILES, default=None,
-                    help="hypothesis profile of the fuzz items (default ci)")
-    group.addoption("--fuzz-examples", type=int, default=None, metavar="N",
-                    help="examples per fuzz item (overrides the profile)")
-    group.addoption("--fuzz-regenerate", action="store_true", default=None,
-                    help="generate new fuzz examples even where a property's inputs are unchanged since its "
-                         "last green run (the ci profile otherwise replays that run's examples)")
-    parser.addini("contract_harness_fuzz_regenerate", type="string", default="",
-                  help="always generate fuzz examples (true/false), like --fuzz-regenerate")
-    group.addoption("--fuzz-generator", choices=FUZZ_GENERATORS, default=None,
-                    help="sampled: each value sampled from one hypothesis seed, a failure searched again "
-                         "natively to shrink it (default); native: hypothesis draws every choice")
-    parser.addini("contract_harness_fuzz_generator", type="string", default="sampled",
-                  help="how the fuzz items draw their examples: sampled or native")
-    parser.addini("contract_harness_fuzz", type="bool", default=True,
-                  help="collect one fuzz item per contract and property")
-    parser.addini("contract_harness_fuzz_profile", type="string", default="ci",
-                  help="hypothesis profile of the fuzz items: ci or nightly")
-    parser.addini("contract_harness_fuzz_examples", type="string", default="",
-                  help="examples per fuzz item (overrides the profile)")
-    group.addoption("--contract-scheduling", action="store_true", default=None,
-                    help="under -n: give the long contract items (fuzz, compat, drift) out first, each group "
-                         "that shares one computation to one worker (pytest-xdist's load scheduling, extended)")
-    parser.addini("contract_harness_scheduling", type="bool", default=False,
-                  help="under -n, the plugin's own scheduling of the long contract items, like "
-                       "--contract-scheduling")
+    add_options(parser)
 
 
 class PlainImports:
@@ -255,39 +206,6 @@ def pytest_report_header(config: pytest.Config) -> str | None:
             "--no-contracts or contract_harness_collect_root = false leaves it out)")
 
 
-def setting(config: pytest.Config, option: str, ini: str, convert: Callable[[str], Any] = str, *,
-            choices: tuple[str, ...] | None = None) -> Any:
-    """A setting's value: the command-line ``option`` when given, else the ``ini`` key when set in
-    the project's configuration (converted; a bad value is a one-line usage error), else None."""
-    value = config.getoption(option)
-    if value is not None:
-        return value
-    text = config.getini(ini)
-    if text in ("", None):
-        return None
-    try:
-        value = convert(text)
-    except ValueError:
-        raise pytest.UsageError(f"{ini} {text!r}: not a valid {getattr(convert, '__name__', 'value')}") from None
-    if choices is not None and value not in choices:
-        raise pytest.UsageError(f"{ini} {text!r}: use one of {', '.join(choices)}")
-    return value
-
-
-def boolean(text: str) -> bool:
-    """An ini key's true/false (also yes/no, on/off, 1/0); anything else is a ValueError."""
-    value = {"true": True, "yes": True, "on": True, "1": True,
-             "false": False, "no": False, "off": False, "0": False}.get(text.strip().lower())
-    if value is None:
-        raise ValueError(text)
-    return value
-
-
-def switch(config: pytest.Config, off: str, ini: str) -> bool:
-    """A feature on by default: off with the ``off`` flag, or with ``ini = false``."""
-    return not config.getoption(off) and bool(config.getini(ini))
-
-
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Save the reference's verdicts this process obtained (each xdist worker its own)."""
     store = session.config.stash.get(ENGINE, {})
@@ -313,11 +231,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ran out of work."""
     if hasattr(config, "workerinput"):
         items[:] = spread(items, lambda item: getattr(item, "marker", None) == "fuzz")
-
-
-def scheduling(config: pytest.Config) -> bool:
-    """Whether the plugin schedules the items under ``-n`` (opt-in: ``--contract-scheduling``)."""
-    return bool(config.getoption("--contract-scheduling") or config.getini("contract_harness_scheduling"))
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.internals import xdist_load_scheduling
-from harness.pytest_plugin import CONTRACT_FILE
+from harness.pytest_options import CONTRACT_FILE
 
 LoadScheduling = xdist_load_scheduling()
 

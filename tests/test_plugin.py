@@ -340,7 +340,7 @@ def test_a_bad_ini_value_is_a_one_line_usage_error(demo_project, ini: str, messa
 
 def test_the_plugin_names_the_fuzz_profiles_the_runner_has() -> None:
     from harness.fuzz.runner import PROFILES
-    from harness.pytest_plugin import FUZZ_PROFILES
+    from harness.pytest_options import FUZZ_PROFILES
 
     assert tuple(PROFILES) == FUZZ_PROFILES
 
@@ -389,8 +389,8 @@ def test_loading_the_plugin_imports_none_of_the_library() -> None:
     code = ("import sys, harness.pytest_plugin; "
             "print(sorted(m for m in sys.modules if m.startswith(('harness.', 'jsonschema', 'yaml'))))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    # The package's own __init__ loads its version and its lazy-export helper: nothing else.
-    assert proc.stdout.strip() == "['harness.lazy', 'harness.pytest_plugin', 'harness.version']"
+    # The plugin's options, and the package's version and lazy-export helper: nothing else.
+    assert proc.stdout.strip() == "['harness.lazy', 'harness.pytest_options', 'harness.pytest_plugin', 'harness.version']"
 
 
 @pytest.mark.parametrize("cache", ["written", "not written"])
