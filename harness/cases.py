@@ -9,7 +9,7 @@ sharding cases costs nothing per payload.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
@@ -325,7 +325,3 @@ def shard(cases: list[Case], index: int, count: int) -> list[Case]:
     """The ``index``-th of ``count`` deterministic, balanced slices (1-based), by sorted id."""
     ordered = sorted(cases, key=lambda c: c.id)
     return [c for i, c in enumerate(ordered) if i % count == index - 1]
-
-
-def iter_ids(cases: Iterable[Case]) -> Iterator[str]:
-    return (c.id for c in cases)
