@@ -21,41 +21,28 @@ ENVELOPE_DATA = {
 
 
 def envelope_schema(tool: str, data_schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``item_status`` envelope for ``tool``: a success carrying ``data_schema`` (default
+    :data:`ENVELOPE_DATA`) or a failure carrying the standard error."""
     rid = {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.]{7,63}$", "maxLength": 64}
+    error = {
+        "type": "object",
+        "required": ["code", "retryable"],
+        "properties": {"code": {"enum": ["NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"]},
+                       "retryable": {"type": "boolean"}},
+        "additionalProperties": False,
+    }
+
+    def branch(outcome: str, member: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "required": ["tool", "request_id", "outcome", member],
+            "properties": {"tool": {"const": tool}, "request_id": rid, "outcome": {"const": outcome}, member: schema},
+            "additionalProperties": False,
+        }
+
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "oneOf": [
-            {
-                "type": "object",
-                "required": ["tool", "request_id", "outcome", "data"],
-                "properties": {
-                    "tool": {"const": tool},
-                    "request_id": rid,
-                    "outcome": {"const": "success"},
-                    "data": data_schema or ENVELOPE_DATA,
-                },
-                "additionalProperties": False,
-            },
-            {
-                "type": "object",
-                "required": ["tool", "request_id", "outcome", "error"],
-                "properties": {
-                    "tool": {"const": tool},
-                    "request_id": rid,
-                    "outcome": {"const": "failure"},
-                    "error": {
-                        "type": "object",
-                        "required": ["code", "retryable"],
-                        "properties": {
-                            "code": {"enum": ["NOT_FOUND", "UPSTREAM_UNAVAILABLE", "INVALID_RESPONSE"]},
-                            "retryable": {"type": "boolean"},
-                        },
-                        "additionalProperties": False,
-                    },
-                },
-                "additionalProperties": False,
-            },
-        ],
+        "oneOf": [branch("success", "data", data_schema or ENVELOPE_DATA), branch("failure", "error", error)],
     }
 
 
