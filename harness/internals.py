@@ -47,10 +47,10 @@ def jsonschema_resolver(validator: Any) -> Any:
 
 
 def jsonschema_init_fields(cls: Any) -> list[tuple[str, str]]:
-    """A validator class's constructor fields as ``evolve`` copies them: (attribute, argument)."""
-    import attrs
-
-    return [(field.name, field.alias) for field in attrs.fields(cls) if field.init]
+    """A validator class's constructor fields as ``evolve`` copies them: (attribute, argument).
+    The classes are ``attrs`` classes: their fields are ``__attrs_attrs__`` (what ``attrs.fields``
+    reads; attrs is python-jsonschema's dependency, not the harness's)."""
+    return [(field.name, field.alias) for field in cls.__attrs_attrs__ if field.init]
 
 
 # --------------------------------------------------------------------------- hypothesis
