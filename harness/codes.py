@@ -91,6 +91,12 @@ TRANSPORT_FRAME = _code(
     "the message around the result is malformed (JSON-RPC: wrong id, no result, bad members)",
 )
 
+TRANSPORT_INPUT_REQUIRED = _code(
+    "transport.input_required",
+    "no result: the tool asked for input (MCP resultType input_required) where its contract does not allow it, "
+    "or where the protocol version in use does not define it",
+)
+
 PARSE_SYNTAX = _code("parse.syntax", "not RFC 8259 JSON")
 PARSE_TRAILING_DATA = _code("parse.trailing_data", "a complete JSON value followed by more data")
 PARSE_DUPLICATE_MEMBER = _code(

@@ -49,13 +49,22 @@ def register(sub: Any) -> None:
         action="store_true",
         help="let tools without a contract through unchecked (default: hidden and denied)",
     )
+    p.add_argument(
+        "--pass",
+        dest="passed",
+        action="append",
+        metavar="SURFACE",
+        help="relay a surface other than tools as the server sends it (repeatable): resources, prompts, "
+        "completions, logging, subscriptions, sampling, elicitation (default: none; refused)",
+    )
     p.add_argument("--audit", metavar="FILE", help="append one JSON line per guarded call to FILE")
     p.add_argument("--raw-dir", metavar="DIR", help="keep a protected copy of every raw result in DIR")
     p.add_argument(
         "--timeout",
         type=float,
         metavar="S",
-        help="time per guarded call when the contract's mcp upstream sets no timeout_s (default 60)",
+        help="time per guarded call when the contract's mcp upstream sets no timeout_s, and per other request "
+        "(default 60)",
     )
     p.add_argument(
         "--max-message-bytes",
@@ -155,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
             timeout_s=timeout,
             audit=audit,
             raw_store=raw_store,
+            passed=args.passed or (),
         )
         listed = ", ".join(
             name if name == t.contract.tool else f"{name} (contract {t.contract.tool})"
@@ -165,6 +175,9 @@ def run(args: argparse.Namespace) -> int:
         if args.allow_unguarded:
             log("WARNING: --allow-unguarded: tools without a contract pass through UNCHECKED; "
                 "their results reach the client exactly as the server sent them")
+        if guard.passed:
+            log(f"WARNING: --pass {', '.join(sorted(guard.passed))}: these surfaces pass UNCHECKED; the server's "
+                "text on them reaches the client as it was sent")
         for note in guard.notes:
             log(note)
         for name, tool in sorted(guard.tools.items()):

@@ -101,10 +101,16 @@ def _dup(fd: int, mode: str) -> IO[bytes]:
     return os.fdopen(os.dup(fd), mode, buffering=0)
 
 
+#: Control characters a peer's text may carry, written escaped: a diagnostic is one line, and
+#: no peer can forge another. Applied after redaction, so a secret holding a line break is
+#: matched as it is.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)} | {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
+
+
 def log_line(text: str) -> None:
     """One diagnostic line on stderr (never stdout: that is the protocol's)."""
     with suppress(OSError, ValueError):
-        sys.stderr.write(f"contract-harness guard: {text}\n")
+        sys.stderr.write(f"contract-harness guard: {text.translate(_CONTROLS)}\n")
         sys.stderr.flush()
 
 
