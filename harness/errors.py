@@ -8,6 +8,7 @@ file, a bad option or request. The CLI turns every ``HarnessError`` into one lin
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -146,7 +147,8 @@ def one_line(exc: BaseException) -> str:
     if isinstance(exc, HarnessError):
         text, code = str(exc), exc.code
     elif isinstance(exc, OSError):
-        where = f"{shown(exc.filename)}: " if exc.filename is not None else ""
+        # A descriptor's error names it by number (os.fdopen on a directory: "Is a directory: 3").
+        where = f"{shown(os.fsdecode(exc.filename))}: " if isinstance(exc.filename, str | bytes | os.PathLike) else ""
         text, code = f"{where}{exc.strerror or type(exc).__name__}", "file.error"
     else:
         first = (str(exc).splitlines() or [""])[0]

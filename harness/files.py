@@ -170,26 +170,27 @@ def read_text(path: Path, *, limit: int, within: Path | None = None, what: str =
 # --------------------------------------------------------------------------- writes
 
 
-def read_state(path: Path, limit: int) -> bytes | None:
-    """A file the harness saved for itself (``.contract-harness/``), or None when there is none;
-    raises ``ValueError`` with the reason it cannot be read: a symlink (never followed), not a
-    regular file, larger than ``limit`` bytes, unreadable."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise ValueError("a symlink (not followed)") from None
-        raise ValueError(exc.strerror or str(exc)) from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise ValueError("not a regular file")
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"larger than {limit} bytes")
-    return data
+def symlink_between(root: Path, path: Path) -> str | None:
+    """Why ``path`` cannot be reached from ``root`` without following a symlink or crossing
+    something that is not a folder (``root`` and every folder below it down to ``path``'s,
+    ``path`` itself not included); None when it can, or when a folder on the way does not exist
+    yet (nothing to follow)."""
+    folder = root
+    for part in (None, *path.relative_to(root).parts[:-1]):
+        if part is not None:
+            folder = folder / part
+        try:
+            mode = os.lstat(folder).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            return f"{shown(folder)}: {exc.strerror or exc}"
+        if stat.S_ISLNK(mode):
+            return f"{shown(folder)} is a symlink (not followed)"
+        if not stat.S_ISDIR(mode):
+            return f"{shown(folder)} is {kind_of(mode)}, not a folder"
+    return None
+
 
 
 class OutputError(HarnessError, OSError):

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from harness.errors import ContractError, UsageError
+from harness.files import symlink_between
 
 CONTRACTS = "contracts"
 FIXTURES = "fixtures"
@@ -85,9 +86,40 @@ def project_root(*, demo: bool = False, start: str | Path | None = None) -> Path
 
 def state_dir(*parts: str, start: str | Path | None = None) -> Path:
     """``.contract-harness/<parts>`` of the project around ``start`` (the working directory's
-    project, else the working directory itself): never a stray copy in a subfolder."""
+    project, else the working directory itself): never a stray copy in a subfolder.
+
+    The state folder is never followed through a symlink: where ``.contract-harness`` or a
+    folder of ``parts`` in it is a symlink (or not a folder), this run's state goes to a new
+    private temporary folder instead (said once, on stderr), and the run is a fresh one."""
     base = find_root(start) or Path(start if start is not None else os.getcwd()).absolute()
-    return base.joinpath(STATE_DIR, *parts)
+    folder = base / STATE_DIR
+    wanted = folder.joinpath(*parts)
+    problem = symlink_between(folder, wanted / "-")
+    if problem is None:
+        return wanted
+    elsewhere = _ELSEWHERE.get(str(folder))
+    if elsewhere is None:
+        import sys
+        import tempfile
+
+        elsewhere = _ELSEWHERE[str(folder)] = Path(tempfile.mkdtemp(prefix="contract-harness-state-")) / STATE_DIR
+        warning = f"saved state: {problem}: this run keeps its state in {elsewhere} instead (a fresh run)"
+        print(f"contract-harness: warning: {warning}", file=sys.stderr)
+        _WARNINGS.append(warning)
+    return elsewhere.joinpath(*parts)
+
+
+#: State folders refused this process (a symlink on the way), and where their state went instead.
+_ELSEWHERE: dict[str, Path] = {}
+_WARNINGS: list[str] = []
+
+
+def state_warnings() -> list[str]:
+    """The warnings :func:`state_dir` printed since the last call (the pytest plugin shows them
+    in its summary: what an item prints is captured)."""
+    said = list(_WARNINGS)
+    _WARNINGS.clear()
+    return said
 
 
 def _relative(path: Path) -> str:

@@ -69,9 +69,23 @@ class ContractItem(pytest.Item):
         """Why the check did not hold, or None."""
 
     def runtest(self) -> None:
-        failure = self.check()
+        try:
+            failure = self.check()
+        finally:
+            self._state_warnings()
         if failure is not None:
             raise NotHeld(failure.strip())
+
+    def _state_warnings(self) -> None:
+        """The warnings about the saved state this item met, for the summary (from an xdist
+        worker too): a saved file not taken, a state folder not followed."""
+        from harness.project import state_warnings
+
+        pending = self.config.stash[ENGINE].get("warnings", [])
+        said = [*state_warnings(), *pending]
+        pending.clear()
+        if said:
+            self.user_properties.append(("state_warning", "\n".join(said)))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, NotHeld):
@@ -188,8 +202,10 @@ def engine(config: pytest.Config) -> Engine:
             from harness.project import state_dir
             from harness.reference_verdicts import VERDICTS_DIR, ReferenceVerdicts
 
-            # Where `check` keeps them: either takes the verdicts the other saved.
-            saved = ReferenceVerdicts(state_dir(*VERDICTS_DIR, start=config.rootpath))
+            # Where `check` keeps them: either takes the verdicts the other saved. A warning about
+            # them goes with the item that met it (from an xdist worker too) to the summary.
+            pending: list[str] = store.setdefault("warnings", [])
+            saved = ReferenceVerdicts(state_dir(*VERDICTS_DIR, start=config.rootpath), warn=pending.append)
         store["engine"] = Engine(differential=differential, saved=saved)
     return store["engine"]  # type: ignore[no-any-return]
 

@@ -289,6 +289,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     store = session.config.stash.get(ENGINE, {})
     if "engine" in store:
         store["engine"].differentials.finish()
+        import sys
+
+        for warning in store.get("warnings", ()):  # met while saving, after the last item
+            print(f"contract-harness: warning: {warning}", file=sys.stderr)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -370,10 +374,14 @@ class LayerTable:
         #: The documents the differential check compared, those of them it compared with the
         #: reference's verdict saved by an earlier run, and those the reference gave no verdict on.
         self.verdicts = {"compared": 0, "saved": 0, "undecided": 0}
+        #: Warnings about the saved state (a saved file not taken), each once.
+        self.state_warnings: dict[str, None] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
             props: dict[str, Any] = dict(report.user_properties)
+            for warning in str(props.get("state_warning", "")).splitlines():
+                self.state_warnings[warning] = None
             if props.get("contract_harness") == "1":
                 if self.summary is None:
                     from harness.summary import Summary  # the layer vocabulary only: no engine
@@ -388,6 +396,8 @@ class LayerTable:
                 self.fuzz.append(props)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for warning in self.state_warnings:
+            terminalreporter.write_line(f"contract-harness: warning: {warning}")
         if self.fuzz:
             from harness.fuzz.replay import summary_lines
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,17 @@ def corpus_params(name: str, pattern: str) -> list[Any]:
     """For parametrize at collection time: the corpus files, or one case that skips with the
     reason where the corpus is absent."""
     return corpus_files(name, pattern) if (CORPORA / name).is_dir() else absent_corpus(name)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def state_key_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The key saved state is sealed with (harness.state) made in a folder of the test session,
+    not in the user's home: every run of the suite, and every subprocess it starts, shares it."""
+    home = tmp_path_factory.mktemp("xdg-state")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(home))
+        patch.delenv("CONTRACT_HARNESS_STATE_KEY", raising=False)
+        yield home
 
 
 @pytest.fixture(scope="session")
