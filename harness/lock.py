@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 from collections.abc import Iterator
@@ -27,11 +28,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import ContractError, UsageError
+from harness.files import read_text
 
 if TYPE_CHECKING:
     from harness.contract import Contract
 
 LOCK_FILE = "schemas.lock"
+#: A lock holds one line per published version: anything larger is not one.
+MAX_LOCK_BYTES = 64 << 10
 _ENTRY = re.compile(r"^v([1-9][0-9]*) sha256:([0-9a-f]{64})$")
 CHANGED = "contract.version_changed"
 UNLOCKED = "contract.version_unlocked"
@@ -48,18 +52,24 @@ def lock_path(contract: Contract) -> Path:
 
 
 def read_lock(contract: Contract) -> dict[int, str] | None:
-    """The recorded versions (None when the contract has no lock file)."""
+    """The recorded versions (None when the contract has no lock file).
+
+    The lock is read as every file of a contract is (:func:`harness.files.read_text`): a regular
+    file, under :data:`MAX_LOCK_BYTES`, strict UTF-8, and not through a symlink that leads out of
+    the contract's folder. An error never quotes the file: a lock committed as a symlink to a
+    file elsewhere must not put that file's first line in a CI log."""
     path = lock_path(contract)
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
+    content = read_text(path, limit=MAX_LOCK_BYTES, within=contract.directory, what=LOCK_FILE)
     entries: dict[int, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(content.splitlines(), start=1):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
         match = _ENTRY.match(text)
         if match is None:
-            raise ContractError(f"line {number}: expected 'v<N> sha256:<64 hex digits>', got {text[:60]!r}",
+            raise ContractError(f"line {number} is not 'v<N> sha256:<64 hex digits>' (nor a # comment)",
                                 file=str(path), code="contract.invalid_lock")
         version = int(match.group(1))
         if version in entries:
@@ -143,12 +153,21 @@ def _git(directory: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
         raise UsageError("--base needs git, which is not on PATH") from None
 
 
+def check_ref(ref: str) -> None:
+    """Refuse a ``--base`` that git would read as an option, or that holds a control character
+    (a line break would split the error that names it)."""
+    if not ref or ref.startswith("-") or any(ord(c) < 0x20 or ord(c) == 0x7F for c in ref):
+        raise UsageError("--base: not a git ref (empty, starting with '-', or holding a control character "
+                         "or line break)", code="lock.bad_ref")
+
+
 def base_changes(contract: Contract, ref: str) -> Iterator[Problem]:
     """Version files that exist at git ``ref`` (the base branch) and differ from the working
     tree: an in-place edit even where the lock file was edited along with it."""
     from harness.boundary.parse import strict_loads
     from harness.errors import RejectedInput
 
+    check_ref(ref)
     top = _git(contract.directory, "rev-parse", "--show-toplevel")
     if top.returncode != 0:
         raise UsageError(f"--base {ref}: {contract.directory} is not in a git repository")
