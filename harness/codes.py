@@ -118,6 +118,7 @@ ADAPTER_ERROR = _code("adapter.error", "the adapter raised")
 ADAPTER_OUTPUT_INVALID = _code(
     "adapter.output_invalid", "the adapter's output does not validate against the contract schema"
 )
+ADAPTER_TIMEOUT = _code("adapter.timeout", "the adapter did not return within limits.adapter_timeout_s")
 
 BINDING_TOOL = _code("binding.tool", "the result names another tool than the one called")
 BINDING_REQUEST_ID = _code(
