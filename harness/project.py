@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from harness.errors import ContractError, UsageError
-from harness.files import symlink_between
+from harness.files import kind_of, symlink_between
 
 CONTRACTS = "contracts"
 FIXTURES = "fixtures"
@@ -156,8 +156,14 @@ def layout_problems(root: Path) -> Iterator[ContractError]:
     tools: set[str] = set()
     if contracts.is_dir():
         for folder in sorted(p for p in contracts.iterdir() if p.is_dir() and not _ignored(p)):
-            if (folder / CONTRACT_FILE).is_file():
+            file = folder / CONTRACT_FILE
+            if file.is_file():
                 tools.add(folder.name)
+                continue
+            if os.path.lexists(file):  # a FIFO, a directory, a dangling symlink: never opened here
+                what = kind_of(os.lstat(file).st_mode) if not file.is_symlink() else "a symlink to nothing"
+                yield ContractError(f"{CONTRACT_FILE} is {what}, not a regular file", file=_relative(file),
+                                    code="file.not_regular")
                 continue
             near = sorted(p.name for p in folder.iterdir() if p.name.startswith("contract"))
             found = f" (found {', '.join(near)})" if near else ""

@@ -452,8 +452,22 @@ class JUnitReporter(FileReporter):
 
 
 def md_cell(text: str) -> str:
-    """``text`` for a Markdown table cell: pipes escaped, on one line."""
-    return text.replace("|", "\\|").replace("\n", " ")
+    """``text`` for a Markdown table cell, on one line: pipes escaped, and what would make HTML or
+    a link of it (``<``, ``>``, ``&``, ``[``, ``]``, and ``\\`` so that none of those escapes is
+    undone) backslash-escaped, as CommonMark allows: an upstream's value stays text."""
+    return _IN_CELL.sub(r"\\\g<0>", text.replace("\r", " ").replace("\n", " "))
+
+
+def md_text(text: str) -> str:
+    """``text`` as literal Markdown text on one line (a list item): every ASCII punctuation
+    character backslash-escaped, so that nothing in it — a fixture's name — becomes HTML, a
+    link, an image, an autolink (``www.x`` and ``http://x`` are none once ``.`` and ``:`` are
+    escaped), emphasis or a heading in a job summary."""
+    return _PUNCTUATION.sub(r"\\\g<0>", text.replace("\r", " ").replace("\n", " "))
+
+
+_IN_CELL = re.compile(r"[\\|<>&\[\]]")
+_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
 
 
 _BACKTICKS = re.compile(r"`+")
@@ -522,7 +536,7 @@ def markdown(results: Sequence[CaseResult], summary: Summary, title: str = "Cont
             lines += [r.reproduce or "" for r in repro]
             lines += ["```", "", "</details>"]
     if summary.notes:
-        lines += ["", "### Notes", ""] + [f"- {md_cell(n)}" for n in summary.notes]
+        lines += ["", "### Notes", ""] + [f"- {md_text(n)}" for n in summary.notes]
     return "\n".join(lines) + "\n"
 
 
