@@ -131,15 +131,7 @@ def read_bytes(
                                 code="file.not_regular")
         if info.st_size > limit and not truncate:
             raise ContractError(_too_large(what, info.st_size, limit), file=name, code="file.too_large")
-        chunks: list[bytes] = []
-        remaining = limit + 1  # files in /proc say size 0: read one byte past the cap to know
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
+        data = read_at_most(fd, limit + 1)  # files in /proc say size 0: one byte past the cap to know
     except OSError as exc:
         raise ContractError(f"cannot read {what}: {exc.strerror or exc}", file=name,
                             code="file.unreadable") from None
@@ -148,6 +140,19 @@ def read_bytes(
     if len(data) > limit and not truncate:
         raise ContractError(_too_large(what, len(data), limit, at_least=True), file=name, code="file.too_large")
     return data
+
+
+def read_at_most(fd: int, size: int) -> bytes:
+    """Up to ``size`` bytes from the descriptor ``fd`` (fewer at its end)."""
+    chunks: list[bytes] = []
+    remaining = size
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
 
 
 def _too_large(what: str, size: int, limit: int, at_least: bool = False) -> str:

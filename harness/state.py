@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.files import inside, kind_of, read_bytes, shown, symlink_between, write_atomic, write_new
+from harness.files import inside, kind_of, read_at_most, read_bytes, shown, symlink_between, write_atomic, write_new
 
 KEY_ENV = "CONTRACT_HARNESS_STATE_KEY"
 #: Where the key is made, below the user's state folder.
@@ -217,18 +217,11 @@ def read(path: Path, limit: int, *, root: Path, earlier: tuple[int, ...] = ()) -
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise StateUnusable(f"{kind_of(mode)}, not a regular file")
-        chunks, remaining = [], limit + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
+        data = read_at_most(fd, limit + 1)
     except OSError as exc:
         raise StateUnusable(exc.strerror or str(exc)) from None
     finally:
         os.close(fd)
-    data = b"".join(chunks)
     if len(data) > limit:
         raise StateUnusable(f"larger than {limit:,} bytes")
     return unseal(data, path, root, earlier)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -196,3 +198,27 @@ def item(tool: str = "item_status", **data: Any) -> bytes:
     return json.dumps(
         {"tool": tool, "request_id": "req.J7q94MkP", "outcome": "success", "data": body}
     ).encode()
+
+
+def run_cli(cwd: Path, *argv: str, timeout: float = 300, **env: str) -> tuple[int, str, str]:
+    """``contract-harness ARGV`` — or ``pytest`` when ARGV starts with it — in a subprocess in
+    ``cwd``: exit code, stdout, stderr. ``env``: variables added to this process's environment
+    (hypothesis's storage and PYTEST_ADDOPTS are left out: the run chooses its own)."""
+    if argv[0] == "pytest":
+        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv[1:]]
+    else:
+        command = [sys.executable, "-m", "harness.cli", *argv]
+    environ = {k: v for k, v in os.environ.items() if k not in ("HYPOTHESIS_STORAGE_DIRECTORY", "PYTEST_ADDOPTS")}
+    proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env={**environ, **env})
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.fixture
+def init_project(tmp_path: Path) -> Path:
+    """A project as ``contract-harness init weather_lookup`` makes it."""
+    root = tmp_path / "project"
+    root.mkdir()
+    code, out, err = run_cli(root, "init", "weather_lookup")
+    assert code == 0, out + err
+    return root

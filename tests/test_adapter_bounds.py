@@ -9,8 +9,6 @@ real ``contract-harness`` runs in a subprocess.
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 
 from harness import Boundary, load_contract
 from harness.contract.records import DEFAULT_ADAPTER_TIMEOUT_S
+from tests.conftest import run_cli
 
 TOOL = "job_status"
 FIXTURE = f"fixtures/accepted/{TOOL}/failed_run.json"
@@ -34,12 +33,6 @@ def _project(tmp_path: Path, demo_root: Path, adapter: str) -> Path:
     contract.write_text(text.replace("limits: {max_bytes: 65536, max_depth: 12}",
                                      "limits: {max_bytes: 65536, max_depth: 12, adapter_timeout_s: 0.5}"))
     return root
-
-
-def _cli(project: Path, *argv: str) -> tuple[int, str, str]:
-    proc = subprocess.run([sys.executable, "-m", "harness.cli", *argv], cwd=project, capture_output=True, text=True,
-                          timeout=120)
-    return proc.returncode, proc.stdout, proc.stderr
 
 
 EXITS_ON_IMPORT = """\
@@ -69,28 +62,23 @@ EXITS_WHEN_CALLED = """\
 def test_an_adapter_that_exits_at_import_is_one_line_with_a_stable_code(
         tmp_path: Path, demo_root: Path, command: tuple[str, ...]) -> None:
     project = _project(tmp_path, demo_root, EXITS_ON_IMPORT)
-    code, out, err = _cli(project, *command)
+    code, out, err = run_cli(project, *command)
     assert code == 2 and out == "", out + err
     assert err == (f"contract-harness: error: contract.adapter_import: contracts/{TOOL}/contract.yaml:30:1: "
                    "/adapter: adapter 'hostile_adapter:adapt' cannot be imported: SystemExit: 3\n")
 
 
-def test_an_adapter_that_never_returns_is_stopped_and_verify_says_adapter_timeout(
-        tmp_path: Path, demo_root: Path) -> None:
-    project = _project(tmp_path, demo_root, LOOPS)
-    code, out, err = _cli(project, "verify", f"contracts/{TOOL}", FIXTURE)
-    assert (code, err) == (1, ""), out + err
-    assert out.splitlines()[0] == "job_status v2: rejected at adapter: adapter.timeout"
-    assert "  message:        adapter did not return within adapter_timeout_s=0.5" in out
-
-
-def test_an_adapter_that_exits_when_called_is_its_failure_not_the_runs_end(
-        tmp_path: Path, demo_root: Path) -> None:
-    project = _project(tmp_path, demo_root, EXITS_WHEN_CALLED)
-    code, out, err = _cli(project, "verify", f"contracts/{TOOL}", FIXTURE)
-    assert (code, err) == (1, ""), out + err
-    assert out.splitlines()[0] == "job_status v2: rejected at adapter: adapter.error"
-    assert "adapter raised SystemExit" in out
+@pytest.mark.parametrize(("adapter", "code", "message"), [
+    (LOOPS, "adapter.timeout", "adapter did not return within adapter_timeout_s=0.5"),
+    (EXITS_WHEN_CALLED, "adapter.error", "adapter raised SystemExit"),
+], ids=["never returns", "exits when called"])
+def test_an_adapter_that_never_returns_or_exits_when_called_is_a_rejection_at_its_layer(
+        tmp_path: Path, demo_root: Path, adapter: str, code: str, message: str) -> None:
+    project = _project(tmp_path, demo_root, adapter)
+    exit_code, out, err = run_cli(project, "verify", f"contracts/{TOOL}", FIXTURE, timeout=120)
+    assert (exit_code, err) == (1, ""), out + err
+    assert out.splitlines()[0] == f"job_status v2: rejected at adapter: {code}"
+    assert f"  message:        {message}" in out
 
 
 def test_the_bound_is_the_contracts_and_leaves_the_timer_as_it_found_it(

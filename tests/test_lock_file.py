@@ -9,29 +9,20 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_cli
+
 TOOL = "weather_lookup"
 
 
-def _cli(project: Path, *argv: str) -> tuple[int, str, str]:
-    proc = subprocess.run([sys.executable, "-m", "harness.cli", *argv], cwd=project, capture_output=True, text=True,
-                          timeout=300)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    code, out, err = _cli(root, "init", TOOL)
+def project(init_project: Path) -> Path:
+    code, out, err = run_cli(init_project, "lock")
     assert code == 0, out + err
-    code, out, err = _cli(root, "lock")
-    assert code == 0, out + err
-    return root
+    return init_project
 
 
 @pytest.fixture
@@ -56,7 +47,7 @@ def _replace_lock(project: Path, *, data: bytes | None = None, link: Path | None
 def test_a_lock_symlinked_out_of_the_contract_is_refused_without_quoting_its_target(
         project: Path, secret: Path, command: tuple[str, ...]) -> None:
     _replace_lock(project, link=secret)
-    code, out, err = _cli(project, *command)
+    code, out, err = run_cli(project, *command)
     assert code == 2, out + err
     assert err == (f"contract-harness: error: file.outside: contracts/{TOOL}/schemas.lock: schemas.lock resolves "
                    f"outside contracts/{TOOL}; a symlink may not lead out of it\n")
@@ -65,7 +56,7 @@ def test_a_lock_symlinked_out_of_the_contract_is_refused_without_quoting_its_tar
 
 def test_a_lock_line_that_is_no_entry_is_named_by_its_number_never_quoted(project: Path) -> None:
     _replace_lock(project, data=b"# header\nroot:x:0:0:root:/root:/bin/bash\n")
-    code, out, err = _cli(project, "check")
+    code, out, err = run_cli(project, "check")
     assert code == 2 and "root:" not in out + err
     assert err == (f"contract-harness: error: contract.invalid_lock: contracts/{TOOL}/schemas.lock: line 2 is not "
                    "'v<N> sha256:<64 hex digits>' (nor a # comment)\n")
@@ -80,18 +71,18 @@ def test_a_lock_line_that_is_no_entry_is_named_by_its_number_never_quoted(projec
 def test_a_lock_that_is_not_utf8_or_too_large_is_one_line_with_a_stable_code(
         project: Path, content: bytes, expected: str) -> None:
     _replace_lock(project, data=content)
-    code, out, err = _cli(project, "lock", "--check")
+    code, out, err = run_cli(project, "lock", "--check")
     assert (code, out, err) == (2, "", f"contract-harness: error: {expected}\n")
 
 
 def test_a_lock_that_is_a_fifo_or_a_dangling_symlink_is_an_error_never_a_missing_lock(project: Path) -> None:
     lock = _replace_lock(project)
     os.mkfifo(lock)
-    code, _, err = _cli(project, "check")
+    code, _, err = run_cli(project, "check")
     assert code == 2 and "file.not_regular: " in err and "schemas.lock is a FIFO, not a regular file" in err, err
     lock.unlink()
     lock.symlink_to("missing.lock")
-    code, _, err = _cli(project, "check")
+    code, _, err = run_cli(project, "check")
     assert code == 2 and err.count("\n") == 1 and "contract.missing" in err, err
 
 
@@ -99,7 +90,7 @@ def test_a_lock_that_is_a_fifo_or_a_dangling_symlink_is_an_error_never_a_missing
 def test_a_base_ref_with_a_line_break_or_a_leading_dash_is_one_line_with_a_stable_code(
         project: Path, ref: str) -> None:
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    code, out, err = _cli(project, "lock", "--check", f"--base={ref}")
+    code, out, err = run_cli(project, "lock", "--check", f"--base={ref}")
     assert (code, out) == (2, "")
     assert err == ("contract-harness: error: lock.bad_ref: --base: not a git ref (empty, starting with '-', or "
                    "holding a control character or line break)\n")

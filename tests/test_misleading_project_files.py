@@ -9,35 +9,19 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.errors import one_line
+from tests.conftest import run_cli
 
 TOOL = "weather_lookup"
 
 
-def _run(project: Path, *argv: str) -> tuple[int, str, str]:
-    """``contract-harness ARGV`` (or ``pytest`` when ARGV starts with it) in ``project``."""
-    if argv[0] == "pytest":
-        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv[1:]]
-    else:
-        command = [sys.executable, "-m", "harness.cli", *argv]
-    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
-    proc = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=120, env=env)
-    return proc.returncode, proc.stdout, proc.stderr
-
-
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    code, out, err = _run(root, "init", TOOL)
-    assert code == 0, out + err
-    return root
+def project(init_project: Path) -> Path:
+    return init_project
 
 
 def _sidecar(project: Path, text: str) -> Path:
@@ -50,7 +34,7 @@ def _sidecar(project: Path, text: str) -> Path:
 def test_a_sidecar_naming_a_version_the_contract_lacks_is_an_error_naming_the_sidecar(
         project: Path, command: tuple[str, ...]) -> None:
     _sidecar(project, "expect: accept\nversion: 99\n")
-    code, out, err = _run(project, *command)
+    code, out, err = run_cli(project, *command)
     assert (code, out) == (2, ""), out + err
     assert err == (f"contract-harness: error: fixture.invalid_sidecar: fixtures/accepted/{TOOL}/ok.case.yaml:2:1: "
                    f"/version: version 99: {TOOL} has no schema version 99 (allowed: 1)\n")
@@ -62,12 +46,12 @@ def test_a_sidecar_naming_a_version_the_contract_has_is_judged_against_it(projec
         '"additionalProperties": false', '"additionalProperties": false, "maxProperties": 1'))
     contract = directory / "contract.yaml"
     contract.write_text(re.sub(r"(?m)^version: 1$", "version: 2", contract.read_text()))
-    code, out, err = _run(project, "verify", f"contracts/{TOOL}", f"fixtures/accepted/{TOOL}/ok.json")
+    code, out, err = run_cli(project, "verify", f"contracts/{TOOL}", f"fixtures/accepted/{TOOL}/ok.json")
     assert code == 1 and out.startswith(f"{TOOL} v2: rejected at schema"), out + err  # the current version
     _sidecar(project, "expect: accept\nversion: 1\n")
-    code, out, err = _run(project, "verify", f"contracts/{TOOL}", f"fixtures/accepted/{TOOL}/ok.json")
+    code, out, err = run_cli(project, "verify", f"contracts/{TOOL}", f"fixtures/accepted/{TOOL}/ok.json")
     assert code == 0 and out.startswith(f"{TOOL} v1: accepted"), out + err
-    code, out, err = _run(project, "check", "--source", "accepted")
+    code, out, err = run_cli(project, "check", "--source", "accepted")
     assert code == 0, out + err
 
 
@@ -76,7 +60,7 @@ def test_a_sidecar_naming_a_version_the_contract_has_is_judged_against_it(projec
 def test_a_sidecar_request_the_contract_cannot_take_is_an_error_naming_the_sidecar(
         project: Path, command: tuple[str, ...]) -> None:
     _sidecar(project, "expect: accept\nrequest: {args: {nonsense: [1]}}\n")
-    code, out, err = _run(project, *command)
+    code, out, err = run_cli(project, *command)
     assert code == 2 if command[0] != "pytest" else code != 0, out + err
     said = out + err
     assert f"fixture.invalid_sidecar: {'' if command[0] != 'pytest' else str(project) + '/'}fixtures/accepted/" \
@@ -91,7 +75,7 @@ def test_a_fifo_contract_file_is_one_line_saying_so_and_is_never_read(project: P
     contract = project / "contracts" / TOOL / "contract.yaml"
     contract.unlink()
     os.mkfifo(contract)
-    code, out, err = _run(project, *command)  # a blocking read would hang past the timeout
+    code, out, err = run_cli(project, *command)  # a blocking read would hang past the timeout
     assert (code, out) == (2, ""), out + err
     assert err.count("\n") == 1 and "file.not_regular: " in err, err
     assert f"contracts/{TOOL}/contract.yaml: " in err and " is a FIFO, not a regular file" in err, err
@@ -102,7 +86,7 @@ NAME = "<img src=x onerror=alert(1)>[click](https:evil.example)www.evil.example"
 
 def test_the_markdown_report_writes_fixture_names_as_text_never_as_html_or_links(project: Path) -> None:
     (project / "fixtures" / "accepted" / TOOL / f"{NAME}.json").write_text("{}")  # not accepted: a note names it
-    code, out, err = _run(project, "check", "--markdown", "report.md")
+    code, out, err = run_cli(project, "check", "--markdown", "report.md")
     assert code == 1, out + err
     markdown = (project / "report.md").read_text()
     (note,) = [line for line in markdown.splitlines() if line.startswith("- ") and "is not accepted" in line]
@@ -121,7 +105,7 @@ def test_the_markdown_report_writes_fixture_names_as_text_never_as_html_or_links
     (("-o", "contract_harness_max_mutants=-3"), "ERROR: contract_harness_max_mutants '-3': must be at least 0"),
 ])
 def test_pytest_refuses_a_count_no_run_can_use_in_one_line(project: Path, argv: tuple[str, ...], said: str) -> None:
-    code, out, err = _run(project, "pytest", "-q", *argv)
+    code, out, err = run_cli(project, "pytest", "-q", *argv)
     assert code == 4, out + err  # pytest's usage error
     assert err.strip() == said and out == "", out + err
 
@@ -131,7 +115,7 @@ def test_pytest_refuses_a_count_no_run_can_use_in_one_line(project: Path, argv: 
     (("fuzz", "--examples", "0"), "usage.invalid: --examples must be at least 1, not 0"),
 ])
 def test_the_cli_refuses_the_same_counts(project: Path, argv: tuple[str, ...], said: str) -> None:
-    assert _run(project, *argv) == (2, "", f"contract-harness: error: {said}\n")
+    assert run_cli(project, *argv) == (2, "", f"contract-harness: error: {said}\n")
 
 
 def test_an_error_on_a_descriptor_is_printed_without_a_file_name() -> None:

@@ -11,11 +11,8 @@ writes nothing through a symlink.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import stat
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +20,7 @@ import pytest
 
 from harness import load_contract, state
 from harness.fuzz.replay import ReplayStore, inputs_of
-from tests.conftest import ENVELOPE_DATA, envelope_schema, item
+from tests.conftest import ENVELOPE_DATA, envelope_schema, item, run_cli
 
 STATE = Path(".contract-harness")
 REPLAY = STATE / "fuzz" / "replay"
@@ -31,19 +28,9 @@ VERDICTS = STATE / "check" / "reference"
 TOOL = "deployment_status"
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("HYPOTHESIS_STORAGE_DIRECTORY", "PYTEST_ADDOPTS")}
-    return {**env, **extra}
-
-
 def _run(project: Path, *argv: str, **env: str) -> tuple[int, str]:
-    """``contract-harness ARGV`` (or ``pytest`` when ARGV starts with it) in ``project``."""
-    if argv[0] == "pytest":
-        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv[1:]]
-    else:
-        command = [sys.executable, "-m", "harness.cli", *argv]
-    proc = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=600, env=_env(**env))
-    return proc.returncode, proc.stdout + proc.stderr
+    code, out, err = run_cli(project, *argv, timeout=600, **env)
+    return code, out + err
 
 
 def _warnings(out: str) -> list[str]:
