@@ -208,12 +208,15 @@ def test_damaged_state_is_one_warning_and_a_fresh_run_that_writes_nothing_throug
     elsewhere.mkdir()
     (elsewhere / "keep").write_text("keep me")
     _damage(project, how, elsewhere)
-    code, out = _run(project, *RUNS[command])
+    # Where a refused state folder's state goes instead: a temporary folder, here the test's.
+    code, out = _run(project, *RUNS[command], TMPDIR=str(tmp_path))
     assert code == 0, out
     assert "Traceback" not in out and "internal" not in out and "Error" not in out, out
     warned = _warnings(out)
     assert len(warned) == (1 if command != "pytest" or "symlink" in how else 2), out  # pytest: both stores
     assert sorted(p.name for p in elsewhere.iterdir()) == ["keep"]
+    moved = list(tmp_path.glob("contract-harness-state-*"))
+    assert len(moved) == ("symlink" in how), out
     if how == "nested JSON":
         assert "nested too deeply" in out, out
 
