@@ -8,6 +8,7 @@ an xdist controller) loads no boundary or validator.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -116,3 +117,23 @@ def saved_line(counts: dict[str, int]) -> str:
     """What the differential check took from the reference verdicts earlier runs saved."""
     return (f"differential: {counts['saved']:,} of {counts['compared']:,} documents compared with the reference's "
             "verdict saved by an earlier run (--no-saved-verdicts validates them afresh)")
+
+
+def fold(header: Sequence[str], rows: Sequence[Sequence[str]], width: int, *, left: int = 1) -> list[str]:
+    """A table too wide for ``width`` columns as one block per row: the row's first ``left`` cells
+    (the tool) on a line of their own, whole, then its ``header value`` pairs wrapped to
+    ``width`` (a single pair wider than that stands alone on its line)."""
+    lines = []
+    for row in rows:
+        lines.append(" ".join(row[:left]))
+        line = ""
+        pairs = [f"{name} {value}" for name, value in zip(header[left:], row[left:], strict=True)]
+        for index, pair in enumerate(pairs):
+            piece = pair + ("," if index < len(pairs) - 1 else "")
+            if line and len(line) + 1 + len(piece) > width:
+                lines.append(line)
+                line = ""
+            line = f"{line} {piece}" if line else f"  {piece}"
+        if line:
+            lines.append(line)
+    return lines
