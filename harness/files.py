@@ -210,9 +210,10 @@ class OutputError(HarnessError, OSError):
         self.strerror = message
 
 
-def check_target(path: Path, what: str = "output") -> None:
+def check_target(path: Path, what: str = "output", *, probe: bool = False) -> None:
     """Refuse a target that exists and is not a regular file (symlinks included), or whose
-    parent is not a directory. Called before a run, so a bad ``--json`` fails in a second."""
+    parent is not a directory; with ``probe``, also one whose nearest existing folder takes no
+    new file. Called before a run, so a bad ``--json`` fails in a second."""
     try:
         info = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):  # a parent that is a file: said just below
@@ -229,6 +230,16 @@ def check_target(path: Path, what: str = "output") -> None:
             if not parent.is_dir():
                 raise OutputError(f"cannot write {what} {shown(path)}: {shown(parent)} is not a directory",
                                   errno_=errno.ENOTDIR)
+            if probe:
+                # The file is written beside itself first (a temporary file renamed over it), in
+                # folders made as needed: a folder that takes no new entry (read-only, /proc) is
+                # refused now, by the name given.
+                import tempfile  # as AtomicWriter: only a command that writes a file loads it
+
+                try:
+                    tempfile.TemporaryFile(dir=parent, prefix=".probe.").close()
+                except OSError as exc:
+                    raise _failed(path, what, exc) from None
             break
 
 

@@ -14,12 +14,11 @@ that is not one of ``accepted``/``rejected``/``historical``, a file no case sour
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from harness.errors import ContractError, UsageError
+from harness.errors import ContractError, UsageError, did_you_mean
 from harness.files import kind_of, symlink_between
 
 CONTRACTS = "contracts"
@@ -132,8 +131,7 @@ def _relative(path: Path) -> str:
 
 
 def _suggest(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return did_you_mean(name, sorted(known))
 
 
 def _ignored(path: Path) -> bool:

@@ -171,8 +171,11 @@ class ContractFile(pytest.File):
         # Version pairs without importing harness.compat (heavy): it loads when a pair runs.
         for old, new in itertools.pairwise(contract.versions):
             yield CompatPair.from_parent(self, name=f"compat-v{old}-v{new}", contract=contract, old=old, new=new)
-        if self.config.getoption("--drift") and contract.upstreams:
-            yield DriftGroup.from_parent(self, name="drift", contract=contract)
+        if self.config.getoption("--drift"):
+            if contract.upstreams:
+                yield DriftGroup.from_parent(self, name="drift", contract=contract)
+            else:  # asked for, and nothing to send: one skipped item says so
+                yield NoUpstreams.from_parent(self, name="drift", contract=contract, label=f"{contract.tool}::drift")
         if switch(self.config, "--no-fuzz", "contract_harness_fuzz"):
             yield FuzzGroup.from_parent(self, name="fuzz", contract=contract)
 
@@ -361,6 +364,25 @@ class DriftItem(ContractItem):
         if check.status == "not_called":  # deliberately not sent: a skip with the reason, never a failure
             pytest.skip(check.detail())
         return None if check.status == "held" else check_text(check)
+
+
+class NoUpstreams(ContractItem):
+    """``--drift`` on a contract that declares no upstreams: skipped, with the reason (a mark: the
+    skip is reported at the contract's file)."""
+
+    marker = "drift"
+
+    def __init__(self, **kwargs: Any) -> None:
+        from harness.drift.runner import NO_UPSTREAMS  # the same words as `contract-harness drift`
+
+        super().__init__(**kwargs)
+        self.add_marker(pytest.mark.skip(reason=f"{self.contract.tool}: {NO_UPSTREAMS}"))
+
+    def check(self) -> str | None:  # pragma: no cover - skipped by its mark
+        return None
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, 0, self.label  # a skip by mark is reported at a line: the file's first
 
 
 # --------------------------------------------------------------------------- fuzz

@@ -218,6 +218,14 @@ def _collect_project_contracts(config: pytest.Config) -> tuple[Path, str] | None
     return None
 
 
+def _relative(path: Path, start: Path) -> str:
+    """``path`` as seen from ``start`` when below it (``contracts/``), else as it is."""
+    try:
+        return f"{path.relative_to(start)}/" if path != start else "./"
+    except ValueError:
+        return f"{path}/"
+
+
 def _contracts_of_the_folder(config: pytest.Config) -> tuple[Path, str] | None:
     from harness.project import CONTRACTS, FIXTURE_KINDS, FIXTURES, find_root
 
@@ -234,12 +242,42 @@ def _contracts_of_the_folder(config: pytest.Config) -> tuple[Path, str] | None:
     elif contracts in here.parents and len(here.relative_to(contracts).parts) >= 2:
         added = contracts / here.relative_to(contracts).parts[0]
         why = f"the contract {here.name}/ belongs to"
-    else:
-        return None
+    elif here == contracts or here in contracts.parents:
+        return None  # pytest finds them below where it runs
+    else:  # tests/, docs/, any folder of the project: its contracts, as `check` runs them from there
+        added, why = contracts, f"the project around {_relative(here, root)}"
     if not added.is_dir():
         return None
     config.args.append(str(added))
     return added, why
+
+
+def pytest_report_collectionfinish(config: pytest.Config, start_path: Path, items: list[pytest.Item]) -> list[str]:
+    """What the plugin collected, and from where (a run given other paths: where the project's
+    contracts are). An xdist controller collects nothing itself: its header says it instead."""
+    contracts: dict[str, Path] = {}
+    for test in items:
+        contract = getattr(test, "contract", None)
+        if contract is not None:
+            contracts.setdefault(contract.tool, contract.directory)
+    if not contracts:
+        if (hasattr(config, "workerinput") or config.getoption("--no-contracts") or config.option.verbose < 0
+                or not config.getini("contract_harness_collect_root")):
+            return []
+        from harness.project import CONTRACTS, find_root
+
+        root = find_root(config.invocation_params.dir)
+        if root is None or config.pluginmanager.has_plugin("dsession"):
+            return []
+        return [f"contract-harness: no contract collected from the paths given; the project's contracts are in "
+                f"{_relative(root / CONTRACTS, start_path)} (`pytest` with no path, or `pytest "
+                f"{_relative(root / CONTRACTS, start_path)}`, collects them)"]
+    folders = sorted({_relative(d.parent, start_path) for d in contracts.values()})
+    count = sum(getattr(test, "contract", None) is not None for test in items)
+    added = config.stash.get(_ADDED, None)
+    why = f" ({added[1]})" if added is not None else ""
+    return [f"contract-harness: {count} items of {len(contracts)} contract{'s' if len(contracts) != 1 else ''} "
+            f"({', '.join(sorted(contracts))}) from {', '.join(folders)}{why}"]
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -421,12 +459,19 @@ class LayerTable:
         header, rows = self.summary.table()
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         terminalreporter.write_sep("=", "contract cases by rejecting layer")
-        for row in [header, *rows]:
-            terminalreporter.write_line("  ".join(
-                cell.ljust(w) if i == 0 else cell.rjust(w)
-                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
-            ))
-        if self.verdicts["saved"]:
+        width = terminalreporter.config.get_terminal_writer().fullwidth
+        if sum(widths) + 2 * (len(widths) - 1) > width:
+            from harness.summary import fold  # a narrow terminal: a block per tool, its name whole
+
+            for line in fold(header, rows, width):
+                terminalreporter.write_line(line)
+        else:
+            for row in [header, *rows]:
+                terminalreporter.write_line("  ".join(
+                    cell.ljust(w) if i == 0 else cell.rjust(w)
+                    for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+                ))
+        if self.verdicts["saved"] and terminalreporter.config.option.verbose > 0:
             from harness.summary import saved_line
 
             terminalreporter.write_line(saved_line(self.verdicts))

@@ -70,7 +70,7 @@ def test_a_second_run_takes_every_verdict_saved_by_the_first_and_reaches_the_sam
     (lists,) = body["verdicts"].values()  # one schema version's validator
     assert lists["valid"] and lists["invalid"]
 
-    second, out = _check(project, monkeypatch, capsys, "--jobs", jobs)
+    second, out = _check(project, monkeypatch, capsys, "--jobs", jobs, "-v")  # -v: what it took from the first
     counts = second["summary"]["differential"]
     assert counts["saved"] == counts["compared"] == first["summary"]["differential"]["compared"]
     assert counts["full"] == counts["confirmed"] == 0

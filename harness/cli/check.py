@@ -56,6 +56,8 @@ def register(sub: Any) -> None:
                    help="validate every document with the reference afresh: neither read nor write the "
                         "reference's verdicts saved by earlier runs (.contract-harness/check/reference/)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal, no status lines in CI")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="also say what the run took from earlier runs (the reference's saved verdicts)")
     p.add_argument("--jobs", "-j", metavar="N",
                    help="run the contracts in N processes, or 'auto' (one per CPU it may use); the reports are those "
                         "of one job (default: auto; one job with --shard or where the platform cannot fork)")
@@ -173,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     if jobs > 1 and not parallel.can_fork():
         print(f"contract-harness: --jobs {args.jobs}: this platform cannot fork; one job", file=sys.stderr)
         jobs = 1
-    reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
+    reporters = reporters_for(report_files(args), progress=False if args.no_progress else None, verbose=args.verbose)
     cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases", start=state_start(args.contracts,
                                                                                                 args.demo))
     with collecting_less():

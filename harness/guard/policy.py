@@ -18,7 +18,6 @@ block's text, UTF-8 encoded. A ``result:`` of ``structured`` or ``text`` in the 
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import secrets
@@ -35,7 +34,7 @@ from harness.contract import Contract, Upstream, discover, load_contract
 from harness.drift.frame import AUTO, STRUCTURED, TEXT, default_max_message_bytes, read_call_line
 from harness.drift.kinds import Config, Fetched
 from harness.drift.template import Environment, Template, template_values
-from harness.errors import ContractError, InvalidRequest, UsageError, did_you_mean
+from harness.errors import ContractError, InvalidRequest, UsageError, closest, did_you_mean
 from harness.guard.rebuild import cache_members
 from harness.guard.surfaces import SURFACES
 from harness.timeutil import format_rfc3339
@@ -387,9 +386,9 @@ class Guard:
         for name, guarded in sorted(self.tools.items()):
             if name in names:
                 continue
-            near = difflib.get_close_matches(name, names, n=1)
-            hint = (f" (did you mean {near[0]!r}? fix {guarded.named_by}, or map it with "
-                    f"--map {near[0]}={guarded.contract.tool})") if near else ""
+            near = closest(name, names)
+            hint = (f" (did you mean {near!r}? fix {guarded.named_by}, or map it with "
+                    f"--map {near}={guarded.contract.tool})") if near else ""
             out.append(f"contract {guarded.contract.tool!r} guards MCP tool {name!r}, which the server does not "
                        f"list{hint}")
         return out

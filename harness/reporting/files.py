@@ -38,7 +38,7 @@ from harness.engine import (
     RunFinished,
     Summary,
 )
-from harness.files import AtomicWriter, write_atomic
+from harness.files import AtomicWriter, OutputError, shown, write_atomic
 from harness.reporting import Contributor
 
 if TYPE_CHECKING:  # junit-xml is imported by the JUnit report alone, when it writes a case
@@ -121,10 +121,14 @@ class Spool:
 
     _CHUNK = 1 << 20
 
-    def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        # Closed by close(), or by the system with the process: it has no name to leave behind.
-        self._file: IO[bytes] = tempfile.TemporaryFile(dir=folder, prefix=".spool.")  # noqa: SIM115
+    def __init__(self, report: Path) -> None:
+        try:
+            report.parent.mkdir(parents=True, exist_ok=True)
+            # Closed by close(), or by the system with the process: it has no name to leave behind.
+            self._file: IO[bytes] = tempfile.TemporaryFile(dir=report.parent, prefix=".spool.")  # noqa: SIM115
+        except OSError as exc:  # named by the report the user gave, not the spool's or a folder's name
+            raise OutputError(f"cannot write report {shown(report)}: {exc.strerror or type(exc).__name__}",
+                              errno_=exc.errno) from None
         self.size = 0
 
     def append(self, data: bytes) -> tuple[int, int]:
@@ -217,7 +221,7 @@ class JsonReporter(FileReporter):
 
     def case(self, result: CaseResult) -> None:
         if self._spool is None:
-            self._spool = Spool(self.path.parent)
+            self._spool = Spool(self.path)
         line = case_line(self.contributor.json_case(result, result.to_dict()))
         self._spool.append(((",\n" if self.count else "") + line).encode("utf-8"))
         self.count += 1
@@ -374,7 +378,7 @@ class JUnitReporter(FileReporter):
 
     def _add(self, tool: str, text: str, spans: str, case_id: str | None) -> _Suite:
         if self._spool is None:
-            self._spool = Spool(self.path.parent)
+            self._spool = Spool(self.path)
         suite = self.suites.setdefault(tool, _Suite())
         offset, length = self._spool.append(text.encode("utf-8"))
         getattr(suite, spans).extend((offset, length))
