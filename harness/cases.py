@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from harness.boundary.pipeline import Boundary, Examined, system_clock
 from harness.codes import Layer
@@ -323,8 +323,17 @@ def _ready(found: MutationContext | MutationSkipped | None) -> MutationContext |
     return found if isinstance(found, MutationContext) else None
 
 
-def shard(cases: list[Case], index: int, count: int) -> list[Case]:
-    """The ``index``-th of ``count`` deterministic, balanced slices (1-based), by sorted id."""
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_Item = TypeVar("_Item", bound=_Identified)
+
+
+def shard(cases: list[_Item], index: int, count: int) -> list[_Item]:
+    """The ``index``-th of ``count`` deterministic, balanced slices (1-based), by sorted id (of
+    cases, and of results decided before the run)."""
     ordered = sorted(cases, key=lambda c: c.id)
     return [c for i, c in enumerate(ordered) if i % count == index - 1]
 

@@ -108,8 +108,11 @@ class CaseResult:
 
     @property
     def column(self) -> str:
-        """Where the case lands in the tools x layers table."""
-        return self.layer.value if self.layer else ACCEPTED_COLUMN
+        """Where the case lands in the tools x layers table (a finding about a published version,
+        which no layer decided, in none of its columns: it counts among the cases and findings)."""
+        if self.layer:
+            return self.layer.value
+        return VERSIONS if self.source == VERSIONS else ACCEPTED_COLUMN
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -122,7 +125,7 @@ class CaseResult:
             "version": self.version,
             "expected": self.expected.to_dict(),
             "actual": {
-                "accepted": self.layer is None and self.problem != "error",
+                "accepted": self.layer is None and self.problem != "error" and self.source != VERSIONS,
                 "layer": self.layer.value if self.layer else None,
                 "code": self.code,
                 "instance_pointer": self.instance_pointer,
@@ -147,6 +150,11 @@ _RESULT_FIELDS = operator.attrgetter(*(f.name for f in fields(CaseResult)))
 # One family for every runner: the engine (fixtures, mutations), fuzz and drift. A runner that
 # carries more subclasses an event (``DriftChecked(CaseFinished)``, ``PropertyFinished``,
 # ``FuzzFinished(RunFinished)``): a reporter that knows nothing of it still handles the case.
+
+
+#: The source of a finding about a contract's published schema versions (schemas.lock): decided
+#: before the run, by no layer.
+VERSIONS = "versions"
 
 
 @dataclass(frozen=True, slots=True)
@@ -734,14 +742,16 @@ class Engine:
             case.shape,  # shape
         )
 
-    def run(self, cases: Iterable[Case], notes: Iterable[str] = (), *,
+    def run(self, cases: Iterable[Case | CaseResult], notes: Iterable[str] = (), *,
             tools: Iterable[str] | None = None) -> Iterator[Event]:
         """Evaluate every case, yielding events; the last event carries the summary.
 
         Without ``tools`` the cases are listed and counted first. With ``tools`` (what the run's
         ``RunStarted`` names) they are streamed: each case is made, evaluated and dropped in
         turn, so memory stays flat however many there are, and ``notes`` may still grow while
-        the cases are made (they are read at the end)."""
+        the cases are made (they are read at the end). A :class:`CaseResult` among the cases was
+        decided before the run (a published schema version changed in place): it is reported
+        and counted as it is, in its place."""
         if tools is None:
             cases = list(cases)
             started_event = RunStarted(len(cases), tuple(sorted({c.tool for c in cases})))
@@ -752,6 +762,10 @@ class Engine:
         yield started_event
         contracts: dict[int, tuple[Contract, set[str]]] = {}
         for index, case in enumerate(cases):
+            if isinstance(case, CaseResult):
+                summary.add(case)
+                yield CaseFinished(index, case)
+                continue
             result = self.evaluate(case)
             summary.add(result)
             if case.operator:

@@ -313,16 +313,18 @@ def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator
 def _run_contract(contract: Contract, options: Options) -> Batch:
     """In a worker: the cases of one contract, made and run."""
     from harness.cases import cases_for
+    from harness.cli._common import version_findings
     from harness.reference_verdicts import ReferenceVerdicts
 
     batch = Batch()
+    decided = version_findings(contract)  # first, as one job reports them
     collected = cases_for(contract, sources=options.sources, max_mutants=options.max_mutants,
                           operators=options.operators)
     batch.notes = collected.notes
     sources = {case.id: (case.path, contract.root) for case in collected.cases if case.path is not None}
     saved = ReferenceVerdicts(options.saved_verdicts) if options.saved_verdicts else None
     engine = Engine(differential=options.differential, saved=saved, explain=options.explain)
-    for event in engine.run(collected.cases, tools=[contract.tool]):
+    for event in engine.run([*decided, *collected.cases], tools=[contract.tool]):
         if isinstance(event, CaseFinished):
             batch.results.append((event.result, sources.get(event.result.id)))
         elif isinstance(event, RunFinished):
@@ -336,7 +338,7 @@ def _load_and_run(directory: Path, selected: bool, options: Options) -> Batch:
     contract, also one ``--tool`` leaves out), and its cases run when it is ``selected``."""
     from harness.cli._common import load_checked
 
-    contract = load_checked(directory)
+    contract = load_checked(directory, locks=False)  # a version changed in place: a finding of the run
     return _run_contract(contract, options) if selected else Batch()
 
 

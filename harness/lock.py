@@ -7,9 +7,11 @@ proved by ``compat``. The lock file records a hash of every published version::
     v1 sha256:4f0c...
 
 ``contract-harness lock`` adds the versions not yet recorded and refuses to touch one that
-changed; ``check`` (and ``fuzz``, ``drift``, ``compat``, the pytest plugin) refuse a contract
-whose recorded version changed; ``lock --check`` also fails on versions not recorded and, with
-``--base REF``, on any version file that differs from the one on the base branch (git).
+changed; ``check`` (and the pytest plugin) report a recorded version that changed as a finding
+of its tool, ``fuzz``, ``drift`` and ``compat`` refuse such a contract; ``lock --check`` also
+fails on versions not recorded and, with ``--base REF``, on any version file that differs from
+the one on the base branch (git). A record git has not committed yet is a draft (``init``
+records v1 as scaffolded): its version may still change, and ``lock`` records it again.
 
 The hash is the sha256 of the schema's canonical JSON (keys sorted, no insignificant
 whitespace): reformatting a file or reordering its keys is no change; any change of meaning is.
@@ -99,23 +101,62 @@ def _changed(contract: Contract, version: int, was: str, now: str, since: str) -
 
 def changes(contract: Contract) -> Iterator[Problem]:
     """Recorded versions whose schema file differs from the record (a retired version, whose
-    file is gone, is no change: its record stays, so it can never come back different)."""
+    file is gone, is no change: its record stays, so it can never come back different). A
+    record not committed yet (:func:`drafts`) is no publication: its version may still change."""
     recorded = read_lock(contract) or {}
-    for version, was in sorted(recorded.items()):
-        if version in contract.schemas:
-            now = digest(contract.schema(version))
-            if now != was:
-                yield _changed(contract, version, was, now, f"{LOCK_FILE} records")
+    changed = [v for v, was in sorted(recorded.items())
+               if v in contract.schemas and digest(contract.schema(v)) != was]
+    if changed:
+        draft = drafts(contract, recorded)
+        for version in changed:
+            if version not in draft:
+                yield _changed(contract, version, recorded[version], digest(contract.schema(version)),
+                               f"{LOCK_FILE} records")
+
+
+def drafts(contract: Contract, recorded: dict[int, str] | None = None) -> set[int]:
+    """The recorded versions whose record git has not committed: in a git work tree, those the
+    lock file at ``HEAD`` does not record as the working copy does (``init`` records v1 as
+    scaffolded; the scaffold is edited before it is committed). Outside git, none."""
+    recorded = (read_lock(contract) or {}) if recorded is None else recorded
+    if not recorded:
+        return set()
+    try:
+        top = _git(contract.directory, "rev-parse", "--show-toplevel")
+    except UsageError:  # no git: nothing tells a draft from a publication
+        return set()
+    if top.returncode != 0:
+        return set()
+    root = Path(top.stdout.decode().strip())
+    try:
+        where = lock_path(contract).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return set()
+    shown = _git(root, "show", f"HEAD:{where}")
+    committed: dict[int, str] = {}
+    if shown.returncode == 0:
+        for line in shown.stdout.decode("utf-8", "replace").splitlines():
+            match = _ENTRY.match(line.strip())
+            if match is not None:
+                committed[int(match.group(1))] = "sha256:" + match.group(2)
+    return {version for version, was in recorded.items() if committed.get(version) != was}
 
 
 def unlocked(contract: Contract) -> Iterator[Problem]:
-    """Versions the lock file does not record yet."""
+    """Versions the lock file does not record yet, or records as they were before an edit in a
+    record not committed yet (:func:`drafts`)."""
     recorded = read_lock(contract) or {}
+    changed = [v for v in contract.versions if v in recorded and digest(contract.schema(v)) != recorded[v]]
+    draft = drafts(contract, recorded) if changed else set()
     for version in contract.versions:
         if version not in recorded:
             yield Problem(contract.schema_path(version), UNLOCKED,
                           f"v{version} is not in {LOCK_FILE}: run `contract-harness lock` and commit "
                           f"{lock_path(contract)}")
+        elif version in changed and version in draft:
+            yield Problem(contract.schema_path(version), UNLOCKED,
+                          f"v{version} changed since {LOCK_FILE} recorded it (a record not committed yet): run "
+                          f"`contract-harness lock` and commit {lock_path(contract)}")
 
 
 def verify(contract: Contract) -> None:
@@ -131,7 +172,10 @@ def update(contract: Contract) -> list[int]:
 
     verify(contract)
     recorded = read_lock(contract) or {}
-    added = [v for v in contract.versions if v not in recorded]
+    # New versions, and draft records (not committed yet) whose version changed since.
+    changed = [v for v in contract.versions if v in recorded and digest(contract.schema(v)) != recorded[v]]
+    redone = drafts(contract, recorded) if changed else set()
+    added = [v for v in contract.versions if v not in recorded or (v in changed and v in redone)]
     if not added:
         return []
     for version in added:

@@ -154,7 +154,7 @@ class ContractFile(pytest.File):
         try:
             contract = load_contract(self.path.parent)
             layout_checked(self.config, contract.root)
-            lock.verify(contract)
+            changed = list(lock.changes(contract))
             collected = cases_for(contract, max_mutants=DEFAULT_MAX_MUTANTS if max_mutants is None else max_mutants)
         except Exception as exc:
             # The same one line as the CLI's, for a contract, a schema, a fixture, a sidecar, the
@@ -162,6 +162,10 @@ class ContractFile(pytest.File):
             if self.config.getoption("fulltrace"):
                 raise
             raise self.CollectError(one_line(exc)) from None
+        for problem in changed:  # a finding of this contract, as `check` reports it; its cases still run
+            version = problem.file.stem
+            yield VersionItem.from_parent(self, name=f"versions-{version}", contract=contract,
+                                          label=f"{contract.tool}::versions::{version}", line=problem.message)
         by_source: dict[str, list[Case]] = {}
         for case in collected.cases:
             by_source.setdefault(case.source, []).append(case)
@@ -364,6 +368,19 @@ class DriftItem(ContractItem):
         if check.status == "not_called":  # deliberately not sent: a skip with the reason, never a failure
             pytest.skip(check.detail())
         return None if check.status == "held" else check_text(check)
+
+
+class VersionItem(ContractItem):
+    """A published schema version changed in place (schemas.lock): a failing item."""
+
+    marker = "contract_case"
+
+    def __init__(self, *, line: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.line = line
+
+    def check(self) -> str | None:
+        return f"{self.label} (version_changed): {self.line}"
 
 
 class NoUpstreams(ContractItem):

@@ -146,7 +146,11 @@ def test_a_user_repository_from_init_to_a_caught_in_place_edit(repo: Path) -> No
     assert job["lint"].outcome == "success" and job["fuzz"].outcome == "skipped"
     changed = ("contracts/ticket_status/schemas/v1.json: v1 changed in place: add v2 (a published version never "
                "changes; schemas.lock records sha256:")
-    assert changed in job["versions"].output and changed in job["check"].output
+    assert changed in job["versions"].output
+    # check: a finding of the tool (exit 1), its cases checked all the same
+    assert "FINDING ticket_status::versions::v1 (version_changed)" in job["check"].output
+    assert "detail:   v1 changed in place: add v2" in job["check"].output
+    assert json.loads((repo / "contract-reports/check.json").read_text())["summary"]["findings"] == 1
     assert job["verdict"].outcome == "failure"
     assert "::error::contract-harness failed: versions check" in job["verdict"].output
 

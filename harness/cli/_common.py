@@ -18,6 +18,7 @@ from harness.project import CONTRACTS, check_layout, find_root, project_root
 
 if TYPE_CHECKING:
     from harness.contract import Contract
+    from harness.engine import CaseResult
 
 # The loader (YAML, the production validator, the schema model) is imported by the functions
 # that read documents: a command's --help builds its parser from this module without it.
@@ -131,6 +132,26 @@ def load_checked(directory: Path, locks: bool = True) -> Contract:
     if locks:
         lock.verify(contract)
     return contract
+
+
+def version_findings(contract: Contract) -> list[CaseResult]:
+    """A published schema version changed in place (schemas.lock), as ``check`` reports it: a
+    finding of the contract's tool, one per version, beside its cases (the run goes on)."""
+    from harness import lock
+    from harness.cases import CaseExpectation
+    from harness.engine import FINDING, VERSIONS, CaseResult
+
+    found = []
+    for problem in lock.changes(contract):
+        version = int(problem.file.stem[1:])  # schemas/v<N>.json
+        found.append(CaseResult(
+            id=f"{contract.tool}::{VERSIONS}::v{version}", tool=contract.tool, source=VERSIONS, status=FINDING,
+            problem="version_changed", expected=CaseExpectation(False, (), problem.code), layer=None,
+            code=problem.code, instance_pointer=None, schema_pointer=None, message=None, detail=problem.message,
+            operator=None, pointer=None, original="", mutated="", fixture=str(problem.file), version=version,
+            contract_dir=str(contract.directory), now=None, request=None, duration_s=0.0,
+            reproduce=f"contract-harness lock --check {contract.directory}"))
+    return found
 
 
 def selected_tools(known: list[str], tools: list[str] | None) -> set[str]:

@@ -49,6 +49,8 @@ FORMAT_VERSION = 1
 
 def problem_lines(r: CaseResult) -> list[str]:
     """A case that did not hold, for people: expectation, verdict, details, how to reproduce."""
+    if r.problem == "version_changed":  # no payload: a schema file and its record
+        return [f"file:     {r.fixture}", f"detail:   {r.detail}", f"reproduce with: {r.reproduce}"]
     lines = [
         f"expected: {r.expected.describe()}",
         f"actual:   {r.code or 'accepted'}"
