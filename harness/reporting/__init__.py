@@ -105,6 +105,10 @@ class Contributor:
         """Tables after the matrix."""
         return []
 
+    def html_page(self, summary: Summary, *, title: str, generated_at: str) -> str | None:
+        """A page of this run's own in place of the tools x case kinds matrix (None: the matrix)."""
+        return None
+
 
 def dispatch(events: Iterable[Event], reporters: Sequence[Reporter]) -> Summary | None:
     """Hand every event to every reporter, in order; return the run's summary (None if the

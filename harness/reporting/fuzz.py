@@ -263,6 +263,61 @@ class FuzzContributor(Contributor):
         return lines[:-1]
 
     # -- HTML
+    def html_page(self, summary: Summary, *, title: str, generated_at: str) -> str:
+        """The fuzz run's own page: properties x tools, the examples each ran, the verdicts by
+        deciding layer, the generator statistics, and each property that did not hold with its
+        shrunk example and reproduce line (the check page's cases x case kinds matrix would count
+        properties as cases)."""
+        import html
+
+        from harness.reporting.html import page_head, section_tables
+
+        esc = html.escape
+        report = self._report()
+        badge = f'<span class="verdict {"ok" if report.ok else "bad"}">{esc(verdict_line(report))}</span>'
+        out = page_head(title, badge, generated_at, script=False)
+        out.append(f"<p>{esc(_profile_line(report))}.</p>")
+        said = replay_lines(report)
+        if said:
+            out += ["<ul>", *(f"<li>{esc(line)}</li>" for line in said), "</ul>"]
+        header, rows = properties_rows(report)
+        out += ["<h2>Properties by tool</h2>",
+                "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr></thead><tbody>"]
+        for row in rows:
+            cells = [f"<td>{esc(row[0])}</td>"]
+            for cell in row[1:]:
+                kind = "ok" if cell.startswith("held") else ("" if cell == "n/a" else "bad")
+                cells.append(f'<td class="{kind}">{esc(cell)}</td>' if kind else f"<td>{esc(cell)}</td>")
+            out.append("<tr>" + "".join(cells) + "</tr>")
+        out.append("</tbody></table>")
+        examples = [[o.tool, o.prop, f"{o.examples:,}", o.mode, o.why, o.status] for o in report.outcomes]
+        verdicts = [[tool, *(str(counts.columns.get(c, 0)) for c in _COLUMNS)]
+                    for tool, counts in sorted(summary.tools.items())]
+        sections = [
+            Section("Examples", ["tool", "property", "examples", "how", "why", "status"], examples,
+                    note="The examples each property ran: generated, or replayed from its last green run while its "
+                         "inputs hash the same. A property that did not hold counts those of the search that failed."),
+            Section("Verdicts by deciding layer", ["tool", *_COLUMNS], verdicts,
+                    note="One boundary verdict per example (one per mutant for rejects_near_misses), by the layer "
+                         "that decided it."),
+        ]
+        generated = generator_rows(report)
+        if generated:
+            sections.append(Section("Generated documents", _GENERATOR_HEADER, generated,
+                                    note="Every generated value is re-validated by the production validator; the "
+                                         "ones it rejects are discarded and counted."))
+        out += section_tables(sections)
+        if not generated:
+            out += ["<h2>Generated documents</h2>", f"<p>{esc(_NOTHING_GENERATED)}</p>"]
+        failing = [o for o in report.outcomes if not o.ok]
+        if failing:
+            out.append("<h2>Properties that did not hold</h2>")
+            for outcome in failing:
+                out += [f'<h3 class="bad">{esc(outcome.id)}</h3>', f"<pre>{esc(outcome_text(outcome))}</pre>"]
+        if report.notes:
+            out += section_tables([Section("Notes", ["note"], [[n] for n in report.notes])])
+        return "\n".join([*out, "</body></html>"]) + "\n"
+
     def html_sections(self) -> list[Section]:
         report = self._report()
         sections = [
