@@ -15,8 +15,9 @@ Each contract also gets one fuzz item per applicable property
 turns them off); hypothesis loads only when one of them runs.
 
 Contracts are collected from the project root (the nearest folder upward holding
-``contracts/``) even where ``testpaths`` names only ``tests``: a plain ``pytest`` never
-reports "1 passed" over contracts it did not look at. Hypothesis, which the fuzz and compat
+``contracts/``) even where ``testpaths`` names only ``tests``, and wherever a plain ``pytest``
+runs inside the project: it never reports "1 passed" over contracts it did not look at, and
+says what it collected and from where. Hypothesis, which the fuzz and compat
 items use, keeps its caches in ``.contract-harness/hypothesis`` while they run: no
 ``.hypothesis/`` is left at the project's root.
 
@@ -197,7 +198,8 @@ def _collect_project_contracts(config: pytest.Config) -> tuple[Path, str] | None
       inside one contract's folder (``contracts/<tool>/schemas/``), where no ``contract.yaml``
       lies below, add the contract that folder belongs to (``fixtures/accepted/<tool>/...``:
       that tool's; ``fixtures/`` or ``fixtures/accepted/``: all of them), as ``check`` runs from
-      there. Any other folder (``tests/unit/``) collects what pytest finds in it, as ever."""
+      there; from any other folder of the project (``tests/``), every contract besides what
+      pytest finds there."""
     if config.getoption("--no-contracts") or not config.getini("contract_harness_collect_root"):
         return None
     from harness.project import CONTRACTS, find_root
