@@ -198,3 +198,11 @@ def test_a_fuzz_failure_says_what_was_expected_and_what_happened(tmp_path: Path)
     assert example.endswith("after the first failure)") or example.endswith("not shrunk"), example
     assert "tries" not in example
     assert json.loads(example.split("  example:  ", 1)[1].rsplit(" (", 2)[0])["run"]["attempt_number"] > 3
+
+
+def test_a_misspelt_tool_is_named_with_the_close_one(project: Path) -> None:
+    done = run(project / "contracts", "check", "--tool", "order_staus")
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("unknown tool order_staus (known: order_status) (did you mean 'order_status'?)")
+    far = run(project, "check", "--tool", "job_status")
+    assert far.stderr.strip().endswith("unknown tool job_status (known: order_status)")
