@@ -114,19 +114,21 @@ def test_the_demo_contracts_without_their_waivers_are_reported(demo: Callable[[s
     assert {f.schema for f in report.findings} == {"vendor"}
 
 
-def test_the_vendor_schema_is_not_judged_open_and_a_version_is(make_contract: Callable[..., Path]) -> None:
-    """The vendor schema states what the adapter reads of a broad document: open on purpose, no
-    finding and no waiver needed. The same object as a version is an error."""
-    opened = {"type": "object", "properties": {"state": {"enum": ["up", "down"]}}}
-    yaml_text = """\
+#: A contract with an adapter, its vendor_schema to follow (indented as make_contract dedents it).
+_WITH_VENDOR = """\
         tool: item_status
         version: 1
         agent_view:
           item_id: /data/item_id
         adapter: tests.conftest:item
-        vendor_schema: {type: object, properties: {state: {enum: [up, down]}}}
-        """
-    directory = make_contract(yaml_text=yaml_text)
+"""
+
+
+def test_the_vendor_schema_is_not_judged_open_and_a_version_is(make_contract: Callable[..., Path]) -> None:
+    """The vendor schema states what the adapter reads of a broad document: open on purpose, no
+    finding and no waiver needed. The same object as a version is an error."""
+    opened = {"type": "object", "properties": {"state": {"enum": ["up", "down"]}}}
+    directory = make_contract(yaml_text=_WITH_VENDOR + f"        vendor_schema: {json.dumps(opened)}\n")
     assert [f.rule for f in lint_contract(directory).findings if f.schema == "vendor"] == []
     report = lint_paths([_write(directory.parent.parent / "loose.json", json.dumps(opened))])
     assert [f.rule for f in report.findings] == ["open_object"]
@@ -184,12 +186,7 @@ def test_an_unknown_rule_id_is_reported_before_anything_is_read(tmp_path: Path) 
 def test_an_inline_vendor_schema_is_located_in_contract_yaml(
     make_contract: Callable[..., Path],
 ) -> None:
-    yaml_text = """\
-        tool: item_status
-        version: 1
-        agent_view:
-          item_id: /data/item_id
-        adapter: tests.conftest:item
+    yaml_text = _WITH_VENDOR + """\
         vendor_schema:
           type: object
           properties:

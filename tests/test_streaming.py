@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import junit_xml
+import pytest
 
 from harness import load_contract
 from harness.cases import Case, CaseExpectation, cases_for
@@ -217,35 +218,14 @@ def _interrupted_check(tmp_path: Path, how: signal.Signals) -> tuple[int, Path]:
     return code, out
 
 
-def test_a_check_killed_mid_run_leaves_the_previous_reports_whole_and_nothing_beside_them(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("how", "code"), [(signal.SIGKILL, -signal.SIGKILL), (signal.SIGTERM, -signal.SIGTERM),
+                                           (signal.SIGINT, 130)], ids=["kill -9", "kill", "Ctrl-C"])
+def test_a_check_stopped_mid_run_leaves_no_worker_and_the_previous_reports_whole(
+        tmp_path: Path, how: signal.Signals, code: int) -> None:
     if not Path("/proc/self/fd").is_dir():  # pragma: no cover - Linux only
-        import pytest
-
         pytest.skip("needs /proc to see the run's open spool")
-    code, out = _interrupted_check(tmp_path, signal.SIGKILL)
-    assert code == -signal.SIGKILL
-    assert sorted(p.name for p in out.iterdir()) == ["r.json", "r.xml"]
-    assert all((out / name).read_text() == "the previous report\n" for name in ("r.json", "r.xml"))
-
-
-def test_a_check_terminated_mid_run_leaves_no_worker_and_the_previous_reports(tmp_path: Path) -> None:
-    if not Path("/proc/self/fd").is_dir():  # pragma: no cover - Linux only
-        import pytest
-
-        pytest.skip("needs /proc to see the run's open spool")
-    code, out = _interrupted_check(tmp_path, signal.SIGTERM)
-    assert code == -signal.SIGTERM
-    assert sorted(p.name for p in out.iterdir()) == ["r.json", "r.xml"]
-    assert all((out / name).read_text() == "the previous report\n" for name in ("r.json", "r.xml"))
-
-
-def test_an_interrupted_check_exits_130_and_leaves_the_previous_reports(tmp_path: Path) -> None:
-    if not Path("/proc/self/fd").is_dir():  # pragma: no cover - Linux only
-        import pytest
-
-        pytest.skip("needs /proc to see the run's open spool")
-    code, out = _interrupted_check(tmp_path, signal.SIGINT)
-    assert code == 130
+    ended, out = _interrupted_check(tmp_path, how)  # Ctrl-C: exit 130, killed: the signal's
+    assert ended == code
     assert sorted(p.name for p in out.iterdir()) == ["r.json", "r.xml"]
     assert all((out / name).read_text() == "the previous report\n" for name in ("r.json", "r.xml"))
 
@@ -269,8 +249,6 @@ time.sleep(120)
 
 
 def test_a_worker_dies_with_its_parent_by_either_watch(tmp_path: Path) -> None:
-    import pytest
-
     if not Path("/proc/self/stat").exists():  # pragma: no cover - Linux only
         pytest.skip("needs /proc to see the processes")
     for how in ("prctl", "pipe"):
