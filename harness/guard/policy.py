@@ -194,11 +194,10 @@ def input_required_result(result: Mapping[str, Any]) -> dict[str, Any] | None:
     the result is not shaped as the protocol defines it. The caller replaces ``requestState``.
     """
     from mcp_types import InputRequiredResult  # the SDK's model: heavy, needed only here
-    from pydantic import ValidationError
 
     try:
         model = InputRequiredResult.model_validate(result)
-    except ValidationError:
+    except ValueError:  # pydantic's ValidationError
         return None
     if model.input_requests is None and model.request_state is None:
         return None
