@@ -646,18 +646,14 @@ def test_the_relay_reads_and_writes_the_servers_pipes_through_asyncios_own_strea
     # them, the relay would still work through the wrapper, only slower: this says so.
     import anyio
 
-    from harness.contract import demo_root
     from harness.drift.process import stop
-    from harness.guard.policy import Guard
-    from harness.guard.relay import Relay
-    from harness.guard.stdio import start_server
+    from harness.guard.stdio import ProcessServer, start_server
 
     async def main() -> tuple[bool, bool]:
         process = await start_server([sys.executable, "-c", "import sys; sys.stdin.read()"])
         try:
-            relay = Relay(Guard.from_paths([demo_root() / "contracts"]), process, None,  # type: ignore[arg-type]
-                          max_message_bytes=1 << 20, log=lambda text: None)
-            return relay._server_writer is not None, relay._server_reader is not None
+            server = ProcessServer(process, cap=1 << 20)
+            return server._writer is not None, server._reader is not None
         finally:
             await stop(process)
 
