@@ -51,6 +51,7 @@ from harness.guard.messages import (
     Message,
     classify,
     error_line,
+    id_key,
     valid_id,
 )
 from harness.guard.policy import (
@@ -132,14 +133,7 @@ class ServerEndpoint(Protocol):
         ...
 
 
-def _key(ident: Any) -> str:
-    """A dictionary key for a JSON-RPC id: ids equal as JSON values, and only those, share one
-    (``1`` and ``"1"`` differ)."""
-    if type(ident) is int:
-        return f"#{ident}"
-    if type(ident) is str:
-        return f"'{ident}"
-    return json.dumps(ident, sort_keys=True)
+_key = id_key
 
 
 def _shown(value: Any) -> str:

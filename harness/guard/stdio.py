@@ -245,3 +245,25 @@ def run_proxy(
 ) -> int:
     """Blocking entry point for the CLI."""
     return anyio.run(lambda: serve(guard, argv, max_message_bytes=max_message_bytes, log=log), backend="asyncio")
+
+
+def run_http(
+    guard: Guard, argv: Sequence[str], host: str, port: int, *, max_message_bytes: int,
+    log: Callable[[str], None] = log_line,
+) -> int:
+    """Blocking entry point for ``guard --listen``: a Streamable HTTP endpoint, one server
+    process per client session."""
+    from harness.guard.http import HttpGuard, serve_http
+
+    async def make_server() -> ProcessServer:
+        return ProcessServer(await start_server(argv), cap=max_message_bytes)
+
+    app = HttpGuard(guard, make_server, max_message_bytes=max_message_bytes, log=log)
+
+    def listening(url: str) -> None:
+        log(f"listening on {url} (configure the client with this URL)")
+
+    async def main() -> int:
+        return await serve_http(app, host, port, on_listening=listening, log=log)
+
+    return anyio.run(main, backend="asyncio")
