@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from harness.boundary.pipeline import Boundary, Examined, system_clock
 from harness.codes import Layer
@@ -120,13 +120,15 @@ def _fixture_now(contract: Contract, fixture: Fixture) -> datetime | None:
 
 def _fixture_case(contract: Contract, fixture: Fixture, ctx: MutationContext | None = None) -> Case:
     expect = fixture.expect
+    version = fixture.version if fixture.version != contract.version else None  # the sidecar's, if another
     if fixture.kind == "historical" and fixture.expect_by_version:
-        expect = fixture.expect_by_version.get(contract.version, expect)
+        expect = fixture.expect_by_version.get(version or contract.version, expect)
     # A contract-shaped payload of a tool with an adapter is judged as the contract object it is.
     target = contract.without_adapter() if fixture.shape == "contract" else contract
     now = _fixture_now(contract, fixture)
     examined = None
-    if ctx is not None and ctx.examined is not None and target is contract and now is not None and now == ctx.now:
+    if (ctx is not None and ctx.examined is not None and target is contract and now is not None and now == ctx.now
+            and version is None):
         examined = (ctx.raw, ctx.examined)
     return Case(
         id=fixture.id,
@@ -137,7 +139,7 @@ def _fixture_case(contract: Contract, fixture: Fixture, ctx: MutationContext | N
         build=fixture.read,
         request=fixture.request,
         now=now,
-        version=None,
+        version=version,
         path=fixture.path,
         fixture=fixture.id,
         description=fixture.description,
@@ -321,7 +323,16 @@ def _ready(found: MutationContext | MutationSkipped | None) -> MutationContext |
     return found if isinstance(found, MutationContext) else None
 
 
-def shard(cases: list[Case], index: int, count: int) -> list[Case]:
-    """The ``index``-th of ``count`` deterministic, balanced slices (1-based), by sorted id."""
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_Item = TypeVar("_Item", bound=_Identified)
+
+
+def shard(cases: list[_Item], index: int, count: int) -> list[_Item]:
+    """The ``index``-th of ``count`` deterministic, balanced slices (1-based), by sorted id (of
+    cases, and of results decided before the run)."""
     ordered = sorted(cases, key=lambda c: c.id)
     return [c for i, c in enumerate(ordered) if i % count == index - 1]

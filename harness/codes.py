@@ -91,6 +91,12 @@ TRANSPORT_FRAME = _code(
     "the message around the result is malformed (JSON-RPC: wrong id, no result, bad members)",
 )
 
+TRANSPORT_INPUT_REQUIRED = _code(
+    "transport.input_required",
+    "no result: the tool asked for input (MCP resultType input_required) where its contract does not allow it, "
+    "or where the protocol version in use does not define it",
+)
+
 PARSE_SYNTAX = _code("parse.syntax", "not RFC 8259 JSON")
 PARSE_TRAILING_DATA = _code("parse.trailing_data", "a complete JSON value followed by more data")
 PARSE_DUPLICATE_MEMBER = _code(
@@ -112,6 +118,7 @@ ADAPTER_ERROR = _code("adapter.error", "the adapter raised")
 ADAPTER_OUTPUT_INVALID = _code(
     "adapter.output_invalid", "the adapter's output does not validate against the contract schema"
 )
+ADAPTER_TIMEOUT = _code("adapter.timeout", "the adapter did not return within limits.adapter_timeout_s")
 
 BINDING_TOOL = _code("binding.tool", "the result names another tool than the one called")
 BINDING_REQUEST_ID = _code(

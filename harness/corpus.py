@@ -191,6 +191,8 @@ def _fixture(contract: Contract, kind: str, payload: Path, label: str | None) ->
                             file=shown(payload), code="fixture.invalid_name")
     side_path = sidecar_for(payload)
     sidecar = load_sidecar(side_path, within=contract.root) if os.path.lexists(side_path) else None
+    if sidecar is not None:
+        checked_sidecar(contract, sidecar, side_path)
     expect = sidecar.expect if sidecar else None
     if expect is None:
         if kind == "accepted":
@@ -228,6 +230,26 @@ def _fixture(contract: Contract, kind: str, payload: Path, label: str | None) ->
         root=contract.root,
         max_bytes=contract.limits.max_bytes,
     )
+
+
+def checked_sidecar(contract: Contract, sidecar: Sidecar, path: Path) -> Sidecar:
+    """``sidecar`` once its ``version`` names one of the contract's schema versions and its
+    ``request`` fits the contract's request shape; otherwise an error naming the sidecar file
+    (``fixture.invalid_sidecar``): a fixture judged against another version than it says, or
+    that fails with the caller's error on every run, is a mistake in the fixture."""
+    from harness.errors import InvalidRequest
+
+    if sidecar.version is not None and sidecar.version not in contract.versions:
+        raise ContractError(f"version {sidecar.version}: {contract.tool} has no schema version {sidecar.version}",
+                            file=shown(path), pointer="/version", allowed=list(contract.versions),
+                            code="fixture.invalid_sidecar", locate=position_in_file)
+    if sidecar.request is not None:
+        try:
+            contract.normalise_request(sidecar.request)
+        except InvalidRequest as exc:
+            raise ContractError(str(exc), file=shown(path), pointer="/request",
+                                code="fixture.invalid_sidecar", locate=position_in_file) from None
+    return sidecar
 
 
 def fixtures_for(contract: Contract, kinds: tuple[str, ...] = KINDS) -> list[Fixture]:

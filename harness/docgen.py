@@ -134,8 +134,9 @@ def lint_rules_page() -> str:
     lines += [f"| [`{r.id}`](#{r.id}) | {r.severity.value} | {_TARGETS[r.target.value]} | "
               f"{_cell(r.summary)} |" for r in RULES]
     for rule in RULES:
+        checks = _TARGETS[rule.target.value] + ("" if rule.vendor else " (not of the vendor schema)")
         lines += ["", f"## `{rule.id}`", "",
-                  f"*{rule.severity.value}, checks {_TARGETS[rule.target.value]}.* "
+                  f"*{rule.severity.value}, checks {checks}.* "
                   f"{_cell(rule.summary)}.", "", rule.description, "", f"**Fix:** {rule.fix}"]
     return "\n".join(lines) + "\n"
 

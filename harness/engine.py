@@ -21,10 +21,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import harness.lock as lock
 from harness.boundary.base import UNEXPLAINED
 from harness.boundary.pipeline import Boundary, Examined, Verdict
 from harness.boundary.request import normalise_request
-from harness.cases import Case
+from harness.cases import Case, CaseExpectation
 from harness.codes import Layer
 from harness.contract import Contract, Waiver
 from harness.errors import HarnessError, InvalidRequest
@@ -32,6 +33,7 @@ from harness.events import (
     FAILED,
     FINDING,
     PASSED,
+    VERSIONS,
     CaseFinished,
     CaseResult,
     Event,
@@ -455,6 +457,22 @@ def _request_of(case: Case) -> dict[str, Any] | None:
         return dict(case.request) if isinstance(case.request, Mapping) else None
 
 
+def version_findings(contract: Contract) -> list[CaseResult]:
+    """A published schema version changed in place (schemas.lock), as ``check`` reports it: a
+    finding of the contract's tool, one per version, beside its cases (the run goes on)."""
+    found = []
+    for problem in lock.changes(contract):
+        version = int(problem.file.stem[1:])  # schemas/v<N>.json
+        found.append(CaseResult(
+            id=f"{contract.tool}::{VERSIONS}::v{version}", tool=contract.tool, source=VERSIONS, status=FINDING,
+            problem="version_changed", expected=CaseExpectation(False, (), problem.code), layer=None,
+            code=problem.code, instance_pointer=None, schema_pointer=None, message=None, detail=problem.message,
+            operator=None, pointer=None, original="", mutated="", fixture=str(problem.file), version=version,
+            contract_dir=str(contract.directory), now=None, request=None, duration_s=0.0,
+            reproduce=f"contract-harness lock --check {contract.directory}"))
+    return found
+
+
 class Engine:
     """Runs cases through boundaries (one per contract and version, reused)."""
 
@@ -595,14 +613,16 @@ class Engine:
             case.shape,  # shape
         )
 
-    def run(self, cases: Iterable[Case], notes: Iterable[str] = (), *,
+    def run(self, cases: Iterable[Case | CaseResult], notes: Iterable[str] = (), *,
             tools: Iterable[str] | None = None) -> Iterator[Event]:
         """Evaluate every case, yielding events; the last event carries the summary.
 
         Without ``tools`` the cases are listed and counted first. With ``tools`` (what the run's
         ``RunStarted`` names) they are streamed: each case is made, evaluated and dropped in
         turn, so memory stays flat however many there are, and ``notes`` may still grow while
-        the cases are made (they are read at the end)."""
+        the cases are made (they are read at the end). A :class:`CaseResult` among the cases was
+        decided before the run (a published schema version changed in place): it is reported
+        and counted as it is, in its place."""
         if tools is None:
             cases = list(cases)
             started_event = RunStarted(len(cases), tuple(sorted({c.tool for c in cases})))
@@ -613,6 +633,10 @@ class Engine:
         yield started_event
         contracts: dict[int, tuple[Contract, set[str]]] = {}
         for index, case in enumerate(cases):
+            if isinstance(case, CaseResult):
+                summary.add(case)
+                yield CaseFinished(index, case)
+                continue
             result = self.evaluate(case)
             summary.add(result)
             if case.operator:

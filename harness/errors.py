@@ -148,7 +148,8 @@ def one_line(exc: BaseException) -> str:
     if isinstance(exc, HarnessError):
         text, code = str(exc), exc.code
     elif isinstance(exc, OSError):
-        where = f"{shown(exc.filename)}: " if exc.filename is not None else ""
+        # A descriptor's error names it by number (os.fdopen on a directory: "Is a directory: 3").
+        where = f"{shown(os.fsdecode(exc.filename))}: " if isinstance(exc.filename, str | bytes | os.PathLike) else ""
         text, code = f"{where}{exc.strerror or type(exc).__name__}", "file.error"
     else:
         first = (str(exc).splitlines() or [""])[0]
@@ -157,10 +158,35 @@ def one_line(exc: BaseException) -> str:
     return f"{code}: {' '.join(text.split())}" if "\n" in text or "\r" in text else f"{code}: {text}"
 
 
+def closest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The one of ``choices`` that ``word`` is a typo of, if any: similar as a whole (difflib's
+    ratio at least ``cutoff``) and different only in a short stretch once the prefix and suffix
+    they share are set aside (a letter or two, a quarter of the word at most). Names that share a
+    long suffix are not close for it: ``order_status`` is no typo of ``job_status``."""
+    best: tuple[float, str] | None = None
+    for choice in choices:
+        ratio = difflib.SequenceMatcher(None, word, choice).ratio()
+        if ratio < cutoff or (best is not None and ratio <= best[0]):
+            continue
+        prefix = len(_common_prefix(word, choice))
+        suffix = len(_common_prefix(word[prefix:][::-1], choice[prefix:][::-1]))
+        if max(len(word), len(choice)) - prefix - suffix <= max(2, len(word) // 4):
+            best = (ratio, choice)
+    return best[1] if best else None
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """`` (did you mean X?)`` for a near miss among ``choices``, else the empty string."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    """`` (did you mean X?)`` for a near miss among ``choices`` (:func:`closest`), else the empty
+    string."""
+    close = closest(word, choices)
+    return f" (did you mean {close!r}?)" if close else ""
 
 
 def shown(path: os.PathLike[str] | str) -> str:

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 PASSED, FAILED, FINDING = "passed", "failed", "finding"
 ACCEPTED_COLUMN = "accepted"
+#: The source of a finding about a contract's published schema versions (schemas.lock): decided
+#: before the run, by no layer.
+VERSIONS = "versions"
 
 
 @dataclass
@@ -127,6 +130,26 @@ def saved_line(counts: dict[str, int]) -> str:
             "verdict saved by an earlier run (--no-saved-verdicts validates them afresh)")
 
 
+def fold(header: Sequence[str], rows: Sequence[Sequence[str]], width: int, *, left: int = 1) -> list[str]:
+    """A table too wide for ``width`` columns as one block per row: the row's first ``left`` cells
+    (the tool) on a line of their own, whole, then its ``header value`` pairs wrapped to
+    ``width`` (a single pair wider than that stands alone on its line)."""
+    lines = []
+    for row in rows:
+        lines.append(" ".join(row[:left]))
+        line = ""
+        pairs = [f"{name} {value}" for name, value in zip(header[left:], row[left:], strict=True)]
+        for index, pair in enumerate(pairs):
+            piece = pair + ("," if index < len(pairs) - 1 else "")
+            if line and len(line) + 1 + len(piece) > width:
+                lines.append(line)
+                line = ""
+            line = f"{line} {piece}" if line else f"  {piece}"
+        if line:
+            lines.append(line)
+    return lines
+
+
 @fast_frozen
 @dataclass(frozen=True, slots=True)
 class CaseResult:
@@ -172,8 +195,11 @@ class CaseResult:
 
     @property
     def column(self) -> str:
-        """Where the case lands in the tools x layers table."""
-        return self.layer.value if self.layer else ACCEPTED_COLUMN
+        """Where the case lands in the tools x layers table (a finding about a published version,
+        which no layer decided, in none of its columns: it counts among the cases and findings)."""
+        if self.layer:
+            return self.layer.value
+        return VERSIONS if self.source == VERSIONS else ACCEPTED_COLUMN
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -186,7 +212,7 @@ class CaseResult:
             "version": self.version,
             "expected": self.expected.to_dict(),
             "actual": {
-                "accepted": self.layer is None and self.problem != "error",
+                "accepted": self.layer is None and self.problem != "error" and self.source != VERSIONS,
                 "layer": self.layer.value if self.layer else None,
                 "code": self.code,
                 "instance_pointer": self.instance_pointer,

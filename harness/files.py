@@ -118,15 +118,7 @@ def read_bytes(
                                 code="file.not_regular")
         if info.st_size > limit and not truncate:
             raise ContractError(_too_large(what, info.st_size, limit), file=name, code="file.too_large")
-        chunks: list[bytes] = []
-        remaining = limit + 1  # files in /proc say size 0: read one byte past the cap to know
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
+        data = read_at_most(fd, limit + 1)  # files in /proc say size 0: one byte past the cap to know
     except OSError as exc:
         raise ContractError(f"cannot read {what}: {exc.strerror or exc}", file=name,
                             code="file.unreadable") from None
@@ -135,6 +127,19 @@ def read_bytes(
     if len(data) > limit and not truncate:
         raise ContractError(_too_large(what, len(data), limit, at_least=True), file=name, code="file.too_large")
     return data
+
+
+def read_at_most(fd: int, size: int) -> bytes:
+    """Up to ``size`` bytes from the descriptor ``fd`` (fewer at its end)."""
+    chunks: list[bytes] = []
+    remaining = size
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
 
 
 def _too_large(what: str, size: int, limit: int, at_least: bool = False) -> str:
@@ -157,26 +162,27 @@ def read_text(path: Path, *, limit: int, within: Path | None = None, what: str =
 # --------------------------------------------------------------------------- writes
 
 
-def read_state(path: Path, limit: int) -> bytes | None:
-    """A file the harness saved for itself (``.contract-harness/``), or None when there is none;
-    raises ``ValueError`` with the reason it cannot be read: a symlink (never followed), not a
-    regular file, larger than ``limit`` bytes, unreadable."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise ValueError("a symlink (not followed)") from None
-        raise ValueError(exc.strerror or str(exc)) from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise ValueError("not a regular file")
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"larger than {limit} bytes")
-    return data
+def symlink_between(root: Path, path: Path) -> str | None:
+    """Why ``path`` cannot be reached from ``root`` without following a symlink or crossing
+    something that is not a folder (``root`` and every folder below it down to ``path``'s,
+    ``path`` itself not included); None when it can, or when a folder on the way does not exist
+    yet (nothing to follow)."""
+    folder = root
+    for part in (None, *path.relative_to(root).parts[:-1]):
+        if part is not None:
+            folder = folder / part
+        try:
+            mode = os.lstat(folder).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            return f"{shown(folder)}: {exc.strerror or exc}"
+        if stat.S_ISLNK(mode):
+            return f"{shown(folder)} is a symlink (not followed)"
+        if not stat.S_ISDIR(mode):
+            return f"{shown(folder)} is {kind_of(mode)}, not a folder"
+    return None
+
 
 
 class OutputError(HarnessError, OSError):
@@ -191,9 +197,10 @@ class OutputError(HarnessError, OSError):
         self.strerror = message
 
 
-def check_target(path: Path, what: str = "output") -> None:
+def check_target(path: Path, what: str = "output", *, probe: bool = False) -> None:
     """Refuse a target that exists and is not a regular file (symlinks included), or whose
-    parent is not a directory. Called before a run, so a bad ``--json`` fails in a second."""
+    parent is not a directory; with ``probe``, also one whose nearest existing folder takes no
+    new file. Called before a run, so a bad ``--json`` fails in a second."""
     try:
         info = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):  # a parent that is a file: said just below
@@ -210,6 +217,16 @@ def check_target(path: Path, what: str = "output") -> None:
             if not parent.is_dir():
                 raise OutputError(f"cannot write {what} {shown(path)}: {shown(parent)} is not a directory",
                                   errno_=errno.ENOTDIR)
+            if probe:
+                # The file is written beside itself first (a temporary file renamed over it), in
+                # folders made as needed: a folder that takes no new entry (read-only, /proc) is
+                # refused now, by the name given.
+                import tempfile  # as AtomicWriter: only a command that writes a file loads it
+
+                try:
+                    tempfile.TemporaryFile(dir=parent, prefix=".probe.").close()
+                except OSError as exc:
+                    raise _failed(path, what, exc) from None
             break
 
 

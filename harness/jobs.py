@@ -19,13 +19,15 @@ however fast the workers.
 Workers are forked (they inherit the parent's imports), by a
 ``ProcessPoolExecutor``: a worker that dies breaks the pool, and the run ends with
 ``job.worker_lost`` instead of waiting for a result that will not come (``multiprocessing.Pool``
-waits for ever). Where the platform cannot fork (Windows), a run has one job and says so.
+waits for ever). A worker dies with its parent, however the parent ends (``kill``, ``kill -9``):
+:func:`die_with_parent`. Where the platform cannot fork (Windows), a run has one job and says so.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 import traceback
 from collections import deque
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from harness.engine import Engine
+from harness.engine import Engine, version_findings
 from harness.errors import HarnessError, UsageError, one_line
 from harness.events import CaseFinished, CaseResult, Event, RunFinished, RunStarted, Summary
 from harness.internals import process_pool_processes
@@ -176,9 +178,46 @@ def can_fork() -> bool:
     return hasattr(os, "fork")
 
 
-def _ignore_interrupts() -> None:
-    """A worker leaves Ctrl-C to the parent, which stops the pool (no traceback per worker)."""
+def _worker_start(parent: int, watch: tuple[int, int] | None) -> None:
+    """In a worker, first: Ctrl-C is left to the parent, which stops the pool (no traceback per
+    worker), and the worker dies with its parent however the parent ends (``kill``, ``kill -9``,
+    a crash), instead of waiting for ever for a task no one will give it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent, watch)
+
+
+#: ``prctl``'s option that sends the calling process a signal when its parent ends (Linux).
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int, watch: tuple[int, int] | None = None) -> None:
+    """End this (forked) process when ``parent`` ends. On Linux the kernel sends it SIGKILL
+    (``prctl(PR_SET_PDEATHSIG)``); elsewhere, given ``watch`` (a pipe the parent made: read end,
+    write end), this process closes its copy of the write end and a thread waits on the read end,
+    which reads end-of-file once the parent, the only holder of a write end left, is gone. A
+    parent already gone when this runs is seen at once (the process has another parent)."""
+    import sys
+
+    if sys.platform == "linux":
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+            watch = None
+    if watch is not None:
+        import threading
+
+        read_end, write_end = watch
+        os.close(write_end)
+
+        def wait() -> None:
+            while os.read(read_end, 1):  # nothing is ever written: b"" when the parent is gone
+                pass
+            os._exit(1)
+
+        threading.Thread(target=wait, name="parent-watch", daemon=True).start()
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 class JobError(HarnessError):
@@ -226,8 +265,11 @@ def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator
     global _TASK
     _TASK = task
     workers = max(1, min(jobs, count))
+    # Where no kernel signal ends a worker with its parent, a pipe the workers watch: the parent
+    # never writes to it, and the system closes the parent's end when the parent ends, however.
+    watch = None if sys.platform == "linux" else os.pipe()
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_ignore_interrupts)
+                               initializer=_worker_start, initargs=(os.getpid(), watch))
     waiting: deque[Future[tuple[bool, Any]]] = deque()
     given = 0
 
@@ -263,6 +305,8 @@ def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator
             for process in process_pool_processes(pool):  # stop, not wait for, the tasks
                 process.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
+        for fd in watch or ():
+            os.close(fd)
 
 
 # ---------------------------------------------------------------------------- check
@@ -274,13 +318,14 @@ def _run_contract(contract: Contract, options: Options) -> Batch:
     from harness.reference_verdicts import ReferenceVerdicts
 
     batch = Batch()
+    decided = version_findings(contract)  # first, as one job reports them
     collected = cases_for(contract, sources=options.sources, max_mutants=options.max_mutants,
                           operators=options.operators)
     batch.notes = collected.notes
     sources = {case.id: (case.path, contract.root) for case in collected.cases if case.path is not None}
     saved = ReferenceVerdicts(options.saved_verdicts) if options.saved_verdicts else None
     engine = Engine(differential=options.differential, saved=saved, explain=options.explain)
-    for event in engine.run(collected.cases, tools=[contract.tool]):
+    for event in engine.run([*decided, *collected.cases], tools=[contract.tool]):
         if isinstance(event, CaseFinished):
             batch.results.append((event.result, sources.get(event.result.id)))
         elif isinstance(event, RunFinished):
@@ -294,7 +339,7 @@ def _load_and_run(directory: Path, selected: bool, options: Options) -> Batch:
     contract, also one ``--tool`` leaves out), and its cases run when it is ``selected``."""
     from harness.contract.load import load_checked
 
-    contract = load_checked(directory)
+    contract = load_checked(directory, locks=False)  # a version changed in place: a finding of the run
     return _run_contract(contract, options) if selected else Batch()
 
 

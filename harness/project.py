@@ -14,12 +14,12 @@ that is not one of ``accepted``/``rejected``/``historical``, a file no case sour
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from harness.errors import ContractError, UsageError
+from harness.errors import ContractError, UsageError, did_you_mean
+from harness.files import kind_of, symlink_between
 
 CONTRACTS = "contracts"
 FIXTURES = "fixtures"
@@ -85,9 +85,40 @@ def project_root(*, demo: bool = False, start: str | Path | None = None) -> Path
 
 def state_dir(*parts: str, start: str | Path | None = None) -> Path:
     """``.contract-harness/<parts>`` of the project around ``start`` (the working directory's
-    project, else the working directory itself): never a stray copy in a subfolder."""
+    project, else the working directory itself): never a stray copy in a subfolder.
+
+    The state folder is never followed through a symlink: where ``.contract-harness`` or a
+    folder of ``parts`` in it is a symlink (or not a folder), this run's state goes to a new
+    private temporary folder instead (said once, on stderr), and the run is a fresh one."""
     base = find_root(start) or Path(start if start is not None else os.getcwd()).absolute()
-    return base.joinpath(STATE_DIR, *parts)
+    folder = base / STATE_DIR
+    wanted = folder.joinpath(*parts)
+    problem = symlink_between(folder, wanted / "-")
+    if problem is None:
+        return wanted
+    elsewhere = _ELSEWHERE.get(str(folder))
+    if elsewhere is None:
+        import sys
+        import tempfile
+
+        elsewhere = _ELSEWHERE[str(folder)] = Path(tempfile.mkdtemp(prefix="contract-harness-state-")) / STATE_DIR
+        warning = f"saved state: {problem}: this run keeps its state in {elsewhere} instead (a fresh run)"
+        print(f"contract-harness: warning: {warning}", file=sys.stderr)
+        _WARNINGS.append(warning)
+    return elsewhere.joinpath(*parts)
+
+
+#: State folders refused this process (a symlink on the way), and where their state went instead.
+_ELSEWHERE: dict[str, Path] = {}
+_WARNINGS: list[str] = []
+
+
+def state_warnings() -> list[str]:
+    """The warnings :func:`state_dir` printed since the last call (the pytest plugin shows them
+    in its summary: what an item prints is captured)."""
+    said = list(_WARNINGS)
+    _WARNINGS.clear()
+    return said
 
 
 def _relative(path: Path) -> str:
@@ -100,8 +131,7 @@ def _relative(path: Path) -> str:
 
 
 def _suggest(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return did_you_mean(name, sorted(known))
 
 
 def _ignored(path: Path) -> bool:
@@ -124,8 +154,14 @@ def layout_problems(root: Path) -> Iterator[ContractError]:
     tools: set[str] = set()
     if contracts.is_dir():
         for folder in sorted(p for p in contracts.iterdir() if p.is_dir() and not _ignored(p)):
-            if (folder / CONTRACT_FILE).is_file():
+            file = folder / CONTRACT_FILE
+            if file.is_file():
                 tools.add(folder.name)
+                continue
+            if os.path.lexists(file):  # a FIFO, a directory, a dangling symlink: never opened here
+                what = kind_of(os.lstat(file).st_mode) if not file.is_symlink() else "a symlink to nothing"
+                yield ContractError(f"{CONTRACT_FILE} is {what}, not a regular file", file=_relative(file),
+                                    code="file.not_regular")
                 continue
             near = sorted(p.name for p in folder.iterdir() if p.name.startswith("contract"))
             found = f" (found {', '.join(near)})" if near else ""

@@ -78,9 +78,23 @@ class ContractItem(pytest.Item):
         """Why the check did not hold, or None."""
 
     def runtest(self) -> None:
-        failure = self.check()
+        try:
+            failure = self.check()
+        finally:
+            self._state_warnings()
         if failure is not None:
             raise NotHeld(failure.strip())
+
+    def _state_warnings(self) -> None:
+        """The warnings about the saved state this item met, for the summary (from an xdist
+        worker too): a saved file not taken, a state folder not followed."""
+        from harness.project import state_warnings
+
+        pending = self.config.stash[ENGINE].get("warnings", [])
+        said = [*state_warnings(), *pending]
+        pending.clear()
+        if said:
+            self.user_properties.append(("state_warning", "\n".join(said)))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, NotHeld):
@@ -149,7 +163,7 @@ class ContractFile(pytest.File):
         try:
             contract = load_contract(self.path.parent)
             layout_checked(self.config, contract.root)
-            lock.verify(contract)
+            changed = list(lock.changes(contract))
             collected = cases_for(contract, max_mutants=DEFAULT_MAX_MUTANTS if max_mutants is None else max_mutants)
         except Exception as exc:
             # The same one line as the CLI's, for a contract, a schema, a fixture, a sidecar, the
@@ -157,6 +171,10 @@ class ContractFile(pytest.File):
             if self.config.getoption("fulltrace"):
                 raise
             raise self.CollectError(one_line(exc)) from None
+        for problem in changed:  # a finding of this contract, as `check` reports it; its cases still run
+            version = problem.file.stem
+            yield VersionItem.from_parent(self, name=f"versions-{version}", contract=contract,
+                                          label=f"{contract.tool}::versions::{version}", line=problem.message)
         by_source: dict[str, list[Case]] = {}
         for case in collected.cases:
             by_source.setdefault(case.source, []).append(case)
@@ -166,8 +184,11 @@ class ContractFile(pytest.File):
         # Version pairs without importing harness.compat (heavy): it loads when a pair runs.
         for old, new in itertools.pairwise(contract.versions):
             yield CompatPair.from_parent(self, name=f"compat-v{old}-v{new}", contract=contract, old=old, new=new)
-        if self.config.getoption("--drift") and contract.upstreams:
-            yield DriftGroup.from_parent(self, name="drift", contract=contract)
+        if self.config.getoption("--drift"):
+            if contract.upstreams:
+                yield DriftGroup.from_parent(self, name="drift", contract=contract)
+            else:  # asked for, and nothing to send: one skipped item says so
+                yield NoUpstreams.from_parent(self, name="drift", contract=contract, label=f"{contract.tool}::drift")
         if switch(self.config, "--no-fuzz", "contract_harness_fuzz"):
             yield FuzzGroup.from_parent(self, name="fuzz", contract=contract)
 
@@ -197,8 +218,10 @@ def engine(config: pytest.Config) -> Engine:
             from harness.project import state_dir
             from harness.reference_verdicts import VERDICTS_DIR, ReferenceVerdicts
 
-            # Where `check` keeps them: either takes the verdicts the other saved.
-            saved = ReferenceVerdicts(state_dir(*VERDICTS_DIR, start=config.rootpath))
+            # Where `check` keeps them: either takes the verdicts the other saved. A warning about
+            # them goes with the item that met it (from an xdist worker too) to the summary.
+            pending: list[str] = store.setdefault("warnings", [])
+            saved = ReferenceVerdicts(state_dir(*VERDICTS_DIR, start=config.rootpath), warn=pending.append)
         store["engine"] = Engine(differential=differential, saved=saved)
     return store["engine"]  # type: ignore[no-any-return]
 
@@ -354,6 +377,38 @@ class DriftItem(ContractItem):
         if check.status == "not_called":  # deliberately not sent: a skip with the reason, never a failure
             pytest.skip(check.detail())
         return None if check.status == "held" else check_text(check)
+
+
+class VersionItem(ContractItem):
+    """A published schema version changed in place (schemas.lock): a failing item."""
+
+    marker = "contract_case"
+
+    def __init__(self, *, line: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.line = line
+
+    def check(self) -> str | None:
+        return f"{self.label} (version_changed): {self.line}"
+
+
+class NoUpstreams(ContractItem):
+    """``--drift`` on a contract that declares no upstreams: skipped, with the reason (a mark: the
+    skip is reported at the contract's file)."""
+
+    marker = "drift"
+
+    def __init__(self, **kwargs: Any) -> None:
+        from harness.drift.runner import NO_UPSTREAMS  # the same words as `contract-harness drift`
+
+        super().__init__(**kwargs)
+        self.add_marker(pytest.mark.skip(reason=f"{self.contract.tool}: {NO_UPSTREAMS}"))
+
+    def check(self) -> str | None:  # pragma: no cover - skipped by its mark
+        return None
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, 0, self.label  # a skip by mark is reported at a line: the file's first
 
 
 # --------------------------------------------------------------------------- fuzz

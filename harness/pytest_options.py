@@ -84,20 +84,29 @@ def add_options(parser: pytest.Parser) -> None:
 def setting(config: pytest.Config, option: str, ini: str, convert: Callable[[str], Any] = str, *,
             choices: tuple[str, ...] | None = None) -> Any:
     """A setting's value: the command-line ``option`` when given, else the ``ini`` key when set in
-    the project's configuration (converted; a bad value is a one-line usage error), else None."""
+    the project's configuration (converted; a bad value is a one-line usage error), else None.
+    A number below the option's :data:`MINIMUM` is a usage error too, however it was given."""
     value = config.getoption(option)
-    if value is not None:
-        return value
-    text = config.getini(ini)
-    if text in ("", None):
-        return None
-    try:
-        value = convert(text)
-    except ValueError:
-        raise pytest.UsageError(f"{ini} {text!r}: not a valid {getattr(convert, '__name__', 'value')}") from None
-    if choices is not None and value not in choices:
-        raise pytest.UsageError(f"{ini} {text!r}: use one of {', '.join(choices)}")
+    given = f"{option} {value}"
+    if value is None:
+        text = config.getini(ini)
+        if text in ("", None):
+            return None
+        try:
+            value = convert(text)
+        except ValueError:
+            raise pytest.UsageError(f"{ini} {text!r}: not a valid {getattr(convert, '__name__', 'value')}") from None
+        if choices is not None and value not in choices:
+            raise pytest.UsageError(f"{ini} {text!r}: use one of {', '.join(choices)}")
+        given = f"{ini} {text!r}"
+    least = MINIMUM.get(option)
+    if least is not None and value < least:
+        raise pytest.UsageError(f"{given}: must be at least {least}")
     return value
+
+
+#: The least value of the numeric settings (on the command line or in the ini file).
+MINIMUM = {"--max-mutants": 0, "--fuzz-examples": 1}
 
 
 def boolean(text: str) -> bool:

@@ -15,8 +15,9 @@ Each contract also gets one fuzz item per applicable property
 turns them off); hypothesis loads only when one of them runs.
 
 Contracts are collected from the project root (the nearest folder upward holding
-``contracts/``) even where ``testpaths`` names only ``tests``: a plain ``pytest`` never
-reports "1 passed" over contracts it did not look at. Hypothesis, which the fuzz and compat
+``contracts/``) even where ``testpaths`` names only ``tests``, and wherever a plain ``pytest``
+runs inside the project: it never reports "1 passed" over contracts it did not look at, and
+says what it collected and from where. Hypothesis, which the fuzz and compat
 items use, keeps its caches in ``.contract-harness/hypothesis`` while they run: no
 ``.hypothesis/`` is left at the project's root.
 
@@ -152,7 +153,8 @@ def _collect_project_contracts(config: pytest.Config) -> tuple[Path, str] | None
       inside one contract's folder (``contracts/<tool>/schemas/``), where no ``contract.yaml``
       lies below, add the contract that folder belongs to (``fixtures/accepted/<tool>/...``:
       that tool's; ``fixtures/`` or ``fixtures/accepted/``: all of them), as ``check`` runs from
-      there. Any other folder (``tests/unit/``) collects what pytest finds in it, as ever."""
+      there; from any other folder of the project (``tests/``), every contract besides what
+      pytest finds there."""
     if config.getoption("--no-contracts") or not config.getini("contract_harness_collect_root"):
         return None
     from harness.project import CONTRACTS, find_root
@@ -173,6 +175,14 @@ def _collect_project_contracts(config: pytest.Config) -> tuple[Path, str] | None
     return None
 
 
+def _relative(path: Path, start: Path) -> str:
+    """``path`` as seen from ``start`` when below it (``contracts/``), else as it is."""
+    try:
+        return f"{path.relative_to(start)}/" if path != start else "./"
+    except ValueError:
+        return f"{path}/"
+
+
 def _contracts_of_the_folder(config: pytest.Config) -> tuple[Path, str] | None:
     from harness.project import CONTRACTS, FIXTURE_KINDS, FIXTURES, find_root
 
@@ -189,12 +199,42 @@ def _contracts_of_the_folder(config: pytest.Config) -> tuple[Path, str] | None:
     elif contracts in here.parents and len(here.relative_to(contracts).parts) >= 2:
         added = contracts / here.relative_to(contracts).parts[0]
         why = f"the contract {here.name}/ belongs to"
-    else:
-        return None
+    elif here == contracts or here in contracts.parents:
+        return None  # pytest finds them below where it runs
+    else:  # tests/, docs/, any folder of the project: its contracts, as `check` runs them from there
+        added, why = contracts, f"the project around {_relative(here, root)}"
     if not added.is_dir():
         return None
     config.args.append(str(added))
     return added, why
+
+
+def pytest_report_collectionfinish(config: pytest.Config, start_path: Path, items: list[pytest.Item]) -> list[str]:
+    """What the plugin collected, and from where (a run given other paths: where the project's
+    contracts are). An xdist controller collects nothing itself: its header says it instead."""
+    contracts: dict[str, Path] = {}
+    for test in items:
+        contract = getattr(test, "contract", None)
+        if contract is not None:
+            contracts.setdefault(contract.tool, contract.directory)
+    if not contracts:
+        if (hasattr(config, "workerinput") or config.getoption("--no-contracts") or config.option.verbose < 0
+                or not config.getini("contract_harness_collect_root")):
+            return []
+        from harness.project import CONTRACTS, find_root
+
+        root = find_root(config.invocation_params.dir)
+        if root is None or config.pluginmanager.has_plugin("dsession"):
+            return []
+        return [f"contract-harness: no contract collected from the paths given; the project's contracts are in "
+                f"{_relative(root / CONTRACTS, start_path)} (`pytest` with no path, or `pytest "
+                f"{_relative(root / CONTRACTS, start_path)}`, collects them)"]
+    folders = sorted({_relative(d.parent, start_path) for d in contracts.values()})
+    count = sum(getattr(test, "contract", None) is not None for test in items)
+    added = config.stash.get(_ADDED, None)
+    why = f" ({added[1]})" if added is not None else ""
+    return [f"contract-harness: {count} items of {len(contracts)} contract{'s' if len(contracts) != 1 else ''} "
+            f"({', '.join(sorted(contracts))}) from {', '.join(folders)}{why}"]
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -211,6 +251,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     store = session.config.stash.get(ENGINE, {})
     if "engine" in store:
         store["engine"].differentials.finish()
+        import sys
+
+        for warning in store.get("warnings", ()):  # met while saving, after the last item
+            print(f"contract-harness: warning: {warning}", file=sys.stderr)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -292,10 +336,14 @@ class LayerTable:
         #: The documents the differential check compared, those of them it compared with the
         #: reference's verdict saved by an earlier run, and those the reference gave no verdict on.
         self.verdicts = {"compared": 0, "saved": 0, "undecided": 0}
+        #: Warnings about the saved state (a saved file not taken), each once.
+        self.state_warnings: dict[str, None] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
             props: dict[str, Any] = dict(report.user_properties)
+            for warning in str(props.get("state_warning", "")).splitlines():
+                self.state_warnings[warning] = None
             if props.get("contract_harness") == "1":
                 if self.summary is None:
                     from harness.events import Summary
@@ -310,6 +358,8 @@ class LayerTable:
                 self.fuzz.append(props)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for warning in self.state_warnings:
+            terminalreporter.write_line(f"contract-harness: warning: {warning}")
         if self.fuzz:
             from harness.fuzz.replay import summary_lines
 
@@ -324,12 +374,19 @@ class LayerTable:
         header, rows = self.summary.table()
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         terminalreporter.write_sep("=", "contract cases by rejecting layer")
-        for row in [header, *rows]:
-            terminalreporter.write_line("  ".join(
-                cell.ljust(w) if i == 0 else cell.rjust(w)
-                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
-            ))
-        if self.verdicts["saved"]:
+        width = terminalreporter.config.get_terminal_writer().fullwidth
+        if sum(widths) + 2 * (len(widths) - 1) > width:
+            from harness.events import fold  # a narrow terminal: a block per tool, its name whole
+
+            for line in fold(header, rows, width):
+                terminalreporter.write_line(line)
+        else:
+            for row in [header, *rows]:
+                terminalreporter.write_line("  ".join(
+                    cell.ljust(w) if i == 0 else cell.rjust(w)
+                    for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+                ))
+        if self.verdicts["saved"] and terminalreporter.config.option.verbose > 0:
             from harness.events import saved_line
 
             terminalreporter.write_line(saved_line(self.verdicts))

@@ -8,8 +8,10 @@ A secret reaches text in many spellings, and each is matched, in any mix, charac
 character: as written; JSON-escaped (``\\u0041``, ``\\n``, ``\\"``, ``\\/``); in a JSON Pointer
 (``~1``, ``~0``: a member name in an instance pointer or a shape's location); Python ``repr``
 (``\\x41``, ``\\U0001f600``, ``\\'``), also of its UTF-8 bytes (``b'\\xc3\\xa9'``, as h11 and
-httpx quote header values); URL-encoded (``%41``, ``+`` for a space, either hex case); and HTML
-or XML character references (``&#65;``, ``&amp;``). Each match becomes ``${NAME}``.
+httpx quote header values); URL-encoded (``%41``, ``+`` for a space, either hex case); HTML
+or XML character references (``&#65;``, ``&amp;``); and, as a whole, base64 (standard and
+URL-safe, also inside a longer encoded value such as ``Basic base64(user:token)``) and hex of
+its UTF-8 bytes. Each match becomes ``${NAME}``.
 
 Uses: :meth:`Redactor.text` for a string, :meth:`Redactor.value` for any record (events, checks,
 verdicts, sidecars: every string inside, member names included), :meth:`Redactor.found_in` and
@@ -20,6 +22,7 @@ they reproduce.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import enum
 import re
@@ -94,6 +97,37 @@ def _pattern(secret: str) -> str:
     return "".join("(?:" + "|".join(_spellings(c)) + ")" for c in secret)
 
 
+def _base64_spellings(data: bytes) -> list[str]:
+    """Regular expressions for what base64 (standard and URL-safe) makes of ``data`` wherever
+    it starts in a longer encoded value (``Basic base64(user:token)``): at each of the three
+    offsets into a 3-byte group, the characters only ``data``'s bits decide, each in its own
+    spellings, then the character its last bits share with what follows (or nothing) and the
+    padding. A character it shares with what comes before is left: it holds at most 4 bits."""
+    found: dict[str, None] = {}
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + data + bytes(2)).decode("ascii")
+        first, end = -(-8 * offset // 6), (8 * (offset + len(data))) // 6
+        shared = _BASE64_TAIL if (8 * (offset + len(data))) % 6 else ""
+        for core in (encoded[first:end], encoded[first:end].translate(_URLSAFE)):
+            found[_pattern(core) + shared] = None
+    return list(found)
+
+
+_URLSAFE = str.maketrans("+/", "-_")
+#: Base64's last character shared with the next bytes, in any alphabet or spelling, and padding.
+_BASE64_TAIL = r"(?:(?:[A-Za-z0-9+/_-]|\\/|%2[bBfF])(?:=|%3[dD]|\\u003[dD]){0,2})?"
+
+
+def _secret_pattern(secret: str) -> str:
+    """Every spelling of ``secret``: character by character (:func:`_pattern`), and as a whole,
+    base64 (standard and URL-safe, at any offset: :func:`_base64_spellings`) and hex of its UTF-8
+    bytes (either case), each of those characters in its own spellings too (``\\/``, ``%2B``)."""
+    data = secret.encode("utf-8", "surrogatepass")
+    wholes = _base64_spellings(data)
+    wholes.append("".join(_hex(byte, 2) for byte in data))
+    return "(?:" + "|".join([_pattern(secret), *wholes]) + ")"
+
+
 class Redactor:
     """Replaces every spelling of every secret with ``${NAME}`` (longest secret first)."""
 
@@ -104,7 +138,7 @@ class Redactor:
         )
         self.names: tuple[str, ...] = tuple(name for name, _ in kept)
         self._text: re.Pattern[str] | None = None
-        patterns = [_pattern(value) for _, value in kept]
+        patterns = [_secret_pattern(value) for _, value in kept]
         # One by one for found_in (a secret inside a longer one is found too); all at once to
         # replace (longest first, so a longer secret is never half replaced by a shorter one).
         self._each = [

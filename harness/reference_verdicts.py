@@ -29,10 +29,16 @@ production's error points at (which is a rejection of the whole document; see
 :meth:`harness.differential.ReferenceValidator.rejects`). No verdict is saved when the
 reference gave none (a pattern search out of time, a reference failure).
 
-One JSON file per tool, ``<state dir>/check/reference/<tool>.json``, written atomically
-(:func:`harness.files.write_atomic`, not synced to disk: a cache) when the tool's run found a
-verdict it did not have, and never read or written through a symlink; one that cannot be read
-(an empty file after a power loss, say) is a one-line warning, and the run validates afresh.
+A saved verdict that agrees with the production's is exactly what a forged file would hold to
+hide a disagreement, so the file is sealed (:mod:`harness.state`): an HMAC under a key kept
+outside the state folder. A file whose seal does not hold is not taken, and the run validates
+afresh: no edit of the folder changes what a run reports.
+
+One JSON file per tool, ``<state dir>/check/reference/<tool>.json``, sealed and written
+atomically (not synced to disk: a cache) when the tool's run found a verdict it did not have,
+never read or written through a symlink (the file's or a folder's); one that cannot be taken (an
+empty file after a power loss, a directory, another key's seal) is a one-line warning, and the
+run validates afresh (another key's is said once per process, an earlier release's not at all).
 A file keeps the verdicts of the validators its last run used: this run's first, then earlier
 ones, up to :data:`MAX_VERDICTS`. Before it writes, a run reads the file again and keeps what
 another process saved meanwhile (the pytest plugin's xdist workers share a tool's file; so may
@@ -48,18 +54,19 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import harness.state as state
 from harness.digests import harness_digest
 from harness.errors import HarnessError
-from harness.files import read_state, shown, write_atomic
+from harness.files import shown
 
-FORMAT = 2
-#: Formats of earlier releases: read as nothing saved, without a warning (format 1 knew a
-#: document by its canonical text alone).
-_EARLIER_FORMATS = (1,)
+FORMAT = 3
+#: Formats of earlier releases (unsealed): read as nothing saved, without a warning.
+_EARLIER_FORMATS = (1, 2)
 VERDICTS_DIR = ("check", "reference")
 #: A saved file larger than this is not read.
 MAX_SAVED_BYTES = 64 << 20
@@ -117,7 +124,7 @@ def _where(path: Path) -> str:
     return shown(str(path) if relative.startswith("..") else relative)
 
 
-def warn(message: str) -> None:
+def print_warning(message: str) -> None:
     print(f"contract-harness: warning: {message}", file=sys.stderr)
 
 
@@ -132,14 +139,25 @@ class ReferenceVerdicts:
     """The saved verdicts of a project, ``<directory>/<tool>.json``: one tool's held at a time
     (asking about another tool saves the first's), so memory does not grow with the tools."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, root: Path | None = None,
+                 warn: Callable[[str], None] | None = None) -> None:
         self.directory = Path(directory)
+        #: Where a one-line warning goes (default: stderr, after ``contract-harness: warning:``).
+        self.warn = warn or print_warning
+        #: The state folder the directory is in (``.contract-harness``): nothing from it down
+        #: is read or written through a symlink.
+        if root is None:
+            layout = self.directory.parts[-len(VERDICTS_DIR):] == VERDICTS_DIR
+            root = self.directory.parents[len(VERDICTS_DIR) - 1] if layout else self.directory
+        self.root = Path(root)
         self._tool: str | None = None
         #: The current tool's verdicts from its file: validator -> document -> valid.
         self._saved: dict[str, dict[str, bool]] = {}
         #: This run's: those found in the file, and those obtained.
         self._used: dict[str, dict[str, bool]] = {}
         self._changed = False
+        #: Whether the current tool's file was warned of when read (its save is not, again).
+        self._warned = False
 
     def path(self, tool: str) -> Path:
         return self.directory / f"{tool}.json"
@@ -171,15 +189,15 @@ class ReferenceVerdicts:
     def save(self) -> None:
         """Write the current tool's file, when this run obtained a verdict it did not have."""
         tool, self._tool = self._tool, None
-        saved, used, changed = self._saved, self._used, self._changed
-        self._saved, self._used, self._changed = {}, {}, False
+        saved, used, changed, warned = self._saved, self._used, self._changed, self._warned
+        self._saved, self._used, self._changed, self._warned = {}, {}, False, False
         if tool is None or not changed:
             return
         path = self.path(tool)
         # Another process may have saved this tool's verdicts since this one read them (two
         # pytest-xdist workers that share a tool, two CI jobs on one cache): keep theirs too.
         try:
-            latest = self._read(path)
+            latest = self._read(path, tool)
         except (HarnessError, OSError, ValueError):
             latest = {}
         room = MAX_VERDICTS
@@ -204,11 +222,15 @@ class ReferenceVerdicts:
                 verdicts[validator] = _lists(kept)
         body = {"format": FORMAT, "tool": tool, "verdicts": verdicts}
         try:
-            write_atomic(path, json.dumps(body, separators=(",", ":")).encode("ascii"),
-                         what="saved reference verdicts", durable=False)
+            state.write(path, json.dumps(body, separators=(",", ":")).encode("ascii"), root=self.root,
+                        what="saved reference verdicts")
+        except (state.NoKey, state.FolderUnusable):
+            return  # said when the file was read
         except (HarnessError, OSError, ValueError) as exc:
+            if warned:
+                return  # the file was warned of when read
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            warn(f"saved reference verdicts: {_where(path)}: not saved ({reason})")
+            self.warn(f"saved reference verdicts: {_where(path)}: not saved ({reason})")
 
     def _switch(self, tool: str) -> None:
         if tool == self._tool:
@@ -217,26 +239,24 @@ class ReferenceVerdicts:
         self._tool = tool
         path = self.path(tool)
         try:
-            self._saved = self._read(path)
+            self._saved = self._read(path, tool)
+        except state.EarlierState:
+            self._saved = {}  # an earlier release's: validated afresh, and replaced
+            self._changed = True
         except ValueError as exc:
-            warn(f"saved reference verdicts: {_where(path)}: {exc}; validating afresh")
-            self._saved = {}
+            if not isinstance(exc, state.StateUnusable) or state.said_once(exc, self.root):
+                self.warn(f"saved reference verdicts: {_where(path)}{state.scope(exc)}: {exc}; validating afresh")
+            self._saved, self._warned = {}, True
             self._changed = True  # replaced by this run's
 
-    @staticmethod
-    def _read(path: Path) -> dict[str, dict[str, bool]]:
-        data = read_state(path, MAX_SAVED_BYTES)
-        if data is None:
+    def _read(self, path: Path, tool: str) -> dict[str, dict[str, bool]]:
+        body = state.read(path, MAX_SAVED_BYTES, root=self.root, earlier=_EARLIER_FORMATS)
+        if body is None:
             return {}
-        try:
-            body = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"not valid JSON ({exc.__class__.__name__})") from None
-        if isinstance(body, dict) and body.get("format") in _EARLIER_FORMATS:
-            return {}  # an earlier release's: validated afresh, and replaced
-        verdicts = body.get("verdicts") if isinstance(body, dict) and body.get("format") == FORMAT else None
-        if not isinstance(verdicts, dict):
-            raise ValueError(f"not saved reference verdicts of format {FORMAT}")
+        saved = state.load_json(body)
+        verdicts = saved.get("verdicts") if isinstance(saved, dict) and saved.get("format") == FORMAT else None
+        if not isinstance(verdicts, dict) or saved.get("tool") != tool:
+            raise ValueError(f"not saved reference verdicts of {tool} in format {FORMAT}")
         found: dict[str, dict[str, bool]] = {}
         for validator, lists in verdicts.items():
             if not isinstance(lists, dict) or not all(isinstance(lists.get(k), list) for k in ("valid", "invalid")):

@@ -19,14 +19,13 @@ declaring modules can add while they are being imported.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
-from harness.errors import UsageError
+from harness.errors import UsageError, closest
 
 T = TypeVar("T")
 
@@ -150,8 +149,8 @@ class Registry(Generic[T]):
     def suggest(self, name: str) -> str:
         """`` (did you mean X?)`` for a near miss, else the empty string."""
         self.load()
-        close = difflib.get_close_matches(name, list(self._items), n=1, cutoff=0.6)
-        return f" (did you mean {close[0]}?)" if close else ""
+        close = closest(name, self._items)
+        return f" (did you mean {close}?)" if close else ""
 
     def _names_in(self, names: Iterable[str], option: str) -> set[str]:
         wanted = {n.strip() for n in names if n.strip()}

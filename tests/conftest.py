@@ -4,13 +4,14 @@ throwaway contracts. Helpers that are not fixtures live in tests/helpers/ (tests
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings
 
+from tests.helpers.cli import run_cli
 from tests.helpers.contracts import write_contract
 
 #: The suite's hypothesis profile: the same examples on every run and machine (a failure found
@@ -43,6 +44,17 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if config.getoption("--run-slow") or os.environ.get("HARNESS_RUN_SLOW"):
         return None
     return "tests marked slow are deselected: run them with --run-slow (or HARNESS_RUN_SLOW=1)"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def state_key_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The key saved state is sealed with (harness.state) made in a folder of the test session,
+    not in the user's home: every run of the suite, and every subprocess it starts, shares it."""
+    home = tmp_path_factory.mktemp("xdg-state")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_STATE_HOME", str(home))
+        patch.delenv("CONTRACT_HARNESS_STATE_KEY", raising=False)
+        yield home
 
 
 @pytest.fixture(scope="session")
@@ -80,3 +92,13 @@ def make_contract(tmp_path: Path) -> Callable[..., Path]:
         return write_contract(tmp_path, tool, yaml_text, schemas, files)
 
     return make
+
+
+@pytest.fixture
+def init_project(tmp_path: Path) -> Path:
+    """A project as ``contract-harness init weather_lookup`` makes it."""
+    root = tmp_path / "project"
+    root.mkdir()
+    code, out, err = run_cli(root, "init", "weather_lookup")
+    assert code == 0, out + err
+    return root

@@ -20,7 +20,7 @@ from tests.helpers.paths import REPO
 #: of its own row (with no cycle) and of the rows below it, never of a row above. A part is a
 #: top-level module or package of ``harness``; ``contract``'s records and loader are two.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
-    ("vocabulary", frozenset({"codes", "errors", "pointer", "timeutil", "files", "frozen", "locate", "strict_json",
+    ("vocabulary", frozenset({"codes", "errors", "pointer", "timeutil", "files", "state", "frozen", "locate", "strict_json",
                               "internals", "version", "lazy", "digests", "redaction", "markdown"})),
     ("what things are", frozenset({"contract.records", "schemas", "registry", "documents"})),
     ("run a contract on bytes", frozenset({"boundary", "differential", "reference_verdicts"})),

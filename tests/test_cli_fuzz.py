@@ -56,9 +56,13 @@ def test_the_ci_profile_passes_on_the_demo_tools_and_writes_every_report(capsys,
     assert "| job_status | held (100) | held (100) | held (100) | held (100) | held (100) |" in markdown
     assert "| tool | source | generated | discarded as invalid | discard rate | unique | boundary values |" in markdown
 
-    page = (tmp_path / "fuzz.html").read_text()
-    assert "all 13 cases held" in page and "<h2>Generator statistics</h2>" in page
-    assert "<td>job_status</td><td>held (100)</td>" in page and "<h2>Properties by tool</h2>" in page
+    page = (tmp_path / "fuzz.html").read_text()  # fuzz's own page: properties, not cases
+    assert "all 13 properties held on 3 tools (1,300 examples" in page and "cases" not in page.split("<h2>")[0]
+    assert [h.split("</h2>")[0] for h in page.split("<h2>")[1:]] == [
+        "Properties by tool", "Examples", "Verdicts by deciding layer", "Generated documents"]
+    assert '<tr><td>job_status</td><td class="ok">held (100)</td>' in page
+    assert "<td>job_status</td><td>adapter_maps_cleanly</td><td>100</td><td>generated</td>" in page
+    assert 'id="matrix"' not in page and "<script" not in page
     assert "http://" not in page.replace("http://www.w3.org", "") and "https://" not in page  # self-contained
 
 
@@ -68,7 +72,8 @@ def test_a_failing_property_exits_1_with_the_example_the_fixture_and_how_to_repl
     make_contract(schemas={1: envelope_schema("item_status", data)})
     out_dir = tmp_path / "out"
     argv = ["fuzz", str(tmp_path), "--examples", "30", "--no-progress", "--fixtures-out", str(out_dir),
-            "--json", str(tmp_path / "f.json"), "--junit", str(tmp_path / "f.xml"), "--markdown", str(tmp_path / "f.md")]
+            "--json", str(tmp_path / "f.json"), "--junit", str(tmp_path / "f.xml"), "--markdown", str(tmp_path / "f.md"),
+            "--html", str(tmp_path / "f.html")]
     assert main(argv) == 1
     out = capsys.readouterr().out
     assert "FINDING item_status::fuzz::rejects_near_misses (contract_gap)" in out
@@ -93,6 +98,10 @@ def test_a_failing_property_exits_1_with_the_example_the_fixture_and_how_to_repl
     assert failures[0].find("failure").get("type") == "finding.contract_gap"  # type: ignore[union-attr]
     markdown = (tmp_path / "f.md").read_text()
     assert "### Properties that did not hold" in markdown and "--blob " in markdown and str(fixture) in markdown
+    page = (tmp_path / "f.html").read_text()
+    assert '<h3 class="bad">item_status::fuzz::rejects_near_misses</h3>' in page
+    assert "  reproduce with: contract-harness fuzz " in page and "shrunk (hypothesis tried " in page
+    assert '<td class="bad">FINDING</td>' in page
 
     replay = next(line for line in out.splitlines() if line.startswith("  this example exactly: "))
     command = shlex.split(replay.split(": ", 1)[1])

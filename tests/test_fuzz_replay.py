@@ -177,11 +177,11 @@ def test_a_corrupt_or_symlinked_saved_run_is_a_one_line_warning_and_the_property
     assert code == 0, out
     assert "Traceback" not in out
     warnings = [line for line in out.splitlines() if line.startswith("warning: fuzz replay: ")]
-    assert any("accepts_valid.json: not valid JSON (JSONDecodeError); generating" in w for w in warnings), out
+    assert any("accepts_valid.json: not sealed; generating" in w for w in warnings), out
     assert any("survives_any_bytes.json: a symlink (not followed); generating" in w for w in warnings), out
-    assert any("survives_any_bytes.json: not saved (" in w and "is a symlink" in w for w in warnings), out
+    assert len(warnings) == 2, out  # one line a file: not again when it is not saved
     line = _line(out, "deployment_status")
-    assert "accepts_valid, survives_any_bytes: generated 10 examples (saved run unreadable)" in line
+    assert "accepts_valid, survives_any_bytes: generated 10 examples (saved run not taken)" in line
     assert elsewhere.read_text() == "keep me" and linked.is_symlink()
     # The corrupt one was replaced by a good saved run: the next run replays it.
     saved = json.loads((deployment / REPLAY / "deployment_status/accepts_valid.json").read_text())
@@ -199,14 +199,13 @@ def test_a_saved_run_is_not_synced_and_an_empty_one_is_read_as_unreadable(tmp_pa
     real = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(os.readlink(f"/proc/self/fd/{fd}")), real(fd)))
     store = ReplayStore(tmp_path)
-    assert store.save("tool_a", "accepts_valid", {"schema": "1"}, [[1]]) is None
+    assert store.save("tool_a", "accepts_valid", {"schema": "1"}, [[1]], 1) is None
     assert synced == []
-    assert store.decide("tool_a", "accepts_valid", {"schema": "1"}).examples == ([1],)
+    assert store.decide("tool_a", "accepts_valid", {"schema": "1"}, 1).examples == ([1],)
     store.path("tool_a", "accepts_valid").write_bytes(b"")
-    decision = store.decide("tool_a", "accepts_valid", {"schema": "1"})
-    assert decision.examples is None and decision.why == "saved run unreadable"
-    assert decision.warning is not None and "accepts_valid.json: not valid JSON (JSONDecodeError); generating" in \
-        decision.warning
+    decision = store.decide("tool_a", "accepts_valid", {"schema": "1"}, 1)
+    assert decision.examples is None and decision.why == "saved run not taken"
+    assert decision.warning is not None and "accepts_valid.json: not sealed; generating" in decision.warning
 
 
 def test_a_saved_run_keeps_every_cheap_example_and_a_covering_subset_of_costly_ones() -> None:

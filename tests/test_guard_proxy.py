@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from harness.guard.lines import HEAD
-from tests.guard_support import (
+from tests.helpers.guard import (
     CONTRACT_HARNESS,
     TEST_SERVER,
     audit_lines,
@@ -61,9 +61,16 @@ def test_tools_list_shows_each_guarded_tool_with_its_agent_view_schema_and_hides
     assert sorted(tools) == ["explode", "get_weather", "service_status"]  # echo, tickets/search hidden
     view = load_contract(project / "contracts" / "get_weather").view_schema()
     assert tools["get_weather"]["outputSchema"] == view
-    assert tools["get_weather"]["inputSchema"]["required"] == ["city"]  # the rest of the entry as listed
-    assert "hid 1 tool(s) without a contract: tickets/search" in peer.stderr
-    assert "hid 1 tool(s) without a contract: echo" in peer.stderr
+    # Built from the contract: its request schema, its description; of the server's entry only
+    # the boolean hints (its title and its two-line description are the server's text).
+    contract = load_contract(project / "contracts" / "get_weather")
+    assert tools["get_weather"] == {
+        "name": "get_weather", "description": "Current weather for a city.",
+        "inputSchema": contract.request_schema, "outputSchema": view, "annotations": {"readOnlyHint": True},
+    }
+    assert listed["result"]["nextCursor"].startswith("guard-cursor.")  # never the server's own cursor
+    assert 'hid 1 tool(s) without a contract: "tickets/search"' in peer.stderr
+    assert 'hid 1 tool(s) without a contract: "echo"' in peer.stderr
 
 
 def test_a_call_of_a_tool_without_a_contract_is_answered_with_the_failure_envelope_and_never_sent(
@@ -83,15 +90,15 @@ def test_a_call_of_a_tool_without_a_contract_is_answered_with_the_failure_envelo
     assert [m.get("method") for m in logged(log)] == ["initialize", "notifications/initialized"]
     (record,) = audit_lines(audit)
     assert record["guard"]["event"] == "denied" and record["tool"] == "echo"
-    assert "denied a call of 'echo'" in peer.stderr
+    assert 'denied a call of "echo"' in peer.stderr
 
 
+@pytest.mark.parametrize("secret", ["gt-S3cr3t/Token-9", "gt-first-line\ngt-second-line"])
 def test_the_audit_file_and_the_diagnostics_never_hold_a_secret_the_contracts_use(
-    make_contract: Any, tmp_path: Path
+    make_contract: Any, tmp_path: Path, secret: str
 ) -> None:
-    from tests.guard_support import WEATHER_SCHEMA, WEATHER_YAML
+    from tests.helpers.guard import WEATHER_SCHEMA, WEATHER_YAML
 
-    secret = "gt-S3cr3t/Token-9"
     text = WEATHER_YAML.format(timeout=10).replace(
         'meta: {request_id: "{request_id}"}', 'meta: {request_id: "{request_id}", auth: "${GUARD_TOKEN}"}'
     )
@@ -108,8 +115,9 @@ def test_the_audit_file_and_the_diagnostics_never_hold_a_secret_the_contracts_us
     written = audit.read_text()
     assert len(written.splitlines()) == 2
     assert secret not in written and "%2F" not in written and secret not in peer.stderr
+    assert "line" not in peer.stderr and "S3cr3t" not in peer.stderr  # no part of it, in any spelling
     assert [line["tool"] for line in audit_lines(audit)] == ["${GUARD_TOKEN}", "${GUARD_TOKEN}"]
-    assert "denied a call of '${GUARD_TOKEN}'" in peer.stderr
+    assert 'denied a call of "${GUARD_TOKEN}"' in peer.stderr
 
 
 def test_allow_unguarded_lets_tools_without_a_contract_through_and_says_so_loudly(project: Path) -> None:
@@ -295,15 +303,31 @@ def test_a_modern_call_loses_the_tasks_capability_and_gets_a_complete_result(pro
     assert capabilities == {"extensions": {"x.example/other": {}}}
 
 
-def test_messages_the_guard_does_not_judge_pass_byte_for_byte(project: Path) -> None:
-    with guard(server=TEST_SERVER, cwd=project) as peer:
+def test_a_ping_is_answered_as_the_guard_rebuilds_it_and_an_unpassed_surface_is_never_sent(
+    project: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "server.log"
+    with guard(server=[*TEST_SERVER, f"--log={log}"], cwd=project) as peer:
         peer.send(b'{"jsonrpc":"2.0","id":"a b","method":"ping"}')
         peer.send(b'{"jsonrpc": "2.0", "id": 9, "method": "resources/list"}')
         peer.wait_for(lambda m: m.get("id") == 9)
         peer.close()
     lines = bytes(peer.raw).splitlines()
     assert b'{"jsonrpc":"2.0","id":"a b","result":{}}' in lines
+    assert b'{"jsonrpc":"2.0","id":9,"error":{"code":-32601,"message":"Method not found"}}' in lines
+    assert [m["method"] for m in logged(log)] == ["ping"]
+    assert 'refused a client request for method "resources/list": not a method the guard relays (pass it with ' \
+           "--pass resources)" in peer.stderr
+
+
+def test_a_passed_surface_is_relayed_byte_for_byte(project: Path) -> None:
+    with guard("--pass", "resources", server=TEST_SERVER, cwd=project) as peer:
+        peer.send(b'{"jsonrpc": "2.0", "id": 9, "method": "resources/list"}')
+        peer.wait_for(lambda m: m.get("id") == 9)
+        peer.close()
+    lines = bytes(peer.raw).splitlines()
     assert b'{"jsonrpc": "2.0", "id": 9, "error": {"code": -32601, "message": "Method not found: resources/list"}}' in lines
+    assert "WARNING: --pass resources: these surfaces pass UNCHECKED" in peer.stderr
 
 
 def test_a_contract_guards_the_mcp_tool_its_upstream_names(make_contract: Any, tmp_path: Path) -> None:
@@ -326,7 +350,7 @@ def test_a_contract_guards_the_mcp_tool_its_upstream_names(make_contract: Any, t
 
 
 def test_a_map_option_puts_a_contract_in_front_of_a_differently_named_tool(make_contract: Any, tmp_path: Path) -> None:
-    from tests.guard_support import STATUS_SCHEMA, STATUS_YAML
+    from tests.helpers.guard import STATUS_SCHEMA, STATUS_YAML
 
     make_contract("health", STATUS_YAML.replace("service_status", "health"), {1: STATUS_SCHEMA})
     with guard("--map", "service_status=health", server=TEST_SERVER, cwd=tmp_path) as peer:
@@ -343,7 +367,7 @@ def test_a_map_option_puts_a_contract_in_front_of_a_differently_named_tool(make_
 def test_a_contract_whose_tool_the_server_does_not_list_is_named_with_the_nearest_tool(
     make_contract: Any, tmp_path: Path
 ) -> None:
-    from tests.guard_support import WEATHER_SCHEMA, WEATHER_YAML
+    from tests.helpers.guard import WEATHER_SCHEMA, WEATHER_YAML
 
     make_contract("get_wether", WEATHER_YAML.format(timeout=5).replace("tool: get_weather", "tool: get_wether"),
                   {1: WEATHER_SCHEMA})
@@ -420,7 +444,7 @@ def test_the_installed_command_reports_a_bad_configuration_in_one_line(project: 
 def test_two_contracts_for_one_mcp_tool_are_a_configuration_error(
     make_contract: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.guard_support import STATUS_SCHEMA, STATUS_YAML
+    from tests.helpers.guard import STATUS_SCHEMA, STATUS_YAML
 
     make_contract("service_status", STATUS_YAML, {1: STATUS_SCHEMA})
     make_contract("health", STATUS_YAML.replace("service_status", "health"), {1: STATUS_SCHEMA})
@@ -486,7 +510,7 @@ def test_the_stable_demo_server_answers_each_tool_with_its_agent_view(demo_root:
 
 
 def test_an_argument_a_meta_template_cannot_use_is_refused_before_sending(make_contract: Any, tmp_path: Path) -> None:
-    from tests.guard_support import WEATHER_SCHEMA
+    from tests.helpers.guard import WEATHER_SCHEMA
 
     yaml_text = """\
         tool: get_weather
@@ -529,24 +553,65 @@ def test_a_guarded_call_the_client_cancels_ends_there_and_its_late_answer_is_dro
     assert record["guard"]["event"] == "cancelled" and record["message"] == "cancelled by the client"
 
 
-def test_an_input_required_answer_is_relayed_and_the_retry_is_guarded(project: Path) -> None:
+def test_an_input_required_answer_is_refused_unless_the_contract_allows_it(project: Path, tmp_path: Path) -> None:
     modern = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
-    with guard(server=[*TEST_SERVER, "--input-required"], cwd=project) as peer:
+    audit = tmp_path / "audit.jsonl"
+    with guard("--audit", str(audit), server=[*TEST_SERVER, "--input-required"], cwd=project) as peer:
         asked = peer.call("get_weather", {"city": "Oslo"}, meta=modern)
-        retried = peer.call("get_weather", {"city": "Oslo"}, meta=modern,
-                            params={"requestState": "s1", "inputResponses": {"which": {"action": "accept"}}})
         peer.close()
-    assert asked["result"]["resultType"] == "input_required" and asked["result"]["requestState"] == "s1"
+    result = asked["result"]
+    assert result["isError"] is True and result["resultType"] == "complete"
+    assert result["structuredContent"]["error"] == {"code": "INVALID_RESPONSE", "retryable": False}
+    assert "Which Oslo" not in peer.raw.decode() and "s1" not in peer.raw.decode()
+    (record,) = audit_lines(audit)
+    assert record["code"] == "transport.input_required" and record["guard"]["event"] == "answered"
+
+
+def test_an_allowed_input_request_reaches_the_client_as_the_protocol_defines_it_and_the_retry_is_guarded(
+    make_contract: Any, tmp_path: Path
+) -> None:
+    from tests.helpers.guard import STATUS_SCHEMA, STATUS_YAML, WEATHER_SCHEMA, WEATHER_YAML
+
+    text = WEATHER_YAML.format(timeout=10).replace("      timeout_s:", "      input_required: allowed\n      timeout_s:")
+    make_contract("get_weather", text, {1: WEATHER_SCHEMA})
+    make_contract("service_status", STATUS_YAML, {1: STATUS_SCHEMA})
+    modern = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    audit, log = tmp_path / "audit.jsonl", tmp_path / "server.log"
+    with guard("--audit", str(audit), server=[*TEST_SERVER, "--input-required", f"--log={log}"], cwd=tmp_path) as peer:
+        asked = peer.call("get_weather", {"city": "Oslo"}, meta=modern)
+        state = asked["result"]["requestState"]
+        retried = peer.call("get_weather", {"city": "Oslo"}, meta=modern,
+                            params={"requestState": state, "inputResponses": {"which": {"action": "accept"}}})
+        forged = peer.call("get_weather", {"city": "Oslo"}, meta=modern, params={"requestState": "s1"})
+        # The same request, in a session that negotiated a version without input_required.
+        peer.initialize()
+        old = peer.call("get_weather", {"city": "Oslo"})
+        peer.close()
+    assert asked["result"] == {"resultType": "input_required", "requestState": state, "inputRequests": {
+        "which": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": "Which Oslo?", "requestedSchema": {"type": "object", "properties": {}}}}}}
+    assert state.startswith("guard-state.")
     assert retried["result"] == {"content": [{"type": "text", "text": json.dumps(VIEW, separators=(",", ":"))}],
                                  "structuredContent": VIEW, "isError": False, "resultType": "complete"}
+    sent = [m["params"] for m in logged(log) if m.get("method") == "tools/call"]
+    assert sent[1]["requestState"] == "s1"  # the server got its own state back
+    assert forged["error"] == {"code": -32602, "message": "Invalid params: unknown requestState"}
+    assert len(sent) == 3  # the forged retry was never sent
+    assert old["result"]["structuredContent"]["error"]["code"] == "INVALID_RESPONSE"
+    events = [(r["guard"]["event"], r["outcome"]) for r in audit_lines(audit)]
+    assert events == [("input_required", "input_required"), ("answered", "success"), ("answered", "failure")]
 
 
-def test_a_protocol_error_from_mcps_reserved_range_reaches_the_client_as_sent(project: Path) -> None:
-    with guard(server=[*TEST_SERVER, "--version-error"], cwd=project) as peer:
+def test_a_protocol_error_from_mcps_reserved_range_reaches_the_client_rebuilt(project: Path, tmp_path: Path) -> None:
+    audit = tmp_path / "audit.jsonl"
+    with guard("--audit", str(audit), server=[*TEST_SERVER, "--version-error"], cwd=project) as peer:
         answer = peer.call("service_status")
         peer.close()
-    assert answer["error"]["code"] == -32022
-    assert answer["error"]["data"] == {"supported": ["2025-11-25"], "requested": "2099-01-01"}
+    # The code and the versions the guard knows; the server's message and unknown values are gone.
+    assert answer["error"] == {"code": -32022, "message": "the server answered with error -32022",
+                               "data": {"supported": ["2025-11-25"]}}
+    (record,) = audit_lines(audit)
+    assert record["guard"]["event"] == "protocol_error"
 
 
 def test_a_terminate_signal_stops_the_server_and_the_guard(project: Path) -> None:
@@ -581,18 +646,14 @@ def test_the_relay_reads_and_writes_the_servers_pipes_through_asyncios_own_strea
     # them, the relay would still work through the wrapper, only slower: this says so.
     import anyio
 
-    from harness.contract import demo_root
     from harness.drift.process import stop
-    from harness.guard.policy import Guard
-    from harness.guard.relay import Relay
-    from harness.guard.stdio import start_server
+    from harness.guard.stdio import ProcessServer, start_server
 
     async def main() -> tuple[bool, bool]:
         process = await start_server([sys.executable, "-c", "import sys; sys.stdin.read()"])
         try:
-            relay = Relay(Guard.from_paths([demo_root() / "contracts"]), process, None,  # type: ignore[arg-type]
-                          max_message_bytes=1 << 20, log=lambda text: None)
-            return relay._server_writer is not None, relay._server_reader is not None
+            server = ProcessServer(process, cap=1 << 20)
+            return server._writer is not None, server._reader is not None
         finally:
             await stop(process)
 

@@ -14,8 +14,8 @@ import pytest
 from harness.errors import InvalidRequest, UsageError
 from harness.guard import Guard, guard_tool, guarded_stdio_client
 from harness.guard.lines import HEAD, NO_ID, LineSplitter, Oversized, recover_id
-from tests.guard_support import TEST_SERVER, WEATHER_SCHEMA, WEATHER_YAML, weather_project
 from tests.helpers.contracts import item
+from tests.helpers.guard import TEST_SERVER, WEATHER_SCHEMA, WEATHER_YAML, weather_project
 
 VIEW = {"city": "Oslo", "temperature_c": 21.5, "conditions": "clear"}
 

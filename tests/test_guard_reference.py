@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.guard_support import audit_lines, guard, missing_reference, reference_server
+from tests.helpers.guard import audit_lines, guard, missing_reference, reference_server
 
 FILESYSTEM = reference_server("filesystem")
 MEMORY = reference_server("memory")
@@ -216,7 +216,7 @@ def test_the_everything_server_behind_the_guard_answers_views_and_relays_samplin
 
     assert EVERYTHING is not None
     make_contract("get-structured-content", WEATHER_YAML, {1: WEATHER_SCHEMA})
-    guard_ = Guard.from_paths([tmp_path], allow_unguarded=True)
+    guard_ = Guard.from_paths([tmp_path], allow_unguarded=True, passed=["sampling"])
     sampled: list[Any] = []
     progress: list[float] = []
 

@@ -20,6 +20,8 @@ def test_init_scaffolds_a_contract_that_passes_check_with_every_mutation(
     out = capsys.readouterr().out
     assert "scaffolded 1 tool" in out and "contract-harness check contracts/ticket_status" in out
     assert "lint ticket_status: clean" in out
+    assert "recorded v1 in contracts/ticket_status/schemas.lock" in out
+    assert "      contract-harness lock   (once v1 says what your tool sends: records it again; commit " in out
     assert (tmp_path / ".gitignore").read_text() == "/.contract-harness/\n"
     assert (tmp_path / ".gitattributes").read_text() == "fixtures/** -text\n"
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")
@@ -27,6 +29,7 @@ def test_init_scaffolds_a_contract_that_passes_check_with_every_mutation(
         ".gitattributes",
         ".gitignore",
         "contracts/ticket_status/contract.yaml",
+        "contracts/ticket_status/schemas.lock",
         "contracts/ticket_status/schemas/v1.json",
         "fixtures/accepted/ticket_status/ok.case.yaml",
         "fixtures/accepted/ticket_status/ok.json",

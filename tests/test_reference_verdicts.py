@@ -71,7 +71,7 @@ def test_a_second_run_takes_every_verdict_saved_by_the_first_and_reaches_the_sam
     (lists,) = body["verdicts"].values()  # one schema version's validator
     assert lists["valid"] and lists["invalid"]
 
-    second, out = _check(project, monkeypatch, capsys, "--jobs", jobs)
+    second, out = _check(project, monkeypatch, capsys, "--jobs", jobs, "-v")  # -v: what it took from the first
     counts = second["summary"]["differential"]
     assert counts["saved"] == counts["compared"] == first["summary"]["differential"]["compared"]
     assert counts["full"] == counts["confirmed"] == 0
@@ -106,7 +106,7 @@ def test_without_saved_verdicts_nothing_is_read_or_written(
 
 
 # b"": what a power loss can leave of a file written without a sync (the saved verdicts are a cache).
-@pytest.mark.parametrize("content", [b"{not json", b"", b'{"format": 99}', b'{"format": 2, "verdicts": {"x": 1}}'])
+@pytest.mark.parametrize("content", [b"{not json", b"", b'{"format": 99}', b'{"format": 3, "verdicts": {"x": 1}}'])
 def test_an_unreadable_file_is_a_warning_and_the_run_validates_afresh(
         project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], content: bytes) -> None:
     target = project / SAVED / "review_status.json"
@@ -136,13 +136,15 @@ def test_the_saved_verdicts_are_not_synced_to_disk_and_the_report_is(
     assert Path(synced[0]).name.startswith(".report.json.")
 
 
+@pytest.mark.parametrize("earlier", [1, 2])
 def test_an_earlier_releases_file_is_replaced_without_a_warning(
-        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    # Format 1 knew a document by its canonical text: its verdicts are not taken, nor warned of.
+        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], earlier: int) -> None:
+    # Format 1 knew a document by its canonical text, format 2 was not sealed: their verdicts
+    # are not taken, nor warned of.
     target = project / SAVED / "review_status.json"
     target.parent.mkdir(parents=True)
-    target.write_text(json.dumps({"format": 1, "tool": "review_status", "verdicts": {"v": {"valid": ["ab"],
-                                                                                            "invalid": []}}}))
+    target.write_text(json.dumps({"format": earlier, "tool": "review_status",
+                                  "verdicts": {"v": {"valid": ["ab"], "invalid": []}}}))
     report, out = _check(project, monkeypatch, capsys, "--tool", "review_status")
     assert "warning" not in out
     assert report["summary"]["differential"]["saved"] == 0 and report["summary"]["differential"]["full"] > 0
@@ -159,7 +161,7 @@ def test_a_symlink_is_never_followed(project: Path, monkeypatch: pytest.MonkeyPa
     os.symlink(elsewhere, target)
     _, out = _check(project, monkeypatch, capsys, "--tool", "review_status")
     assert "a symlink (not followed); validating afresh" in out
-    assert "not saved" in out
+    assert "not saved" not in out  # one line: the file was warned of when read
     assert elsewhere.read_text() == "keep me"
 
 
@@ -200,8 +202,11 @@ def test_a_saved_verdict_the_production_contradicts_is_validated_again_and_corre
     body = json.loads(path.read_text())
     (lists,) = body["verdicts"].values()
     assert len(lists["valid"]) == 1 and lists["invalid"] == []
-    lists["invalid"], lists["valid"] = lists["valid"], []  # as if the reference had said invalid
-    path.write_text(json.dumps(body))
+    # As if the reference had said invalid: a wrong verdict, sealed as this machine seals its own.
+    ((identity, _),) = body["verdicts"].items()
+    wrong = ReferenceVerdicts(store)
+    wrong.put("item_status", identity, lists["valid"][0], False)
+    wrong.save()
     result, counts = _engine_run(contract, payload, ReferenceVerdicts(store), accept=True)
     assert counts["full"] == 1 and counts["saved"] == 0 and result.status == "passed", result.detail
     (lists,) = json.loads(path.read_text())["verdicts"].values()

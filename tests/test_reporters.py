@@ -88,7 +88,7 @@ def test_the_fuzz_contributor_adds_its_part_to_every_format(fuzz_events: list[Ev
     markdown = Path(files["markdown"]).read_text()
     assert markdown.startswith("## Contract fuzz: all 4 properties held on 2 tools")
     assert "| tool | `accepts_valid` | `survives_any_bytes` |" in markdown
-    assert "<h2>Generator statistics</h2>" in Path(files["html"]).read_text()
+    assert "<h2>Generated documents</h2>" in Path(files["html"]).read_text()
 
 
 def _check_events(demo: Callable[[str], Contract]) -> list[Event]:

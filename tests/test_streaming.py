@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import junit_xml
+import pytest
 
 from harness import load_contract
 from harness.cases import Case, CaseExpectation, cases_for
@@ -166,12 +167,40 @@ def _spooling(pid: int, folder: Path) -> bool:
     return any(link.startswith(str(folder) + "/") for link in links)
 
 
+def _descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (its children, theirs, ...), from /proc."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie waiting to be reaped has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 def _interrupted_check(tmp_path: Path, how: signal.Signals) -> tuple[int, Path]:
+    """A ``check --jobs 2`` on the demo stopped by ``how`` while it writes its reports; also
+    asserts that none of its worker processes is left once it has ended."""
     out = tmp_path / "out"
     out.mkdir()
     for name in ("r.json", "r.xml"):
         (out / name).write_text("the previous report\n")
-    child = subprocess.Popen([sys.executable, "-m", "harness.cli", "check", "--demo", "--no-progress",
+    child = subprocess.Popen([sys.executable, "-m", "harness.cli", "check", "--demo", "--no-progress", "--jobs", "2",
                               "--json", str(out / "r.json"), "--junit", str(out / "r.xml")],
                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
@@ -179,27 +208,62 @@ def _interrupted_check(tmp_path: Path, how: signal.Signals) -> tuple[int, Path]:
         assert child.poll() is None, "check finished before it could be interrupted"
         assert time.monotonic() < deadline, "check never started spooling its report"
         time.sleep(0.01)
+    workers = _descendants(child.pid)
+    assert len(workers) == 2, workers  # forked for --jobs 2, at work
     child.send_signal(how)
-    return child.wait(timeout=60), out
+    code = child.wait(timeout=60)
+    deadline = time.monotonic() + 10
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in workers if _alive(pid)], f"workers left behind after {how.name}"
+    return code, out
 
 
-def test_a_check_killed_mid_run_leaves_the_previous_reports_whole_and_nothing_beside_them(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("how", "code"), [(signal.SIGKILL, -signal.SIGKILL), (signal.SIGTERM, -signal.SIGTERM),
+                                           (signal.SIGINT, 130)], ids=["kill -9", "kill", "Ctrl-C"])
+def test_a_check_stopped_mid_run_leaves_no_worker_and_the_previous_reports_whole(
+        tmp_path: Path, how: signal.Signals, code: int) -> None:
     if not Path("/proc/self/fd").is_dir():  # pragma: no cover - Linux only
-        import pytest
-
         pytest.skip("needs /proc to see the run's open spool")
-    code, out = _interrupted_check(tmp_path, signal.SIGKILL)
-    assert code == -signal.SIGKILL
+    ended, out = _interrupted_check(tmp_path, how)  # Ctrl-C: exit 130, killed: the signal's
+    assert ended == code
     assert sorted(p.name for p in out.iterdir()) == ["r.json", "r.xml"]
     assert all((out / name).read_text() == "the previous report\n" for name in ("r.json", "r.xml"))
 
 
-def test_an_interrupted_check_exits_130_and_leaves_the_previous_reports(tmp_path: Path) -> None:
-    if not Path("/proc/self/fd").is_dir():  # pragma: no cover - Linux only
-        import pytest
+_ORPHAN = """
+import os, sys, time
+from harness import jobs
 
-        pytest.skip("needs /proc to see the run's open spool")
-    code, out = _interrupted_check(tmp_path, signal.SIGINT)
-    assert code == 130
-    assert sorted(p.name for p in out.iterdir()) == ["r.json", "r.xml"]
-    assert all((out / name).read_text() == "the previous report\n" for name in ("r.json", "r.xml"))
+if sys.argv[1] == "pipe":
+    sys.platform = "darwin"  # the watch a platform without PR_SET_PDEATHSIG uses
+watch = os.pipe()
+parent = os.getpid()
+child = os.fork()
+if child == 0:
+    jobs.die_with_parent(parent, watch)
+    time.sleep(120)
+    os._exit(0)
+print(child, flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_worker_dies_with_its_parent_by_either_watch(tmp_path: Path) -> None:
+    if not Path("/proc/self/stat").exists():  # pragma: no cover - Linux only
+        pytest.skip("needs /proc to see the processes")
+    for how in ("prctl", "pipe"):
+        if how == "prctl" and sys.platform != "linux":  # pragma: no cover
+            continue
+        parent = subprocess.Popen([sys.executable, "-c", _ORPHAN, how], stdout=subprocess.PIPE, text=True)
+        assert parent.stdout is not None
+        worker = int(parent.stdout.readline())
+        time.sleep(0.3)  # the worker's watch is set
+        assert _alive(worker)
+        parent.kill()
+        parent.wait(timeout=10)
+        parent.stdout.close()
+        deadline = time.monotonic() + 10
+        while _alive(worker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(worker), f"the worker outlived its parent ({how})"

@@ -3,17 +3,17 @@ template's steps on a pull request, and a published schema version edited in pla
 
 Everything runs for real: ``contract-harness`` as a subprocess, git with a bare "origin" on
 disk, and every ``run:`` step of the composite action and of the reusable workflow executed with
-bash as GitHub's runner would (tests/helpers/workflow_steps.py). One substitution: the template's
-"install the harness at the pinned version" step runs unchanged, ``pip install
-tool-contract-harness==0.1.0``, against this interpreter, where the package (this checkout) is
-already installed at that version: pip is satisfied without fetching anything
-(``PIP_NO_INDEX=1`` makes sure it cannot, and ``PIP_NO_DEPS=1`` spares it re-reading the
-dependencies this interpreter already has).
+bash as GitHub's runner would (tests/helpers/workflow_steps.py). The templates install the harness as
+they do for any user, from their own files (a commit of this work tree standing for the
+harness's repository at the ref a user pins), into a Python of their own that has the
+dependencies but no harness, with no package index (``PIP_NO_INDEX=1``).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,12 +24,14 @@ import yaml
 
 from harness import __version__
 from tests.helpers.paths import REPO
-from tests.helpers.workflow_steps import JobRun, run_steps, runner_env
+from tests.helpers.workflow_steps import JobRun, harness_source, run_steps, runner_env, scratch_python
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.invalid", "GIT_COMMITTER_NAME": "Dev",
            "GIT_COMMITTER_EMAIL": "dev@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null",
            "GIT_CONFIG_NOSYSTEM": "1"}
-ENV = runner_env({**GIT_ENV, "PIP_NO_DEPS": "1"})
+ENV = runner_env(GIT_ENV)
+#: The harness's repository as the templates name it (job.workflow_repository).
+HARNESS_REPOSITORY = "OWNER/tool-contract-harness"
 ACTION_STEPS: list[dict[str, Any]] = yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"]
 WORKFLOW = yaml.safe_load((REPO / ".github/workflows/contract-harness.yml").read_text())
 WORKFLOW_STEPS: list[dict[str, Any]] = WORKFLOW["jobs"]["contracts"]["steps"]
@@ -55,9 +57,27 @@ ACTION_INPUTS = yaml.safe_load((REPO / "action.yml").read_text())["inputs"]
 WORKFLOW_INPUTS = WORKFLOW[True]["workflow_call"]["inputs"]  # YAML 1.1 reads `on` as true
 
 
-def pull_request(repo: Path, steps: list[dict[str, Any]], declared: dict[str, Any], **given: str) -> JobRun:
-    job = run_steps(steps, inputs=inputs(declared, **given), github={"base_ref": "main", "event_name": "pull_request"},
-                    cwd=repo, env=ENV)
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The runner: a Python with the dependencies and no harness, the harness's repository at a
+    commit (what a user's ``@ref`` resolves to), and the steps' environment."""
+    base = tmp_path_factory.mktemp("runner")
+    (base / "harness").mkdir()
+    sha = harness_source(REPO, base / "harness", GIT_ENV)
+    python = scratch_python(base / "python")
+    return {"source": base / "harness", "sha": sha, "env": runner_env(GIT_ENV, python=python)}
+
+
+def pull_request(repo: Path, steps: list[dict[str, Any]], declared: dict[str, Any], runner: dict[str, Any],
+                 **given: str) -> JobRun:
+    """One job of a template on a pull request: the composite action (its steps, run from the
+    harness's files) or the reusable workflow (its steps after the caller's checkout)."""
+    job = run_steps(steps, inputs=inputs(declared, **given),
+                    github={"base_ref": "main", "event_name": "pull_request", "action_path": str(runner["source"])},
+                    cwd=repo, env=runner["env"], job={"workflow_repository": HARNESS_REPOSITORY,
+                                                      "workflow_sha": runner["sha"]},
+                    sources={HARNESS_REPOSITORY: runner["source"]})
+    shutil.rmtree(repo / ".tool-contract-harness", ignore_errors=True)  # the runner's workspace is the job's
     return job
 
 
@@ -79,7 +99,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return repo
 
 
-def test_a_user_repository_from_init_to_a_caught_in_place_edit(repo: Path) -> None:
+def test_a_user_repository_from_init_to_a_caught_in_place_edit(repo: Path, runner: dict[str, Any]) -> None:
     # 1. Nothing yet: every command says how to start, none runs the demo silently.
     none = harness(repo, "check")
     assert none.returncode == 2 and "project.not_found" in none.stderr and "contract-harness init" in none.stderr
@@ -121,13 +141,14 @@ def test_a_user_repository_from_init_to_a_caught_in_place_edit(repo: Path) -> No
     (accepted / "pending.json").write_text((accepted / "ok.json").read_text().replace('"ok"', '"pending"'))
     sh(repo, "git", "add", "-A")
     sh(repo, "git", "commit", "--quiet", "-m", "a pending fixture")
-    job = pull_request(repo, ACTION_STEPS, ACTION_INPUTS)
+    job = pull_request(repo, ACTION_STEPS, ACTION_INPUTS, runner)
     outcomes = {s.id: s.outcome for s in job.steps if not s.id.startswith("step")}
     assert outcomes == {"install": "success", "lint": "success", "versions": "success", "check": "success",
                         "compat": "success", "fuzz": "success", "verdict": "success"}, \
         {s.id: s.output[-800:] for s in job.steps}
     assert job["verdict"].outcome == "success"
-    assert f"tool-contract-harness=={__version__}" in job["install"].output or "already satisfied" in job["install"].output
+    assert f"installing {runner['source']}" in job["install"].output  # the action's own files, no index
+    assert f"Successfully installed tool-contract-harness-{__version__}" in job["install"].output
     assert "schemas.lock: 1 version of 1 tool recorded, none changed since FETCH_HEAD" in job["versions"].output
     assert "ticket_status: version unchanged (v1)" in job["compat"].output
     reports = repo / "contract-reports"
@@ -141,12 +162,16 @@ def test_a_user_repository_from_init_to_a_caught_in_place_edit(repo: Path) -> No
     # same as the action's) catch it twice; lint and check still run and report.
     edit_json(schema, lambda s: s["$defs"]["data"]["properties"]["item_id"].update(maxLength=4096))
     sh(repo, "git", "commit", "--quiet", "-am", "loosen item_id")
-    job = pull_request(repo, WORKFLOW_STEPS[1:], WORKFLOW_INPUTS, fuzz="false")
+    job = pull_request(repo, WORKFLOW_STEPS[1:], WORKFLOW_INPUTS, runner, fuzz="false")
     assert job["versions"].outcome == "failure" and job["check"].outcome == "failure"
     assert job["lint"].outcome == "success" and job["fuzz"].outcome == "skipped"
     changed = ("contracts/ticket_status/schemas/v1.json: v1 changed in place: add v2 (a published version never "
                "changes; schemas.lock records sha256:")
-    assert changed in job["versions"].output and changed in job["check"].output
+    assert changed in job["versions"].output
+    # check: a finding of the tool (exit 1), its cases checked all the same
+    assert "FINDING ticket_status::versions::v1 (version_changed)" in job["check"].output
+    assert "detail:   v1 changed in place: add v2" in job["check"].output
+    assert json.loads((repo / "contract-reports/check.json").read_text())["summary"]["findings"] == 1
     assert job["verdict"].outcome == "failure"
     assert "::error::contract-harness failed: versions check" in job["verdict"].output
 
@@ -175,9 +200,17 @@ def test_a_user_repository_from_init_to_a_caught_in_place_edit(repo: Path) -> No
         "ticket_status: recorded v2 in contracts/ticket_status/schemas.lock")
     sh(repo, "git", "add", "-A")
     sh(repo, "git", "commit", "--quiet", "-m", "ticket_status v2")
-    job = pull_request(repo, ACTION_STEPS, ACTION_INPUTS, fuzz="false")
+    job = pull_request(repo, ACTION_STEPS, ACTION_INPUTS, runner, fuzz="false")
     assert [s.outcome for s in job.steps if s.id in ("versions", "check", "compat")] == ["success"] * 3, \
         {s.id: s.output[-800:] for s in job.steps}
     assert "schemas.lock: 2 versions of 1 tool recorded, none changed since FETCH_HEAD" in job["versions"].output
     assert json.loads((reports / "compat-ticket_status.json").read_text())["ok"] is True
     assert job["verdict"].outcome == "success"
+    # The job summary: one heading hierarchy (an H1, each report an H2, their parts H3 or below).
+    levels = [len(line) - len(line.lstrip("#")) for line in job.summary.splitlines()
+              if line.startswith("#") and line.lstrip("#").startswith(" ")]
+    assert levels[0] == 1 and levels.count(1) == 1, levels
+    assert all(later <= earlier + 1 for earlier, later in itertools.pairwise(levels)), levels
+    titles = [line for line in job.summary.splitlines() if line.startswith("## ")]
+    # (the fuzz report is step 6's, left in the reports folder: a runner's workspace would be new)
+    assert titles[0].startswith("## Contract harness: ") and "v1 -> v2" in titles[1], titles

@@ -106,15 +106,15 @@ def test_check_holds_on_a_rewrite_no_fixture_can_see(weakening: Weakening, tmp_p
     assert outcome.status == "held", f"{weakening.id} ({weakening.invisible}): {outcome.describe()}"
 
 
-def test_with_the_lock_kept_an_in_place_weakening_is_refused_before_any_check_runs(tmp_path: Path) -> None:
+def test_with_the_lock_kept_an_in_place_weakening_is_a_finding_whatever_the_cases_see(tmp_path: Path) -> None:
     """Why scratch copies drop schemas.lock: with it, every weakening of a published version is
-    refused at load (exit 2), whatever the contract checks would have seen."""
+    a finding of its own (exit 1), whatever the contract checks would have seen."""
     scratch = make_scratch("review_status", tmp_path / "copy")
     (scratch.directory / "schemas.lock").write_bytes((REPO / "contracts/review_status/schemas.lock").read_bytes())
     BY_ID["review_status/one_of_to_any_of"].apply(scratch)  # even a rewrite no fixture can see
     outcome = run("check", scratch)
-    assert outcome.status == "refused", outcome.describe()
-    assert "v1 changed in place" in outcome.message
+    assert outcome.status == "flagged", outcome.describe()
+    assert [e for e in outcome.evidence if e.startswith("review_status::versions::v1")], outcome.evidence
 
 
 def test_every_base_is_used() -> None:

@@ -15,6 +15,7 @@ import importlib
 import os
 import sys
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from harness.errors import one_line
 from harness.version import __version__
@@ -42,6 +43,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: usage.invalid: {message}\n")
 
 
+class _CommandParser(_Parser):
+    """A command's parser (and its own commands', as `import mcp`): ``--debug`` is accepted after
+    the command too, where a user adds it to the line that failed; absent there, it leaves the
+    value given before the command."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                          help="show tracebacks for errors")
+
+
 def command_help(command: str) -> str:
     """A subcommand's one-line help (its module passes it to ``add_parser``)."""
     return COMMANDS[command][1]
@@ -57,7 +69,7 @@ def build_parser(commands: Iterable[str] | None = None, *, others: bool = True) 
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
     for name, (module, line) in COMMANDS.items():
         if name in wanted:
             importlib.import_module(f"harness.cli.{module}").register(sub)
@@ -100,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from harness.cli._common import state_start
     from harness.project import state_dir
 
-    start = state_start(getattr(args, "contracts", None), getattr(args, "demo", False))
+    start = state_start(contract_paths(args), getattr(args, "demo", False))
     os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(state_dir("hypothesis", start=start)))
     try:
         check_outputs(args)
@@ -115,6 +127,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"contract-harness: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def contract_paths(args: argparse.Namespace) -> list[str]:
+    """The CONTRACTS a command was given: its positional paths, and those of ``--contracts DIR``
+    (``guard``'s one folder, ``compat``'s alias of its positional CONTRACTS)."""
+    paths: list[str] = []
+    for name in ("contracts", "contracts_option"):
+        value = getattr(args, name, None)
+        paths += [value] if isinstance(value, str) else list(value or [])
+    return paths
 
 
 #: Options naming a file a command writes: checked before the command runs, so a directory
@@ -133,7 +155,8 @@ def check_outputs(args: argparse.Namespace) -> None:
         value = getattr(args, name, None)
         if isinstance(value, str) and value != "-":
             try:
-                check_target(Path(value), option)
+                # A report is written atomically beside itself; the audit log is appended to.
+                check_target(Path(value), option, probe=name != "audit")
             except OutputError as exc:  # before the run, a wrong path is a wrong option value
                 raise UsageError(str(exc)) from None
 

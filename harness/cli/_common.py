@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import UsageError
+from harness.errors import UsageError, did_you_mean
 from harness.files import kind_of, shown
 from harness.project import CONTRACTS, check_layout, find_root, project_root
 
@@ -128,7 +128,8 @@ def selected_tools(known: list[str], tools: list[str] | None) -> set[str]:
         return set(known)
     unknown = sorted(set(tools) - set(known))
     if unknown:
-        raise UsageError(f"unknown tool {', '.join(unknown)} (known: {', '.join(sorted(set(known)))})")
+        raise UsageError(f"unknown tool {', '.join(unknown)} (known: {', '.join(sorted(set(known)))})"
+                         + (did_you_mean(unknown[0], known) if len(unknown) == 1 else ""))
     return set(tools)
 
 

@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING, Any
 from harness.cli import command_help
 
 # Re-exported: other subcommands import them from here; they live in the light _common module.
-from harness.cli._common import collecting_less, contract_directories, selected_tools, state_start
+from harness.cli._common import (
+    collecting_less,
+    contract_directories,
+    selected_tools,
+    state_start,
+)
 from harness.cli._common import contract_roots as contract_roots
 from harness.cli._common import load_contracts as load_contracts
 from harness.cli._common import project_roots as project_roots
@@ -56,6 +61,8 @@ def register(sub: Any) -> None:
                    help="validate every document with the reference afresh: neither read nor write the "
                         "reference's verdicts saved by earlier runs (.contract-harness/check/reference/)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal, no status lines in CI")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="also say what the run took from earlier runs (the reference's saved verdicts)")
     p.add_argument("--jobs", "-j", metavar="N",
                    help="run the contracts in N processes, or 'auto' (one per CPU it may use); the reports are those "
                         "of one job (default: auto; one job with --shard or where the platform cannot fork)")
@@ -110,19 +117,23 @@ def check_options(args: argparse.Namespace) -> tuple[int, int] | None:
     return parse_shard(args.shard)
 
 
-def stream(args: argparse.Namespace) -> tuple[Iterator[Case], list[str], list[Contract]]:
+def stream(args: argparse.Namespace) -> tuple[Iterator[Case | CaseResult], list[str], list[Contract]]:
     """The selected cases of the selected contracts, made one contract at a time as they are
     consumed (so a run holds one contract's cases, not all of them); the notes on why some could
     not be made, filled in as they are; the contracts. Options and contracts are checked before
     this returns. With ``--shard`` the cases are listed first: a slice is taken by sorted id."""
     from harness.cases import SOURCES, cases_for, shard
+    from harness.engine import version_findings
 
     sharding = check_options(args)
-    contracts = load_contracts(args.contracts, args.tool, args.demo)
+    # A published version changed in place is a finding of its tool, not the run's error: every
+    # contract is checked, that one too.
+    contracts = load_contracts(args.contracts, args.tool, args.demo, locks=False)
     notes: list[str] = []
 
-    def made() -> Iterator[Case]:
+    def made() -> Iterator[Case | CaseResult]:
         for contract in contracts:
+            yield from version_findings(contract)
             collected = cases_for(contract, sources=args.source or SOURCES, max_mutants=args.max_mutants,
                                   operators=args.operator)
             notes.extend(collected.notes)
@@ -134,7 +145,7 @@ def stream(args: argparse.Namespace) -> tuple[Iterator[Case], list[str], list[Co
     return cases, notes, contracts
 
 
-def collect(args: argparse.Namespace) -> tuple[list[Case], list[str]]:
+def collect(args: argparse.Namespace) -> tuple[list[Case | CaseResult], list[str]]:
     """The selected cases of the selected contracts, listed, and why some could not be made."""
     cases, notes, _ = stream(args)
     return list(cases), notes
@@ -173,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     if jobs > 1 and not parallel.can_fork():
         print(f"contract-harness: --jobs {args.jobs}: this platform cannot fork; one job", file=sys.stderr)
         jobs = 1
-    reporters = reporters_for(report_files(args), progress=False if args.no_progress else None)
+    reporters = reporters_for(report_files(args), progress=False if args.no_progress else None, verbose=args.verbose)
     cases_dir = Path(args.cases_dir) if args.cases_dir else state_dir("cases", start=state_start(args.contracts,
                                                                                                 args.demo))
     with collecting_less():
@@ -188,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
 def _in_one_job(args: argparse.Namespace, cases_dir: Path) -> Iterator[Event]:
     from harness.drift.template import upstream_redactor
     from harness.engine import Engine
+    from harness.events import CaseResult
     from harness.reference_verdicts import ReferenceVerdicts
     from harness.reporting.reproductions import protected
 
@@ -198,10 +210,10 @@ def _in_one_job(args: argparse.Namespace, cases_dir: Path) -> Iterator[Event]:
     # case's fixture file is ever asked for (and nothing grows with the run).
     fixtures: dict[str, tuple[Path, Path]] = {}
 
-    def tracked() -> Iterator[Case]:
+    def tracked() -> Iterator[Case | CaseResult]:
         for case in cases:
             fixtures.clear()
-            if case.path is not None:
+            if not isinstance(case, CaseResult) and case.path is not None:
                 fixtures[case.id] = (case.path, case.contract.root)
             yield case
 

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli import command_help
+from harness.cli._common import contract_directories
 from harness.cli.check import add_demo_argument
 from harness.compat.model import Budget, Policy
-from harness.errors import UsageError
+from harness.errors import UsageError, did_you_mean
 from harness.files import write_atomic
-from harness.project import CONTRACTS, check_layout, project_root
 
 
 def register(sub: Any) -> None:
@@ -27,15 +27,16 @@ def register(sub: Any) -> None:
             "the intended reason, 1 otherwise, 2 on usage errors."
         ),
     )
-    p.add_argument("tool", metavar="TOOL", help="a tool under --contracts")
+    p.add_argument("tool", metavar="TOOL", help="a tool of the project (its contracts/TOOL/ folder)")
     p.add_argument("--from", dest="old", type=int, metavar="N", help="old version (default: the one before --to)")
     p.add_argument("--to", dest="new", type=int, metavar="N", help="new version (default: the current one)")
     p.add_argument("--policy", choices=[p.value for p in Policy],
                    help="what the change may break (default: the contract's compat.policy, else full)")
-    p.add_argument("--contracts", metavar="DIR",
-                   help="folder holding contracts/ (or contracts/ itself); "
-                        "default: the project around the working directory (nearest folder "
-                        "upward holding contracts/)")
+    p.add_argument("contracts", nargs="*", metavar="CONTRACTS",
+                   help="contract dirs, contracts/ folders or project roots, as for check; default: the project "
+                        "around the working directory (nearest folder upward holding contracts/)")
+    p.add_argument("--contracts", dest="contracts_option", action="append", metavar="DIR",
+                   help="the same as CONTRACTS (kept for scripts that name the folder this way)")
     add_demo_argument(p)
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
     p.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown to FILE")
@@ -51,17 +52,20 @@ def register(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _contracts_dir(option: str | None, demo: bool = False) -> Path:
-    if option is not None and demo:
-        raise UsageError("give --contracts or --demo, not both")
-    if option is None:
-        return project_root(demo=demo) / CONTRACTS
-    path = Path(option)
-    if (path / CONTRACTS).is_dir():
-        return path / CONTRACTS
-    if not path.is_dir():
-        raise UsageError(f"--contracts {option!r} is not a directory")
-    return path
+def _contract_dir(tool: str, paths: list[str], demo: bool) -> Path:
+    """TOOL's contract directory among the CONTRACTS given (default: the project around the
+    working directory, or the demo); an unknown tool is a usage error naming the known ones."""
+    if paths and demo:
+        raise UsageError("give CONTRACTS or --demo, not both")
+    for path in paths:
+        if not Path(path).is_dir():
+            raise UsageError(f"CONTRACTS {path!r} is not a directory")
+    directories = {d.name: d for d in contract_directories(paths, demo)}
+    if tool not in directories:
+        where = ", ".join(paths) if paths else "the project"
+        raise UsageError(f"no tool {tool!r} in {where} (tools: {', '.join(sorted(directories)) or 'none'})"
+                         + did_you_mean(tool, directories))
+    return directories[tool]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,15 +73,9 @@ def run(args: argparse.Namespace) -> int:
     import harness.lock as lock
     from harness.contract import load_contract
 
-    base = _contracts_dir(args.contracts, args.demo)
-    if base.name == CONTRACTS:
-        check_layout([base.parent])
-    tools = sorted(p.parent.name for p in base.glob("*/contract.yaml"))
-    if args.tool not in tools:
-        raise UsageError(f"no tool {args.tool!r} under {base} (tools: {', '.join(tools) or 'none'})")
     if args.examples < 0 or args.samples < 0 or args.seconds <= 0:
         raise UsageError("--examples and --samples must be at least 0, --seconds positive")
-    contract = load_contract(base / args.tool)
+    contract = load_contract(_contract_dir(args.tool, [*args.contracts, *(args.contracts_option or [])], args.demo))
     lock.verify(contract)
     for option, version in (("--from", args.old), ("--to", args.new)):
         if version is not None and version not in contract.versions:

@@ -49,13 +49,22 @@ def register(sub: Any) -> None:
         action="store_true",
         help="let tools without a contract through unchecked (default: hidden and denied)",
     )
+    p.add_argument(
+        "--pass",
+        dest="passed",
+        action="append",
+        metavar="SURFACE",
+        help="relay a surface other than tools as the server sends it (repeatable): resources, prompts, "
+        "completions, logging, subscriptions, sampling, elicitation (default: none; refused)",
+    )
     p.add_argument("--audit", metavar="FILE", help="append one JSON line per guarded call to FILE")
     p.add_argument("--raw-dir", metavar="DIR", help="keep a protected copy of every raw result in DIR")
     p.add_argument(
         "--timeout",
         type=float,
         metavar="S",
-        help="time per guarded call when the contract's mcp upstream sets no timeout_s (default 60)",
+        help="time per guarded call when the contract's mcp upstream sets no timeout_s, and per other request "
+        "(default 60)",
     )
     p.add_argument(
         "--max-message-bytes",
@@ -63,6 +72,13 @@ def register(sub: Any) -> None:
         metavar="N",
         help="longest JSON-RPC line ever buffered (default 16 MiB; each guarded tool also has "
         "its own cap from its contract)",
+    )
+    p.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        help="serve MCP over Streamable HTTP at http://HOST:PORT/mcp (a client configures that URL in place "
+        "of the server's) instead of stdio; each client session gets its own server process (port 0: any "
+        "free port, printed on stderr)",
     )
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     p.set_defaults(run=run)
@@ -116,6 +132,14 @@ def run(args: argparse.Namespace) -> int:
     if cap < 1024:
         raise UsageError(f"--max-message-bytes must be at least 1024, not {cap}")
     names = _mapping(args.map)
+    listen = None
+    if args.listen is not None:
+        from harness.guard.http import listen_address
+
+        try:
+            listen = listen_address(args.listen)
+        except ValueError as exc:
+            raise UsageError(str(exc), code="guard.listen") from None
 
     from pathlib import Path
 
@@ -125,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.drift.process import resolve_program
     from harness.drift.template import upstream_redactor
     from harness.guard.policy import Guard, GuardAudit
-    from harness.guard.stdio import log_line, run_proxy
+    from harness.guard.stdio import log_line, run_http, run_proxy
 
     if args.demo and args.contracts:
         raise UsageError("--demo and --contracts exclude each other")
@@ -155,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
             timeout_s=timeout,
             audit=audit,
             raw_store=raw_store,
+            passed=args.passed or (),
         )
         listed = ", ".join(
             name if name == t.contract.tool else f"{name} (contract {t.contract.tool})"
@@ -165,12 +190,17 @@ def run(args: argparse.Namespace) -> int:
         if args.allow_unguarded:
             log("WARNING: --allow-unguarded: tools without a contract pass through UNCHECKED; "
                 "their results reach the client exactly as the server sent them")
+        if guard.passed:
+            log(f"WARNING: --pass {', '.join(sorted(guard.passed))}: these surfaces pass UNCHECKED; the server's "
+                "text on them reaches the client as it was sent")
         for note in guard.notes:
             log(note)
         for name, tool in sorted(guard.tools.items()):
             if tool.max_message_bytes > cap:
                 log(f"{name}: max_message_bytes={tool.max_message_bytes} is above --max-message-bytes={cap}, "
                     "which applies")
+        if listen is not None:
+            return run_http(guard, command, *listen, max_message_bytes=cap, log=log)
         return run_proxy(guard, command, max_message_bytes=cap, log=log)
     finally:
         if audit is not None:

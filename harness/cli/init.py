@@ -15,8 +15,9 @@ def register(sub: Any) -> None:
         help=command_help("init"),
         description=(
             "Scaffold contracts/TOOL/contract.yaml, schemas/v1.json (a closed success/failure "
-            "envelope), one accepted and one rejected fixture with sidecars, and the project's "
-            ".gitignore (.contract-harness/) and .gitattributes (fixtures byte-exact) entries. "
+            "envelope), one accepted and one rejected fixture with sidecars, schemas.lock recording v1, "
+            "and the project's .gitignore (.contract-harness/) and .gitattributes (fixtures byte-exact) "
+            "entries. "
             "Refuses to overwrite anything. The scaffold passes 'check' as generated. Exit 0 written, "
             "2 usage error (an invalid name, an existing directory)."
         ),
@@ -29,6 +30,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import harness.lock as lock
+    from harness.contract import load_contract
     from harness.onboarding import init_tool, review  # only when run: keeps every CLI start fast
     from harness.onboarding.summary import lines, next_steps, review_lines
     from harness.project import ensure_git_entries, find_root
@@ -37,7 +40,18 @@ def run(args: argparse.Namespace) -> int:
     written = init_tool(args.tool, into)
     reviews = [review(t, compat=False) for t in written.tools]
     git = [f"added to {entry}" for entry in ensure_git_entries(written.root)]
-    for line in [*lines(written, source="the skeleton", verb="scaffolded"), *git,
-                 *review_lines(reviews, written.root), *next_steps(written)]:
+    # v1 recorded as scaffolded: a pull request adding the contract passes the versions check.
+    # Until schemas.lock is committed the record is a draft: edit v1, then `lock` records it again.
+    locked = []
+    for tool in written.tools:
+        contract = load_contract(tool.directory)
+        if lock.update(contract):
+            locked.append(f"recorded v1 in {lock.lock_path(contract).relative_to(written.root)}")
+    steps = next_steps(written)
+    if steps:
+        steps.append("      contract-harness lock   (once v1 says what your tool sends: records it again; "
+                     "commit schemas.lock with the contract)")
+    for line in [*lines(written, source="the skeleton", verb="scaffolded"), *git, *locked,
+                 *review_lines(reviews, written.root), *steps]:
         print(line)
     return 0

@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.cli import command_help
 from harness.cli.check import add_contract_arguments, load_contracts
-from harness.lock import LOCK_FILE, Problem, base_changes, changes, unlocked, update
+from harness.lock import LOCK_FILE, Problem, base_changes, changes, check_ref, unlocked, update
 
 
 def register(sub: Any) -> None:
@@ -44,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
         from harness.errors import UsageError
 
         raise UsageError("--base compares with a base branch and writes nothing: use it with --check")
+    if args.base is not None:
+        check_ref(args.base)
     contracts = load_contracts(args.contracts, args.tool, args.demo, locks=False)
     problems: list[Problem] = []
     if args.check:

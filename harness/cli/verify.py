@@ -48,22 +48,24 @@ def run(args: argparse.Namespace) -> int:
     from harness.boundary.audit import JsonlAuditSink, RawStore
     from harness.boundary.pipeline import Boundary
     from harness.contract import load_contract
-    from harness.corpus import load_sidecar, sidecar_for
+    from harness.corpus import checked_sidecar, load_sidecar, sidecar_for
     from harness.drift.template import upstream_redactor
 
     contract = load_contract(args.contract)
     request = read_document(args.request, "request") if args.request else None
     now = args.now
     shape = args.shape
+    version = args.schema_version
     if args.payload == "-":
         source: Any = sys.stdin.buffer
     else:
         path = existing_file(args.payload, "payload")
         sidecar = sidecar_for(path) if path.name.endswith(".json") else None
         if sidecar is not None and sidecar.exists():
-            side = load_sidecar(sidecar)
+            side = checked_sidecar(contract, load_sidecar(sidecar), sidecar)
             request = request if request is not None else side.request
             shape = shape or side.shape
+            version = version if version is not None else side.version
             if now is None:
                 now = side.now or contract.default_now
         elif now is None and path.resolve().is_relative_to((contract.root / "fixtures").resolve()):
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         boundary = Boundary(
             contract,
-            version=args.schema_version,
+            version=version,
             audit=audit,
             raw_store=RawStore(args.keep_raw) if args.keep_raw else None,
         )

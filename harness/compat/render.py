@@ -94,7 +94,7 @@ def _cell(value: str) -> str:
 
 def markdown(report: CompatReport) -> str:
     """The Markdown report (for CI summaries and pull requests)."""
-    out = [f"# {_title(report)}: {'OK' if report.ok else 'FAILED'}", ""]
+    out = [f"## {_title(report)}: {'OK' if report.ok else 'FAILED'}", ""]
     out += ["| version | id | sha256 | dialect |", "|---|---|---|---|"]
     for info in (report.old, report.new):
         out.append(f"| {info.label} | `{info.schema_id or '-'}` | `{info.sha256}` | {info.dialect} |")
@@ -102,10 +102,10 @@ def markdown(report: CompatReport) -> str:
             "| direction | verdict | evidence | decided by |", "|---|---|---|---|"]
     for d in Direction:
         out.append(f"| {d.value} | {report.verdict(d).value} | {report.evidence(d).value} | {decided_by(report, d)} |")
-    out += ["", "## Checks", "", "| check | holds | detail |", "|---|---|---|"]
+    out += ["", "### Checks", "", "| check | holds | detail |", "|---|---|---|"]
     for check in report.checks:
         out.append(f"| `{check.name}` | {'yes' if check.ok else '**no**'} | {_cell(check.detail)} |")
-    out += ["", "## Changes", ""]
+    out += ["", "### Changes", ""]
     if report.changes:
         out += ["| pointer | class | before -> after | reader | writer | rule | evidence |",
                 "|---|---|---|---|---|---|---|"]
@@ -120,7 +120,7 @@ def markdown(report: CompatReport) -> str:
         out.append("None: the versions validate the same documents.")
     found = witnesses_of(report)
     if found:
-        out += ["", "## Witnesses", ""]
+        out += ["", "### Witnesses", ""]
         for assessed, w in found:
             label = f"{assessed.change.rule.id} {assessed.change.rule.name}" if assessed else "pair"
             out += [f"- **{label}**, {w.direction.value}: accepted by {w.accepted_by}, rejected by "
@@ -128,17 +128,17 @@ def markdown(report: CompatReport) -> str:
                     f"(`{w.schema_pointer}`): {w.message}", "",
                     "  ```json", "  " + json.dumps(w.document, ensure_ascii=False), "  ```"]
     if report.replay:
-        out += ["", "## Replay", "", f"| fixture | v{report.old.version} | v{report.new.version} | ok |",
+        out += ["", "### Replay", "", f"| fixture | v{report.old.version} | v{report.new.version} | ok |",
                 "|---|---|---|---|"]
         for row in report.replay:
             cells = " | ".join(_cell(c.reason + (f" (expected {c.expected})" if c.expected else "")) for c in row.cells)
             problems = "; ".join(c.problem for c in row.cells if c.problem)
             out.append(f"| {code_span(row.fixture)} | {cells} | {'yes' if row.ok else '**no**: ' + _cell(problems)} |")
     if report.models:
-        out += ["", "## Content models", "", "| object | old | new |", "|---|---|---|"]
+        out += ["", "### Content models", "", "| object | old | new |", "|---|---|---|"]
         out += [f"| `{display(m.pointer)}` | {m.old or '-'} | {m.new or '-'} |" for m in report.models]
     if report.unsupported:
-        out += ["", "## Unsupported", "", "| version | pointer | keyword | why |", "|---|---|---|---|"]
+        out += ["", "### Unsupported", "", "| version | pointer | keyword | why |", "|---|---|---|---|"]
         out += [f"| {label} | `{display(u.pointer)}` | `{u.keyword}` | {_cell(u.reason)} |"
                 for label, u in report.unsupported]
     return "\n".join(out) + "\n"

@@ -12,6 +12,7 @@ the vendor and request schemas are compiled here, so a broken schema is a load-t
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from datetime import timedelta
@@ -352,7 +353,7 @@ def discover(paths: list[Path]) -> list[Path]:
     """Contract directories under the given paths: a contract dir, ``contracts/`` or a root."""
     found: list[Path] = []
     for path in paths:
-        if (path / CONTRACT_FILE).is_file():
+        if os.path.lexists(path / CONTRACT_FILE):  # not a regular file: its load says what it is
             found.append(path)
             continue
         base = path / "contracts" if (path / "contracts").is_dir() else path

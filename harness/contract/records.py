@@ -36,12 +36,15 @@ SCHEMAS_DIR = "schemas"
 DEFAULT_REQUEST_ID = "req.J7q94MkP"
 #: ``limits:`` when a contract says nothing: the transport layer's byte cap and nesting depth.
 DEFAULT_MAX_BYTES = 1 << 20
+#: Seconds one adapter call may take (``limits.adapter_timeout_s``): past it, ``adapter.timeout``.
+DEFAULT_ADAPTER_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
     max_bytes: int = DEFAULT_MAX_BYTES
     max_depth: int = DEFAULT_MAX_DEPTH
+    adapter_timeout_s: float = DEFAULT_ADAPTER_TIMEOUT_S
 
 
 @dataclass(frozen=True, slots=True)

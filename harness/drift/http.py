@@ -216,7 +216,7 @@ class HttpSource:
     def check_url(self, cfg: Config) -> None:
         sample = {name: "x" for name in self.url.fields}
         try:
-            url = httpx.URL(self.url.render(self.env, sample, _quote_segment))
+            url = httpx.URL(self.url.render(self.env, sample, _quote_segment, query=_quote_segment))
         except (httpx.InvalidURL, ValueError) as exc:
             raise cfg.error("url", f"not a URL once filled in: {type(exc).__name__}") from None
         if url.scheme not in ("http", "https") or not url.host:
@@ -267,7 +267,7 @@ class HttpSession:
                 )
             )
         values = template_values(request)
-        url = httpx.URL(source.url.render(source.env, values, _quote_segment))
+        url = httpx.URL(source.url.render(source.env, values, _quote_segment, query=_quote_segment))
         headers = {"Accept": source.content_type or "*/*", "Accept-Encoding": "identity"}
         headers.update({name: t.render(source.env, values) for name, t in source.headers})
         for name, value in headers.items():

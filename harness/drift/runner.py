@@ -162,6 +162,11 @@ def _requests(contract: Contract, upstream: Upstream) -> tuple[tuple[Mapping[str
     return tuple(requests), tuple(labels)
 
 
+#: What a contract without upstreams gets from drift (the CLI's note, the pytest plugin's skip).
+NO_UPSTREAMS = "its contract.yaml declares no upstreams (the live sources drift sends requests to), nothing to check"
+NO_UPSTREAMS_ANY = "declares no upstreams in contract.yaml"
+
+
 def plan(
     contracts: Iterable[Contract],
     *,
@@ -178,7 +183,7 @@ def plan(
     seen_names: set[str] = set()
     for contract in contracts:
         if not contract.upstreams:
-            notes.append(f"{contract.tool}: no upstreams: entry, nothing to check")
+            notes.append(f"{contract.tool}: {NO_UPSTREAMS}")
             continue
         for upstream in contract.upstreams:
             seen_names.add(upstream.name)
@@ -207,7 +212,9 @@ def plan(
     if unknown:
         raise UsageError(f"unknown upstream {', '.join(unknown)} (known: {', '.join(sorted(seen_names)) or 'none'})")
     if not targets:
-        raise UsageError("no upstreams to check: no selected contract declares upstreams:", code="upstream.none")
+        tools = ", ".join(c.tool for c in contracts)
+        raise UsageError(f"no upstreams to check: {tools or 'no contract'} {NO_UPSTREAMS_ANY} (docs/drift.md: an "
+                         "http, command or mcp source and the requests to send it)", code="upstream.none")
     return Plan(tuple(targets), env, tuple(notes))
 
 

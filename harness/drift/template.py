@@ -104,14 +104,19 @@ class Template:
                     code="upstream.template",
                 )
 
-    def render(self, env: Environment, values: Mapping[str, Any], encode: Encode = _identity) -> str:
-        """The text with environment values and (encoded) request values filled in."""
-        out = []
+    def render(self, env: Environment, values: Mapping[str, Any], encode: Encode = _identity,
+               query: Encode | None = None) -> str:
+        """The text with environment values and (encoded) request values filled in. With
+        ``query`` (a URL), an environment value placed after the ``?`` that starts the query is
+        encoded with it too, so that the server receives exactly the value (a token holding
+        ``+``, ``&`` or ``#``); one before it (``${API}``, a base URL) is placed as it is."""
+        out: list[str] = []
         for kind, name, default in self.parts:
             if kind == "lit":
                 out.append(name)
             elif kind == "env":
-                out.append(env.get(name, default, self.where))
+                value = env.get(name, default, self.where)
+                out.append(query(value) if query is not None and "?" in "".join(out) else value)
             else:
                 out.append(encode(_scalar_text(values[name], name, self.where)))
         return "".join(out)

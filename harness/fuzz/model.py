@@ -62,6 +62,10 @@ class Finding:
     original: str = ""
     mutated: str = ""
     shape: str = "upstream"
+    #: What the property wanted and what happened, for people, where the verdicts alone would read
+    #: the same (an adapter that crashed is reported as ``adapter.error``, as a clean refusal is).
+    expected_text: str | None = None
+    actual_text: str | None = None
 
     @property
     def kind(self) -> str:

@@ -298,11 +298,16 @@ def adapter_maps_cleanly(subject: Subject, draw: Draw) -> Observation:
     except REFUSALS as exc:
         return Observation.of(verdict, f"refused ({type(exc).__name__})")
     except Exception as exc:
+        said = " ".join(str(exc).split())[:120]
         raise PropertyViolation.of(_finding(
             "adapter_crash", f"the adapter raised {type(exc).__name__} on a document its vendor_schema "
             "accepts: state what it relies on in vendor_schema, or refuse with a ValueError",
             raw, request, now, expected=CaseExpectation(False, (Layer.ADAPTER,), ADAPTER_ERROR),
-            fixture=Expectation.reject(Layer.ADAPTER, ADAPTER_ERROR), verdict=verdict)) from None
+            fixture=Expectation.reject(Layer.ADAPTER, ADAPTER_ERROR), verdict=verdict,
+            expected_text=f"a contract object, or a refusal ({', '.join(e.__name__ for e in REFUSALS)}: "
+                          f"{ADAPTER_ERROR})",
+            actual_text=f"{type(exc).__name__}{': ' + said if said else ''} (a crash, which the boundary also "
+                        f"reports as {ADAPTER_ERROR})")) from None
     try:
         text = json.dumps(output, ensure_ascii=False, default=repr)
     except (TypeError, ValueError):

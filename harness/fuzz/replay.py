@@ -39,18 +39,20 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import harness.state as state
 from harness.digests import file_digest as _digest
 from harness.digests import files_below as _files
 from harness.digests import harness_digest
 from harness.errors import HarnessError
-from harness.files import read_state, write_atomic
 
 if TYPE_CHECKING:
     from harness.contract import Contract
     from harness.fuzz.model import Observation
     from harness.fuzz.subject import Subject
 
-FORMAT = 1
+FORMAT = 2
+#: Formats of earlier releases (unsealed): generated again, without a warning.
+_EARLIER_FORMATS = (1,)
 REPLAY_DIR = ("fuzz", "replay")
 #: A saved run larger than this is not read (a property's examples weigh well under a megabyte).
 MAX_SAVED_BYTES = 64 << 20
@@ -224,41 +226,56 @@ def _stamp(moment: datetime) -> str:
 class ReplayStore:
     """The saved runs of one project: ``<directory>/<tool>/<property>.json``."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, root: Path | None = None) -> None:
         self.directory = Path(directory)
+        #: The state folder the directory is in (``.contract-harness``): nothing from it down
+        #: is read or written through a symlink.
+        if root is None:
+            layout = self.directory.parts[-len(REPLAY_DIR):] == REPLAY_DIR
+            root = self.directory.parents[len(REPLAY_DIR) - 1] if layout else self.directory
+        self.root = Path(root)
 
     def path(self, tool: str, prop: str) -> Path:
         return self.directory / tool / f"{prop}.json"
 
-    def _read(self, path: Path) -> Any:
+    def _read(self, path: Path, tool: str, prop: str, max_examples: int) -> Any:
         """The saved run at ``path`` (None when there is none); raises ``ValueError`` with the
-        reason it cannot be read. Opened without following a symlink."""
-        data = read_state(path, MAX_SAVED_BYTES)
-        if data is None:
+        reason it cannot be taken. Its seal is checked first (:mod:`harness.state`)."""
+        body = state.read(path, MAX_SAVED_BYTES, root=self.root, earlier=_EARLIER_FORMATS)
+        if body is None:
             return None
-        try:
-            saved = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"not valid JSON ({exc.__class__.__name__})") from None
+        saved = state.load_json(body)
         if (not isinstance(saved, dict) or saved.get("format") != FORMAT or not isinstance(saved.get("inputs"), dict)
-                or not isinstance(saved.get("examples"), list) or not isinstance(saved.get("generated_at"), str)):
-            raise ValueError(f"not a saved fuzz run of format {FORMAT}")
+                or not isinstance(saved.get("examples"), list) or not isinstance(saved.get("generated_at"), str)
+                or type(saved.get("drawn")) is not int or saved.get("tool") != tool or saved.get("property") != prop):
+            raise ValueError(f"not a saved fuzz run of {tool}::{prop} in format {FORMAT}")
+        examples, drawn = len(saved["examples"]), saved["drawn"]
+        if not examples:
+            raise ValueError("holds no examples")
+        if examples > drawn or drawn > max_examples:
+            raise ValueError(f"holds {max(examples, drawn):,} examples, more than the {max_examples:,} a run draws")
         return saved
 
-    def decide(self, tool: str, prop: str, inputs: Mapping[str, str]) -> Decision:
-        """Replay (the saved examples) when ``inputs`` hash as in the saved run, else say why not."""
+    def decide(self, tool: str, prop: str, inputs: Mapping[str, str], max_examples: int) -> Decision:
+        """Replay (the saved examples) when ``inputs`` hash as in the saved run and it drew the
+        ``max_examples`` a run draws, else say why not."""
         path = self.path(tool, prop)
         try:
-            saved = self._read(path)
+            saved = self._read(path, tool, prop, max_examples)
+        except state.EarlierState:
+            return Decision(None, "first run")  # an earlier release's: generated, and replaced
         except ValueError as exc:
-            warning = f"warning: fuzz replay: {path}: {exc}; generating"
-            return Decision(None, "saved run unreadable", warning)
+            said = not isinstance(exc, state.StateUnusable) or state.said_once(exc, self.root)
+            warning = f"warning: fuzz replay: {path}{state.scope(exc)}: {exc}; generating" if said else None
+            return Decision(None, "saved run not taken", warning)
         if saved is None:
             return Decision(None, "first run")
         changed = [CHANGED.get(name, f"{name} changed") for name in sorted(set(inputs) | set(saved["inputs"]))
                    if inputs.get(name) != saved["inputs"].get(name)]
         if changed:
             return Decision(None, ", ".join(changed))
+        if saved["drawn"] < max_examples:
+            return Decision(None, f"the saved run drew {saved['drawn']:,} of {max_examples:,} examples")
         try:
             since = _stamp(datetime.fromisoformat(saved["generated_at"]))
         except ValueError:
@@ -266,27 +283,26 @@ class ReplayStore:
                             f"warning: fuzz replay: {path}: a bad generated_at; generating")
         return Decision(tuple(saved["examples"]), f"inputs unchanged since {since}")
 
-    def save(self, tool: str, prop: str, inputs: Mapping[str, str], examples: Sequence[Any]) -> str | None:
-        """Save a run that held; returns a one-line warning when it could not be written."""
+    def save(self, tool: str, prop: str, inputs: Mapping[str, str], examples: Sequence[Any],
+             drawn: int) -> str | None:
+        """Save a run that held (``drawn`` examples, of which ``examples`` are kept); returns a
+        one-line warning when it could not be written."""
         body = {"format": FORMAT, "tool": tool, "property": prop,
                 "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "inputs": dict(inputs), "examples": list(examples)}
+                "inputs": dict(inputs), "drawn": drawn, "examples": list(examples)}
         path = self.path(tool, prop)
         try:
-            write_atomic(path, json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode("ascii"),
-                         what="fuzz replay file", durable=False)
+            state.write(path, json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode("ascii"),
+                        root=self.root, what="fuzz replay file")
+        except (state.NoKey, state.FolderUnusable):
+            return None  # said when it was read
         except (HarnessError, OSError, ValueError) as exc:
             return f"warning: fuzz replay: {path}: not saved ({str(exc).splitlines()[0] if str(exc) else exc})"
         return None
 
     def forget(self, tool: str, prop: str) -> None:
         """Drop the saved run of a property that did not hold (never through a symlink)."""
-        path = self.path(tool, prop)
-        try:
-            if path.is_symlink() or path.is_file():
-                path.unlink()
-        except OSError:
-            pass
+        state.forget(self.path(tool, prop), root=self.root)
 
 
 # --------------------------------------------------------------------------- what a run says

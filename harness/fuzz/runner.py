@@ -388,7 +388,7 @@ def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outc
     if options.regenerate:
         why = "regeneration forced"
     else:
-        decision = store.decide(subject.tool, prop.name, inputs)
+        decision = store.decide(subject.tool, prop.name, inputs, options.max_examples)
         why, warning = decision.why, decision.warning
         if decision.examples is not None:
             replayed = replay_property(subject, prop, decision.examples, why)
@@ -397,8 +397,9 @@ def run_property(subject: Subject, prop: Property, options: FuzzOptions) -> Outc
             why = "a saved example no longer replays or holds"
     outcome, recorded = _generate(subject, prop, options, record=True)
     if outcome.ok and recorded:
-        saved = store.save(subject.tool, prop.name, inputs, recorded)
-        warning = "\n".join(w for w in (warning, saved) if w) or None
+        saved = store.save(subject.tool, prop.name, inputs, recorded[:options.max_examples],
+                           min(outcome.examples, options.max_examples))
+        warning = warning or saved  # a saved run not taken is said once, not again as not saved
     else:
         store.forget(subject.tool, prop.name)
     return replace(outcome, why=why, warning=warning)

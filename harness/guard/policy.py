@@ -18,7 +18,6 @@ block's text, UTF-8 encoded. A ``result:`` of ``structured`` or ``text`` in the 
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import secrets
@@ -35,7 +34,9 @@ from harness.contract import Contract, Upstream, discover, load_contract
 from harness.drift.frame import AUTO, STRUCTURED, TEXT, default_max_message_bytes, read_call_line
 from harness.drift.kinds import Config, Fetched
 from harness.drift.template import Environment, Template, template_values
-from harness.errors import ContractError, InvalidRequest, UsageError
+from harness.errors import ContractError, InvalidRequest, UsageError, closest, did_you_mean
+from harness.guard.rebuild import cache_members
+from harness.guard.surfaces import SURFACES
 from harness.locate import position_in_file
 from harness.timeutil import format_rfc3339
 
@@ -43,9 +44,8 @@ from harness.timeutil import format_rfc3339
 DEFAULT_TIMEOUT_S = 60.0
 #: The longest JSON-RPC line the relay ever buffers (each guarded tool has its own, smaller cap).
 DEFAULT_MAX_MESSAGE_BYTES = 16 << 20
-#: Members of a result's ``_meta`` that the protocol defines (server identity, related task):
-#: kept on a guarded result. Any other ``_meta`` member is upstream data and is dropped.
-PROTOCOL_META_PREFIX = "io.modelcontextprotocol/"
+#: Tool annotations the client keeps (booleans only: a ``title`` is the server's text).
+_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 Clock = Callable[[], datetime]
 
@@ -71,11 +71,38 @@ class GuardedTool:
     upstream: str | None
     env: Environment
     named_by: str = "the contract's tool"
+    input_required: bool = False
 
     @property
     def output_schema(self) -> dict[str, Any]:
         """What the client is told it will get on success: the agent view's schema."""
         return self.contract.view_schema(self.boundary.version)
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        """What the client is told the arguments are: the contract's request schema (the guard
+        checks every call against it), never the server's own."""
+        schema = self.contract.request_schema
+        schema = dict(schema) if isinstance(schema, Mapping) else {}
+        schema.setdefault("type", "object")
+        return schema
+
+    def listed(self, entry: Mapping[str, Any]) -> dict[str, Any]:
+        """This tool's ``tools/list`` entry as the client sees it: built from the contract
+        (name, description, input and output schemas); of the server's entry only the boolean
+        hints, and task support forbidden where the server declared any."""
+        out: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema,
+                               "outputSchema": self.output_schema}
+        if self.contract.description:
+            out["description"] = self.contract.description
+        annotations = entry.get("annotations")
+        if isinstance(annotations, Mapping):
+            hints = {k: annotations[k] for k in _HINTS if type(annotations.get(k)) is bool}
+            if hints:
+                out["annotations"] = hints
+        if "execution" in entry:
+            out["execution"] = {"taskSupport": "forbidden"}
+        return out
 
     def request(self, arguments: Any, request_id: str) -> Mapping[str, Any]:
         """The boundary's request for a call; raises :class:`InvalidRequest` when the
@@ -161,6 +188,33 @@ def agent_tool_result(verdict: Verdict, *, modern: bool = False) -> dict[str, An
     return result
 
 
+def input_required_result(result: Mapping[str, Any]) -> dict[str, Any] | None:
+    """An ``input_required`` result (2026-07-28) as the client may see it: the members the
+    protocol defines for it (``resultType``, ``inputRequests``: elicitation, sampling or roots
+    requests with their defined members), no ``_meta`` anywhere, no ``content``; None when
+    the result is not shaped as the protocol defines it. The caller replaces ``requestState``.
+    """
+    from mcp_types import InputRequiredResult  # the SDK's model: heavy, needed only here
+
+    try:
+        model = InputRequiredResult.model_validate(result)
+    except ValueError:  # pydantic's ValidationError
+        return None
+    if model.input_requests is None and model.request_state is None:
+        return None
+    dumped = _without_meta(model.model_dump(by_alias=True, exclude_none=True, mode="json"))
+    dumped.pop("requestState", None)
+    return dict(dumped)
+
+
+def _without_meta(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_meta(v) for k, v in value.items() if k != "_meta"}
+    if isinstance(value, list):
+        return [_without_meta(v) for v in value]
+    return value
+
+
 def denied_tool_result(tool: str, request_id: str, *, modern: bool = False) -> dict[str, Any]:
     """The answer to a call of a tool that has no contract (and is not let through)."""
     envelope = {
@@ -198,11 +252,13 @@ class GuardAudit(JsonlAuditSink):
     def write_call(self, record: AuditRecord, **guard: Any) -> None:
         self._line({**record.to_dict(), "guard": guard})
 
-    def write_event(self, at: datetime, tool: str, request_id: str | None, **guard: Any) -> None:
-        """A line for a call that no contract judged (denied, invalid arguments): the
-        record's members, empty where there is no verdict."""
+    def write_event(
+        self, at: datetime, tool: str, request_id: str | None, *, outcome: str = "failure", **guard: Any
+    ) -> None:
+        """A line for a call that no contract judged (denied, invalid arguments, a request for
+        input): the record's members, empty where there is no verdict."""
         data: dict[str, Any] = {f.name: None for f in fields(AuditRecord)}
-        data.update(at=format_rfc3339(at), tool=tool, request_id=request_id, accepted=False, outcome="failure",
+        data.update(at=format_rfc3339(at), tool=tool, request_id=request_id, accepted=False, outcome=outcome,
                     raw_size=0, guard=guard)
         self._line(data)
 
@@ -212,9 +268,11 @@ class Guard:
     """The contracts in front of an MCP server, by MCP tool name.
 
     ``allow_unguarded`` lets tools without a contract through untouched (default: hidden from
-    ``tools/list`` and answered with the failure envelope). ``audit`` receives a record per
-    guarded call; ``raw_store`` keeps protected copies of the raw results; ``clock`` is what
-    freshness is judged against.
+    ``tools/list`` and answered with the failure envelope). ``passed`` names the surfaces
+    other than tools relayed as they come (:data:`harness.guard.surfaces.SURFACES`; default
+    none). ``request_timeout_s`` bounds every request that is not a guarded call. ``audit``
+    receives a record per guarded call; ``raw_store`` keeps protected copies of the raw
+    results; ``clock`` is what freshness is judged against.
     """
 
     tools: Mapping[str, GuardedTool]
@@ -222,6 +280,8 @@ class Guard:
     audit: GuardAudit | None = None
     clock: Clock | None = None
     notes: tuple[str, ...] = ()
+    passed: frozenset[str] = frozenset()
+    request_timeout_s: float = DEFAULT_TIMEOUT_S
 
     @classmethod
     def from_contracts(
@@ -236,10 +296,20 @@ class Guard:
         raw_store: RawStore | None = None,
         clock: Clock | None = None,
         environ: Mapping[str, str] | None = None,
+        passed: Iterable[str] = (),
     ) -> Guard:
         """Build a guard. ``names`` maps MCP tool names to contract tools where they differ
         (and wins over the contracts' own ``mcp.tool``); ``upstream`` names the ``mcp``
-        upstream whose settings apply when a contract has several."""
+        upstream whose settings apply when a contract has several; ``passed`` the surfaces
+        relayed as they come (``resources``, ``prompts``, ...)."""
+        passed = frozenset(passed)
+        unknown_surfaces = sorted(passed - SURFACES.keys())
+        if unknown_surfaces:
+            raise UsageError(
+                f"--pass {unknown_surfaces[0]!r} is no surface the guard knows"
+                f"{did_you_mean(unknown_surfaces[0], SURFACES)} (surfaces: {', '.join(SURFACES)})",
+                code="guard.unknown_surface",
+            )
         env = Environment(os.environ if environ is None else environ)
         contracts = list(contracts)
         by_tool = {c.tool: c for c in contracts}
@@ -265,7 +335,8 @@ class Guard:
                 )
             tools[guarded.name] = guarded
             notes.extend(_binding_note(guarded))
-        return cls(tools, allow_unguarded=allow_unguarded, audit=audit, clock=clock, notes=tuple(notes))
+        return cls(tools, allow_unguarded=allow_unguarded, audit=audit, clock=clock, notes=tuple(notes),
+                   passed=passed, request_timeout_s=timeout_s)
 
     @classmethod
     def from_paths(cls, paths: Sequence[str | Path], **options: Any) -> Guard:
@@ -280,11 +351,13 @@ class Guard:
         return self.tools.get(name) if isinstance(name, str) else None
 
     def rewrite_tools_list(self, result: Mapping[str, Any]) -> tuple[dict[str, Any], list[str], list[str]]:
-        """A ``tools/list`` result as the client may see it: each guarded tool's
-        ``outputSchema`` replaced by its agent view's schema (and ``execution.taskSupport``
-        forbidden: a task's result would arrive by ``tasks/result``, around the guard);
-        unguarded tools dropped unless let through. Also returns the hidden tools' names and
-        notes for the operator. Raises ``ValueError`` when ``tools`` is not a list of objects."""
+        """A ``tools/list`` result as the client may see it: each guarded tool's entry built
+        from its contract (:meth:`GuardedTool.listed`: the agent view as ``outputSchema``, task
+        execution forbidden: a task's result would arrive by ``tasks/result``, around the
+        guard); unguarded tools dropped unless let through (then as listed). Of the result
+        itself only the cache hints the protocol defines. Also returns the hidden tools' names
+        and notes for the operator. Raises ``ValueError`` when ``tools`` is not a list of
+        objects. The caller issues the ``nextCursor``."""
         listed = result.get("tools")
         if not isinstance(listed, list) or not all(isinstance(t, dict) for t in listed):
             raise ValueError("tools is not a list of objects")
@@ -298,16 +371,12 @@ class Guard:
                 else:
                     hidden.append(str(name))
                 continue
-            rewritten = dict(entry)
-            rewritten["outputSchema"] = guarded.output_schema
             execution = entry.get("execution")
-            if isinstance(execution, dict) and execution.get("taskSupport", "forbidden") != "forbidden":
-                rewritten["execution"] = {**execution, "taskSupport": "forbidden"}
-                if execution.get("taskSupport") == "required":
-                    notes.append(f"tool {name!r} requires task execution, which the guard does not relay: "
-                                 "its calls will fail")
-            out.append(rewritten)
-        return {**result, "tools": out}, hidden, notes
+            if isinstance(execution, dict) and execution.get("taskSupport") == "required":
+                notes.append(f"tool {name!r} requires task execution, which the guard does not relay: "
+                             "its calls will fail")
+            out.append(guarded.listed(entry))
+        return {**cache_members(result), "tools": out}, hidden, notes
 
     def unlisted(self, names: Iterable[str]) -> list[str]:
         """Notes for contracts whose MCP tool a complete listing did not contain (a typo, a
@@ -317,9 +386,9 @@ class Guard:
         for name, guarded in sorted(self.tools.items()):
             if name in names:
                 continue
-            near = difflib.get_close_matches(name, names, n=1)
-            hint = (f" (did you mean {near[0]!r}? fix {guarded.named_by}, or map it with "
-                    f"--map {near[0]}={guarded.contract.tool})") if near else ""
+            near = closest(name, names)
+            hint = (f" (did you mean {near!r}? fix {guarded.named_by}, or map it with "
+                    f"--map {near}={guarded.contract.tool})") if near else ""
             out.append(f"contract {guarded.contract.tool!r} guards MCP tool {name!r}, which the server does not "
                        f"list{hint}")
         return out
@@ -338,6 +407,7 @@ def _guarded_tool(
     name, result, timeout, message_cap = contract.tool, AUTO, timeout_s, None
     named_by = "the contract's tool"
     meta: tuple[tuple[str, Template], ...] = ()
+    input_required = False
     if chosen is not None:
         cfg = Config(contract, chosen)
         name = str(cfg.data.get("tool", contract.tool))
@@ -350,6 +420,7 @@ def _guarded_tool(
         result = declared if declared in (STRUCTURED, TEXT) else AUTO
         timeout = cfg.number("timeout_s", timeout_s)
         message_cap = cfg.data.get("max_message_bytes")
+        input_required = cfg.data.get("input_required") == "allowed"
     boundary = Boundary(contract, clock=clock, raw_store=raw_store, upstream=chosen.name if chosen else "guard")
     return GuardedTool(
         name=mapped_name or name,
@@ -362,6 +433,7 @@ def _guarded_tool(
         upstream=chosen.name if chosen else None,
         env=env,
         named_by="--map" if mapped_name else named_by,
+        input_required=input_required,
     )
 
 
@@ -371,7 +443,7 @@ def _mcp_upstream(contract: Contract, name: str | None) -> Upstream | None:
         candidates = [u for u in candidates if u.name == name]
     if len(candidates) <= 1:
         return candidates[0] if candidates else None
-    keys = ("tool", "meta", "result", "timeout_s", "max_message_bytes")
+    keys = ("tool", "meta", "result", "timeout_s", "max_message_bytes", "input_required")
     settings = {json.dumps({k: u.config.get(k) for k in keys}, sort_keys=True, default=dict) for u in candidates}
     if len(settings) > 1:
         raise ContractError(

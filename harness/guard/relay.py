@@ -1,59 +1,76 @@
-"""The relay between an MCP client and the server it thinks it talks to.
+"""The relay between an MCP client and the server it thinks it talks to. It fails closed.
 
-Every JSON-RPC line passes through unchanged (as the same bytes), except:
+Every line, either way, is first classified (:func:`harness.guard.messages.classify`): a
+request, a notification, a response or an error, exactly one, or it is refused — with a
+JSON-RPC error to the client when the client sent it, dropped and said on stderr when the
+server did. Then each kind goes where the guard can vouch for it, and nowhere else:
 
-- ``tools/call`` of a guarded tool: the request gets the contract's ``_meta`` members (and
-  loses a tasks capability: a task's result would arrive by another method, around the
-  guard); the answer's raw bytes go through the boundary and the client gets the agent
-  result or the failure envelope, never the server's own text. A call with no answer within
-  the tool's ``timeout_s`` is answered with the failure envelope and cancelled at the server
-  (``notifications/cancelled``, as the specification asks of a requester that gives up).
-- ``tools/call`` of a tool without a contract: answered with the failure envelope, never sent
-  (unless unguarded tools are let through).
-- ``tools/list`` answers: rewritten by :meth:`Guard.rewrite_tools_list`.
-- ``notifications/progress`` for a guarded call: relayed without its free-text ``message``.
-- ``notifications/cancelled`` from the client for a guarded call: relayed; the call ends
-  there (its late answer, if any, is dropped, as the specification asks of the requester).
-- server lines that are not JSON-RPC messages, answers to ids no request of the client's is
-  waiting for, and late answers to guarded calls that already ended: dropped (said on stderr),
-  never relayed — a lenient client might read an answer into them.
-
-Everything else — initialize or server/discover, notifications, server-initiated requests
-(sampling, elicitation, roots, ping) and the client's answers to them, ``input_required``
-results, subscriptions — is relayed as it came. The relay knows no protocol version: it reads
-each message for what it is.
+- **client requests**: ``initialize``, ``server/discover``, ``ping``, ``tools/list`` and
+  ``tools/call`` always, the methods of surfaces the operator passed (``--pass``); anything
+  else (``Tools/Call``, a vendor method, ``resources/read`` unpassed) is answered with -32601
+  and never sent. A ``tools/call`` of a tool without a contract is answered with the failure
+  envelope and never sent (unless unguarded tools are let through). An id already in flight is
+  refused. Every request the guard sends has a deadline: a guarded call its contract's
+  ``timeout_s``, any other the guard's; at the deadline the client gets an answer and the
+  server ``notifications/cancelled``.
+- **server answers**: only to a request in flight, under its id; never as the server wrote
+  them (:mod:`harness.guard.rebuild`). A guarded call's answer goes, as raw bytes, through the
+  boundary: the client gets the agent view or the failure envelope, and the audit one line. An
+  ``input_required`` answer is refused unless the contract allows the tool to ask for input
+  and the protocol version in use defines it; then the client gets only what the protocol
+  defines for it, its ``requestState`` replaced by a token of the guard's.
+- **server requests**: ``ping`` and ``roots/list`` (rebuilt, under ids the guard issues), the
+  passed surfaces' (sampling, elicitation); any other is answered -32601 at the server.
+- **notifications**: progress for a request in flight (numbers only), cancellation of a
+  request in flight, ``tools/list_changed``, and the passed surfaces'; the rest is dropped.
 """
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import itertools
 import json
 import math
+import secrets
 import time
-from collections.abc import Callable, Mapping
-from contextlib import suppress
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import anyio
-from anyio.abc import Process
 
+import harness.guard.rebuild as rebuild
 from harness.boundary.pipeline import Verdict, system_clock
-from harness.boundary.transport import check_depth
-from harness.codes import TRANSPORT_MAX_BYTES
-from harness.drift import process as proc
-from harness.errors import HarnessError, RejectedInput
-from harness.guard.lines import HEAD, NO_ID, TAIL, LineSplitter, Oversized, recover_id
+from harness.codes import TRANSPORT_FRAME, TRANSPORT_INPUT_REQUIRED, TRANSPORT_MAX_BYTES
+from harness.errors import HarnessError
+from harness.guard.lines import HEAD, NO_ID, LineSplitter, Oversized, recover_id
+from harness.guard.messages import (
+    INPUT_REQUIRED_VERSIONS,
+    KNOWN_PROTOCOL_VERSIONS,
+    Malformed,
+    Message,
+    classify,
+    error_line,
+    id_key,
+    valid_id,
+)
 from harness.guard.policy import (
-    PROTOCOL_META_PREFIX,
     Guard,
     GuardedTool,
     agent_tool_result,
     denied_tool_result,
+    input_required_result,
     invalid_call_result,
     new_request_id,
+)
+from harness.guard.surfaces import (
+    CLIENT_CAPABILITY,
+    CLIENT_NOTIFICATIONS,
+    CLIENT_REQUESTS,
+    SERVER_NOTIFICATIONS,
+    SERVER_REQUESTS,
+    passed_methods,
+    surface_of,
 )
 
 #: A ``_meta`` member a client of the Python face adds to a call to find its verdict; the
@@ -62,41 +79,66 @@ CALL_TOKEN_META = "dev.contract-harness/call"
 VERSION_META = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-#: Nesting the relay tolerates while it only reads a message's id and method; a guarded answer
-#: is then held to its contract's own depth.
-ROUTING_DEPTH = 256
-#: The JSON-RPC error codes MCP reserves for itself (unsupported protocol version, missing
-#: client capability, header mismatch): the client needs them as sent, to negotiate.
+#: The JSON-RPC errors MCP reserves for negotiation (unsupported protocol version, missing
+#: client capability, header mismatch): the client gets them, rebuilt, as errors.
 _PROTOCOL_ERRORS = range(-32099, -32019)
-#: Guarded calls that ended without the server's answer (timeout, cancelled) whose ids are
-#: remembered, so that a late answer is dropped rather than relayed.
+#: The error MCP's SDKs answer a request with when it timed out.
+REQUEST_TIMEOUT = -32001
+#: Ids of requests that ended without the server's answer, remembered so that a late answer
+#: is dropped quietly; tokens the guard issued (cursors, request states); requests from the
+#: server the client has not answered yet.
 _ENDED_KEPT = 4096
+_TOKENS_KEPT = 4096
+_SERVER_REQUESTS_KEPT = 1024
 
 Log = Callable[[str], None]
 OnVerdict = Callable[[Any, Verdict], None]
 
 
 class ClientEndpoint(Protocol):
-    """The client's side of the relay: bytes in (``b""`` at end of stream), lines out."""
+    """The client's side of the relay: bytes in (``b""`` at end of stream; a transport that
+    hands messages to :meth:`Relay.from_client` itself never returns any), messages out.
+    ``related`` is the id key of the client's request a message answers or belongs to (its
+    progress, a request the server makes while answering it), or None: where a transport has
+    one stream per request (Streamable HTTP) it routes by it."""
 
     async def receive(self) -> bytes: ...
 
-    async def send(self, data: bytes) -> None: ...
+    async def send(self, data: bytes, related: str | None = None) -> None: ...
 
 
-def _key(ident: Any) -> str:
-    """A dictionary key for a JSON-RPC id: ids equal as JSON values, and only those, share one
-    (``1`` and ``"1"`` differ)."""
-    if type(ident) is int:
-        return f"#{ident}"
-    if type(ident) is str:
-        return f"'{ident}"
-    return json.dumps(ident, sort_keys=True)
+class ServerEndpoint(Protocol):
+    """The server's side of the relay: one process over stdio, or a remote server over
+    Streamable HTTP. Every message it yields is as it came off the wire (a line, a JSON body,
+    one event's data), never re-serialised."""
+
+    def messages(self) -> AsyncIterator[bytes | Oversized]:
+        """What the server sends, in order, until it is gone."""
+        ...
+
+    async def send(self, message: bytes) -> bool:
+        """Send one message; False once the server no longer reads (said once by the caller)."""
+        ...
+
+    async def run_beside(self) -> None:
+        """Whatever the endpoint must do while the relay runs (a server's stderr copied out)."""
+        ...
+
+    async def stop(self) -> None:
+        """The client left or a signal came: end the server the way a client would."""
+        ...
+
+    async def status(self, wait: float) -> int | None:
+        """The server's exit status, waiting at most ``wait`` seconds (None: unknown, or none)."""
+        ...
 
 
-def _shown(ident: Any) -> str:
-    """A JSON-RPC id as written, for diagnostics."""
-    text = json.dumps(ident, ensure_ascii=False)
+_key = id_key
+
+
+def _shown(value: Any) -> str:
+    """A peer's value as JSON (escaped: never a line break of its own), for diagnostics."""
+    text = json.dumps(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -109,67 +151,85 @@ def _dumps(message: Any) -> bytes:
     return _encode(message).encode("utf-8")
 
 
-def _asyncio_stream(stream: Any, kind: type[Any]) -> Any:
-    """The asyncio stream inside one of anyio's process streams, or None (another backend, or
-    a stream of the caller's own). The relay's hot path reads and writes it directly: anyio's
-    wrapper adds a cancellation check and a yield to the event loop around every write, which
-    is most of what a message costs the loop (the relay's tasks never need the yield: each
-    line is written whole before its first await, and the wait for a full buffer to drain is
-    still awaited)."""
-    inner = getattr(stream, "_stream", None)
-    return inner if isinstance(inner, kind) else None
+class _Tokens:
+    """Values of the server's the client must send back (a cursor, a request state), each
+    handed to the client as a token the guard made: the client never sees the server's text."""
 
+    def __init__(self, prefix: str) -> None:
+        self._prefix = prefix
+        self._values: dict[str, Any] = {}
 
-def _parse(line: bytes) -> dict[str, Any] | None:
-    try:
-        check_depth(line, ROUTING_DEPTH)
-        message = json.loads(line)
-    except (RejectedInput, ValueError):
-        return None
-    return message if isinstance(message, dict) else None
+    def issue(self, value: Any) -> str:
+        token = f"{self._prefix}.{secrets.token_hex(8)}"
+        self._values[token] = value
+        if len(self._values) > _TOKENS_KEPT:
+            del self._values[next(iter(self._values))]
+        return token
+
+    def redeem(self, token: Any) -> Any:
+        """The server's value for a token, or :data:`NO_ID` when the guard issued no such token."""
+        return self._values.get(token, NO_ID) if isinstance(token, str) else NO_ID
 
 
 @dataclass(eq=False)
-class _Call:
+class _Pending:
+    """A client request sent to the server, waiting for its answer."""
+
     ident: Any
     key: str
-    tool: GuardedTool
-    request: Mapping[str, Any]
-    modern: bool
-    token: Any
-    progress: str | None
+    method: str
+    deadline: float
+    progress: str | None = None
+    version: str | None = None
+    # A guarded tools/call:
+    tool: GuardedTool | None = None
+    request: Mapping[str, Any] = field(default_factory=dict)
+    token: Any = None
     started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def modern(self) -> bool:
+        return self.version is not None and self.version not in _HANDSHAKE_VERSIONS
+
+
+_HANDSHAKE_VERSIONS = frozenset(KNOWN_PROTOCOL_VERSIONS[:-1])
 
 
 class Relay:
-    """One client, one server process, one guard. :meth:`run` returns when the server is gone
-    (its exit status, or None when the guard stopped it after the client left)."""
+    """One client, one server, one guard. :meth:`run` returns when the server is gone (its exit
+    status, or None when the guard stopped it after the client left)."""
 
     def __init__(
         self,
         guard: Guard,
-        process: Process,
+        server: ServerEndpoint,
         client: ClientEndpoint,
         *,
         max_message_bytes: int,
         log: Log,
-        stderr: Callable[[bytes], None] | None = None,
         on_verdict: OnVerdict | None = None,
     ) -> None:
         self.guard = guard
-        self.process = process
+        self.server = server
         self.client = client
         self.cap = max_message_bytes
         self.log = log
-        self.stderr = stderr
         self.on_verdict = on_verdict
-        self._calls: dict[str, _Call] = {}
-        self._progress: dict[str, _Call] = {}
-        self._lists: set[str] = set()
-        self._others: dict[str, str] = {}
+        self._passed_requests, self._passed_notifications, self._passed_server_requests = passed_methods(
+            guard.passed
+        )
+        self._pending: dict[str, _Pending] = {}
+        self._progress: dict[str, _Pending] = {}
         self._ended: dict[str, None] = {}
-        # Deadlines of guarded calls, earliest first; answered calls are dropped when on top.
-        self._deadlines: list[tuple[float, int, _Call]] = []
+        # Requests from the server, under the ids the guard gave them for the client.
+        self._server_pending: dict[str, Any] = {}
+        self._server_ids: dict[str, int] = {}
+        self._issued = itertools.count(1)
+        self._cursors = _Tokens("guard-cursor")
+        self._states = _Tokens("guard-state")
+        self._version: str | None = None
+        # Deadlines of requests in flight, earliest first; answered ones are dropped when on top.
+        self._deadlines: list[tuple[float, int, _Pending]] = []
         self._order = itertools.count()
         self._wake = anyio.Event()
         self._client_left = False
@@ -177,40 +237,31 @@ class Relay:
         self._client_gone = False
         self._listed_names: set[str] = set()
         self._noted: set[str] = set()
-        self._group: Any = None
-        self._server_writer: asyncio.StreamWriter | None = _asyncio_stream(process.stdin, asyncio.StreamWriter)
-        self._server_reader: asyncio.StreamReader | None = _asyncio_stream(process.stdout, asyncio.StreamReader)
 
     # ------------------------------------------------------------------ lifecycle
-    async def run(self) -> int | None:
+    async def run(self, *, read_client: bool = True) -> int | None:
+        """Relay until the server is gone. ``read_client`` False: the client's messages come
+        through :meth:`from_client` (a transport that receives them itself)."""
         async with anyio.create_task_group() as group:
-            self._group = group
-            group.start_soon(self._relay_stderr)
-            group.start_soon(self._read_client)
-            group.start_soon(self._expire_calls)
+            group.start_soon(self.server.run_beside)
+            if read_client:
+                group.start_soon(self._read_client)
+            group.start_soon(self._expire_requests)
             await self._read_server()
             await self._server_gone()
             group.cancel_scope.cancel()
         if self._client_left:
-            await proc.stop(self.process)
+            await self.server.stop()
             return None
-        await proc.wait_exit(self.process, 2.0)
-        status = self.process.returncode
-        await proc.stop(self.process)
+        status = await self.server.status(2.0)
+        await self.server.stop()
         return status
 
     async def stop(self) -> None:
-        """Stop the server (the client left, or a signal): close its input, then TERM, then KILL."""
+        """Stop the server (the client left, or a signal)."""
         self._client_left = True
-        await self._close_server_input()
-        await proc.stop(self.process)
-
-    async def _close_server_input(self) -> None:
         self._server_closed = True
-        stdin = self.process.stdin
-        if stdin is not None:
-            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await stdin.aclose()
+        await self.server.stop()
 
     async def _read_client(self) -> None:
         splitter = LineSplitter(self.cap)
@@ -222,130 +273,173 @@ class Relay:
             if not chunk:
                 break
             for item in splitter.feed(chunk):
-                await self._client_line(item)
+                await self.from_client(item)
         for item in splitter.finish():
-            await self._client_line(item)
+            await self.from_client(item)
         # The client closed its side: shut the server down the way a client would.
         await self.stop()
 
     async def _read_server(self) -> None:
-        stdout = self.process.stdout
-        assert stdout is not None
-        reader = self._server_reader
-        splitter = LineSplitter(self.cap)
-        while True:
-            try:
-                chunk = await (stdout.receive(1 << 16) if reader is None else reader.read(1 << 16))
-            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                break
-            if not chunk:  # the asyncio stream's end (anyio's raises EndOfStream)
-                break
-            for item in splitter.feed(chunk):
-                await self._server_line(item)
-        for item in splitter.finish():
+        async for item in self.server.messages():
             await self._server_line(item)
 
-    async def _relay_stderr(self) -> None:
-        stream, sink = self.process.stderr, self.stderr
-        if stream is None or sink is None:
-            return
-        with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            while True:
-                sink(await stream.receive(1 << 14))
-
     async def _server_gone(self) -> None:
-        if not self._calls:
+        """Answer every request still in flight: the server will not."""
+        if not self._pending:
             return
-        await proc.wait_exit(self.process, 0.5)
-        status = self.process.returncode
+        status = await self.server.status(0.5)
         why = "the server closed its output" if status is None else f"the server exited with status {status}"
-        for call in list(self._calls.values()):
-            self._finish(call)
-            await self._deliver(call, call.tool.unavailable(f"{why} before answering", call.request), "server_gone")
+        for pending in list(self._pending.values()):
+            self._finish(pending)
+            if pending.tool is not None:
+                await self._deliver(pending, pending.tool.unavailable(f"{why} before answering", pending.request),
+                                    "server_gone")
+            else:
+                await self._send_client(_dumps(error_line(pending.ident, -32603, f"{why} before answering")),
+                                        pending.key)
 
     # ------------------------------------------------------------------ sending
-    # Each write is whole before its first await (a stream's write is synchronous; only the
-    # wait for the buffer to drain yields), so messages from different tasks never interleave
-    # and leave in the order they were sent; the wait is the backpressure.
     async def _send_server(self, line: bytes) -> None:
-        stdin = self.process.stdin
-        if self._server_closed or stdin is None:
+        if self._server_closed:
             return
-        writer = self._server_writer
-        try:
-            if writer is None:
-                await stdin.send(line + b"\n")
-            else:
-                writer.write(line + b"\n")
-                await writer.drain()
-        except (OSError, RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            if not self._server_closed:
-                self._server_closed = True
-                self.log("the server stopped reading its input")
+        if not await self.server.send(line):
+            self._server_closed = True
+            self.log("the server stopped reading its input")
 
-    async def _send_client(self, line: bytes) -> None:
+    async def _send_client(self, line: bytes, related: str | None = None) -> None:
         if self._client_gone:
             return
         try:
-            await self.client.send(line + b"\n")
+            await self.client.send(line + b"\n", related)
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             self._client_gone = True
 
     async def _answer(self, ident: Any, result: Mapping[str, Any]) -> None:
-        await self._send_client(_dumps({"jsonrpc": "2.0", "id": ident, "result": result}))
+        await self._send_client(_dumps({"jsonrpc": "2.0", "id": ident, "result": result}), _key(ident))
 
     async def _error(self, ident: Any, code: int, message: str) -> None:
-        await self._send_client(_dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}))
+        await self._send_client(_dumps(error_line(ident, code, message)), None if ident is None else _key(ident))
 
     # A line the relay fails to handle is a bug of ours; it must neither stop the relay nor let
     # anything around the guard: a client request gets an error, a server line is dropped (a
-    # guarded call it answered then ends at its deadline, with the failure envelope).
-    async def _client_line(self, item: bytes | Oversized) -> None:
+    # request it answered then ends at its deadline).
+    async def from_client(self, item: bytes | Oversized) -> None:
+        """One message from the client (a line, or a transport's message)."""
         try:
             await self._from_client(item)
         except Exception as exc:
-            self.log(f"internal error on a client message ({type(exc).__name__}: {exc}): answered with an error")
+            self.log(f"internal error on a client message ({type(exc).__name__}): answered with an error")
             ident = recover_id(item.head, item.tail) if isinstance(item, Oversized) else recover_id(item[:HEAD])
-            if ident is not NO_ID and ident is not None:
+            if valid_id(ident):
                 await self._error(ident, -32603, "contract-harness guard: internal error")
 
     async def _server_line(self, item: bytes | Oversized) -> None:
         try:
             await self._from_server(item)
         except Exception as exc:
-            self.log(f"internal error on a server message ({type(exc).__name__}: {exc}): dropped")
+            self.log(f"internal error on a server message ({type(exc).__name__}): dropped")
 
     # ------------------------------------------------------------------ client -> server
     async def _from_client(self, item: bytes | Oversized) -> None:
         if isinstance(item, Oversized):
             ident = recover_id(item.head, item.tail)
             self.log(f"a client message of {item.size} bytes exceeds --max-message-bytes={self.cap}: not relayed")
-            if ident is not NO_ID and ident is not None:
-                await self._error(ident, -32600, f"message exceeds the guard's --max-message-bytes={self.cap}")
+            await self._error(ident if valid_id(ident) else None, -32600,
+                              f"message exceeds the guard's --max-message-bytes={self.cap}")
             return
-        message = _parse(item)
-        if message is None:
-            await self._send_server(item)  # the server answers it (a parse error) as it would
+        message = classify(item)
+        if isinstance(message, Malformed):
+            self.log(f"refused a client message of {len(item)} bytes: {message.reason}")
+            text = f"contract-harness guard refused the message: {message.reason}"
+            for ident in message.ids or (None,):
+                await self._error(ident, message.code, text)
             return
-        method = message.get("method")
-        if "id" in message and isinstance(method, str):
-            key = _key(message["id"])
-            self._ended.pop(key, None)
-            if method == "tools/call":
-                await self._call(item, message, key)
-                return
-            if method == "tools/list":
-                self._lists.add(key)
-            else:
-                self._others[key] = method
-        elif method == "notifications/cancelled":
-            self._client_cancelled(message)
-        await self._send_server(item)
+        if message.kind == "request":
+            await self._client_request(message)
+        elif message.kind == "notification":
+            await self._client_notification(message)
+        else:
+            await self._client_answer(message)
 
-    async def _call(self, line: bytes, message: dict[str, Any], key: str) -> None:
-        ident = message["id"]
-        params = message.get("params")
-        params = params if isinstance(params, dict) else {}
+    async def _client_request(self, message: Message) -> None:
+        key = _key(message.id)
+        if key in self._pending:
+            self.log(f"refused a client request under id {_shown(message.id)}, which a request in flight uses")
+            await self._error(message.id, -32600, "contract-harness guard: this id is already in use by a request "
+                                                  "in flight")
+            return
+        method = message.method
+        if method == "tools/call":
+            await self._call(message, key)
+            return
+        line: bytes | None = message.raw
+        if method in CLIENT_REQUESTS:
+            if method == "tools/list":
+                line = await self._with_server_cursor(message)
+                if line is None:
+                    return
+            elif method == "initialize":
+                line = self._initialize_line(message)
+        elif method not in self._passed_requests:
+            surface = surface_of(method)
+            hint = f" (pass it with --pass {surface})" if surface else ""
+            self.log(f"refused a client request for method {_shown(method)}: not a method the guard relays{hint}")
+            await self._error(message.id, -32601, "Method not found")
+            return
+        # subscriptions/listen stays open as long as the client listens: no deadline.
+        timeout = math.inf if method == "subscriptions/listen" else self.guard.request_timeout_s
+        self._track(message, key, timeout)
+        assert line is not None
+        await self._send_server(line)
+
+    def _track(self, message: Message, key: str, timeout: float, **call: Any) -> _Pending:
+        params = message.params
+        meta = params.get("_meta")
+        meta = meta if isinstance(meta, dict) else {}
+        progress = meta.get("progressToken")
+        version = meta.get(VERSION_META)
+        pending = _Pending(
+            message.id, key, message.method, time.monotonic() + timeout,
+            progress=_key(progress) if valid_id(progress) else None,
+            version=version if version in KNOWN_PROTOCOL_VERSIONS else self._version,
+            **call,
+        )
+        self._ended.pop(key, None)
+        self._pending[key] = pending
+        if pending.progress is not None:
+            self._progress[pending.progress] = pending
+        if not self._deadlines or pending.deadline < self._deadlines[0][0]:
+            self._wake.set()
+        if math.isfinite(pending.deadline):
+            heapq.heappush(self._deadlines, (pending.deadline, next(self._order), pending))
+        return pending
+
+    async def _with_server_cursor(self, message: Message) -> bytes | None:
+        """A ``tools/list`` request with the guard's cursor token replaced by the server's."""
+        params = message.params
+        if "cursor" not in params:
+            return message.raw
+        cursor = self._cursors.redeem(params["cursor"])
+        if cursor is NO_ID:
+            await self._error(message.id, -32602, "Invalid params: unknown cursor")
+            return None
+        return _dumps({**message.body, "params": {**params, "cursor": cursor}})
+
+    def _initialize_line(self, message: Message) -> bytes:
+        """The client's ``initialize`` without the capabilities of surfaces not passed (so the
+        server never asks for sampling or elicitation the guard would refuse)."""
+        params = message.params
+        capabilities = params.get("capabilities")
+        if not isinstance(capabilities, dict):
+            return message.raw
+        dropped = {name for surface, name in CLIENT_CAPABILITY.items() if surface not in self.guard.passed}
+        if not dropped & capabilities.keys():
+            return message.raw
+        kept = {k: v for k, v in capabilities.items() if k not in dropped}
+        return _dumps({**message.body, "params": {**params, "capabilities": kept}})
+
+    async def _call(self, message: Message, key: str) -> None:
+        ident, params = message.id, message.params
         meta = dict(params["_meta"]) if isinstance(params.get("_meta"), dict) else {}
         token = meta.pop(CALL_TOKEN_META, None)
         modern = VERSION_META in meta
@@ -353,11 +447,11 @@ class Relay:
         tool = self.guard.tool(name)
         if tool is None:
             if self.guard.allow_unguarded:
-                self._others[key] = "tools/call"
-                await self._send_server(line if token is None else self._with_meta(message, params, meta))
+                self._track(message, key, self.guard.request_timeout_s)
+                await self._send_server(message.raw if token is None else self._with_meta(message, meta))
                 return
             request_id = new_request_id()
-            self.log(f"denied a call of {name!r} (JSON-RPC id {_shown(ident)}): no contract guards it")
+            self.log(f"denied a call of {_shown(name)} (JSON-RPC id {_shown(ident)}): no contract guards it")
             if self.guard.audit is not None:
                 self.guard.audit.write_event(
                     self._now(), str(name), request_id, mcp_tool=name, jsonrpc_id=ident, event="denied",
@@ -382,244 +476,371 @@ class Relay:
                 )
             await self._answer(ident, invalid_call_result(text, modern=modern))
             return
+        changes: dict[str, Any] = {}
+        if "requestState" in params:  # the retry of a call that asked for input
+            state = self._states.redeem(params["requestState"])
+            if state is NO_ID:
+                self.log(f"refused a retry of {name!r} (JSON-RPC id {_shown(ident)}): its requestState is not one "
+                         "the guard issued")
+                await self._error(ident, -32602, "Invalid params: unknown requestState")
+                return
+            changes["requestState"] = state
         _drop_tasks_capability(meta)
-        progress = meta.get("progressToken")
-        call = _Call(ident, key, tool, request, modern, token, None if progress is None else _key(progress))
-        self._calls[key] = call
-        if call.progress is not None:
-            self._progress[call.progress] = call
-        deadline = time.monotonic() + tool.timeout_s
-        if not self._deadlines or deadline < self._deadlines[0][0]:
-            self._wake.set()
-        heapq.heappush(self._deadlines, (deadline, next(self._order), call))
+        pending = self._track(message, key, tool.timeout_s, tool=tool, request=request, token=token)
+        pending.started = time.perf_counter()
         original = params.get("_meta")
-        await self._send_server(line if meta == original else self._with_meta(message, params, meta))
+        if meta == original and not changes:
+            await self._send_server(message.raw)
+        else:
+            await self._send_server(self._with_meta(message, meta, changes))
 
     @staticmethod
-    def _with_meta(message: dict[str, Any], params: dict[str, Any], meta: dict[str, Any]) -> bytes:
-        new_params = {k: v for k, v in params.items() if k != "_meta"}
+    def _with_meta(message: Message, meta: dict[str, Any], changes: Mapping[str, Any] | None = None) -> bytes:
+        new_params = {k: v for k, v in message.params.items() if k != "_meta"}
+        new_params.update(changes or {})
         if meta:
             new_params["_meta"] = meta
-        return _dumps({**message, "params": new_params})
+        return _dumps({**message.body, "params": new_params})
 
-    def _client_cancelled(self, message: dict[str, Any]) -> None:
-        params = message.get("params")
-        if not isinstance(params, dict) or "requestId" not in params:
+    async def _client_notification(self, message: Message) -> None:
+        method = message.method
+        if method == "notifications/cancelled":
+            request_id = message.params.get("requestId")
+            pending = self._pending.get(_key(request_id)) if valid_id(request_id) else None
+            if pending is None:
+                self.log(f"dropped the client's cancellation of JSON-RPC id {_shown(request_id)}: no request of its "
+                         "is in flight")
+                return
+            self._cancelled(pending)
+        elif method not in CLIENT_NOTIFICATIONS:
+            self.log(f"dropped a client notification {_shown(method)}: not one the guard relays")
             return
-        key = _key(params["requestId"])
-        self._lists.discard(key)
-        self._others.pop(key, None)
-        call = self._calls.get(key)
-        if call is None:
-            return
-        self._finish(call)
-        self._end(call)
-        verdict = call.tool.unavailable("cancelled by the client", call.request)
-        self._record(call, verdict, "cancelled")
+        await self._send_server(message.raw)
 
-    async def _expire_calls(self) -> None:
-        """Answer every guarded call still open at its deadline (one task for all calls)."""
+    def _cancelled(self, pending: _Pending) -> None:
+        self._finish(pending)
+        self._end(pending)
+        if pending.tool is not None:
+            verdict = pending.tool.unavailable("cancelled by the client", pending.request)
+            self._record(pending, verdict, "cancelled")
+
+    async def _client_answer(self, message: Message) -> None:
+        """The client's answer to a request of the server's, under the id the guard gave it."""
+        key = _key(message.id)
+        server_id = self._server_pending.pop(key, NO_ID) if message.id is not None else NO_ID
+        if server_id is NO_ID:
+            self.log(f"dropped a client answer to JSON-RPC id {_shown(message.id)}: no request of the server's is "
+                     "waiting for it")
+            return
+        self._server_ids.pop(_key(server_id), None)
+        await self._send_server(_dumps({**message.body, "id": server_id}))
+
+    async def _expire_requests(self) -> None:
+        """Answer every request still open at its deadline (one task for all of them)."""
         while True:
             # The monotonic clock, not the backend's: only the delay reaches anyio, and reading
             # anyio's clock looks the backend up on every call.
             now = time.monotonic()
-            # Answered calls leave their entries behind; they are dropped here as soon as they
-            # reach the top, so the task sleeps until the earliest call still open rather than
-            # waking once per answered call.
+            # Answered requests leave their entries behind; they are dropped here as soon as
+            # they reach the top, so the task sleeps until the earliest request still open.
             while self._deadlines:
-                deadline, _, call = self._deadlines[0]
-                live = self._calls.get(call.key) is call
+                deadline, _, pending = self._deadlines[0]
+                live = self._pending.get(pending.key) is pending
                 if live and deadline > now:
                     break
                 heapq.heappop(self._deadlines)
                 if live:
-                    await self._expire(call)
+                    await self._expire(pending)
             delay = self._deadlines[0][0] - now if self._deadlines else math.inf
             with anyio.move_on_after(delay):
                 await self._wake.wait()
             self._wake = anyio.Event()
 
-    async def _expire(self, call: _Call) -> None:
-        self._finish(call)
-        self._end(call)
-        limit = f"timeout_s={call.tool.timeout_s:g}"
-        await self._deliver(call, call.tool.unavailable(f"no answer within {limit}", call.request), "timeout")
+    async def _expire(self, pending: _Pending) -> None:
+        self._finish(pending)
+        self._end(pending)
+        if pending.tool is not None:
+            limit = f"timeout_s={pending.tool.timeout_s:g}"
+            verdict = pending.tool.unavailable(f"no answer within {limit}", pending.request)
+            await self._deliver(pending, verdict, "timeout")
+        else:
+            limit = f"{self.guard.request_timeout_s:g} s"
+            self.log(f"the server did not answer {pending.method} (JSON-RPC id {_shown(pending.ident)}) within {limit}")
+            await self._error(pending.ident, REQUEST_TIMEOUT, f"contract-harness guard: no answer within {limit}")
+        if pending.method == "initialize":  # the specification forbids cancelling it
+            return
         reason = f"contract-harness guard: no answer within {limit}"
         await self._send_server(_dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                        "params": {"requestId": call.ident, "reason": reason}}))
+                                        "params": {"requestId": pending.ident, "reason": reason}}))
 
-    def _end(self, call: _Call) -> None:
-        self._ended[call.key] = None
+    def _end(self, pending: _Pending) -> None:
+        self._ended[pending.key] = None
         if len(self._ended) > _ENDED_KEPT:
             del self._ended[next(iter(self._ended))]
 
-    def _finish(self, call: _Call) -> None:
-        self._calls.pop(call.key, None)
-        if call.progress is not None:
-            self._progress.pop(call.progress, None)
+    def _finish(self, pending: _Pending) -> None:
+        self._pending.pop(pending.key, None)
+        if pending.progress is not None and self._progress.get(pending.progress) is pending:
+            del self._progress[pending.progress]
 
     # ------------------------------------------------------------------ server -> client
     async def _from_server(self, item: bytes | Oversized) -> None:
         if isinstance(item, Oversized):
             await self._oversized(item)
             return
-        message = _parse(item)
-        if message is None:
-            await self._unreadable(item)
-            return
-        method = message.get("method")
-        if isinstance(method, str):
-            if method == "notifications/progress":
-                item = self._progress_line(item, message)
-            await self._send_client(item)
-            return
-        if "id" not in message:
-            self.log(f"dropped a line of {len(item)} bytes from the server: not a JSON-RPC message")
-            return
-        key = _key(message["id"])
-        call = self._calls.get(key)
-        if call is not None:
-            self._finish(call)
-            await self._answered(call, item, message)
-        elif key in self._lists:
-            self._lists.discard(key)
-            await self._tools_listed(message)
-        elif key in self._others or message["id"] is None:
-            # An answer to a request the guard relays as it is (or a parse error, id null).
-            self._others.pop(key, None)
-            await self._send_client(item)
-        elif key in self._ended:
-            del self._ended[key]
-            self.log(f"dropped the late answer to JSON-RPC id {_shown(message['id'])} (the guarded call had ended)")
+        message = classify(item)
+        if isinstance(message, Malformed):
+            await self._malformed(item, message)
+        elif message.kind == "request":
+            await self._server_request(message)
+        elif message.kind == "notification":
+            await self._server_notification(message)
         else:
-            # No request of the client's is outstanding under this id (a server that answers
-            # a guarded call under another id): nothing may reach the client around the guard.
-            self.log(f"dropped an answer of {len(item)} bytes to JSON-RPC id {_shown(message['id'])}, which no request "
-                     "of the client's is waiting for")
+            await self._server_answer(message)
 
-    async def _answered(self, call: _Call, line: bytes, message: dict[str, Any]) -> None:
-        result = message.get("result")
-        error = message.get("error")
-        if isinstance(result, dict):
-            kind = result.get("resultType")
-            if kind == "input_required":
-                # Not a result: the server asks for input (MRTR) and the client retries the
-                # call, which is then guarded like any other. Relayed as it came.
-                await self._send_client(line)
-                return
-            if kind not in (None, "complete"):
-                await self._deliver(call, call.tool.not_final(kind, call.request, line[: call.tool.max_message_bytes]),
-                                    "answered")
-                return
-        elif isinstance(error, dict) and isinstance(error.get("code"), int) and error["code"] in _PROTOCOL_ERRORS:
-            await self._send_client(line)  # protocol negotiation the client must see
+    async def _server_answer(self, message: Message) -> None:
+        if message.id is None:
+            self.log("dropped an error from the server with id null: it answers no request")
             return
-        verdict = self._judge(call, line)
-        meta = result.get("_meta") if isinstance(result, dict) else None
-        await self._deliver(call, verdict, "answered", meta)
+        key = _key(message.id)
+        pending = self._pending.get(key)
+        if pending is None:
+            if key in self._ended:
+                del self._ended[key]
+                self.log(f"dropped the late answer to JSON-RPC id {_shown(message.id)} (the request had ended)")
+            else:
+                # No request of the client's is in flight under this id: nothing may reach
+                # the client around the guard.
+                self.log(f"dropped an answer of {len(message.raw)} bytes to JSON-RPC id {_shown(message.id)}, which "
+                         "no request of the client's is waiting for")
+            return
+        self._finish(pending)
+        method = pending.method
+        if pending.tool is not None:
+            await self._answered(pending, message)
+        elif method in self._passed_requests or method == "tools/call":
+            # A surface the operator passed, or a tool let through unguarded: as it came.
+            await self._send_client(message.raw, pending.key)
+        elif message.kind == "error":
+            await self._send_client(_dumps({"jsonrpc": "2.0", "id": pending.ident,
+                                            "error": rebuild.error(message.body["error"])}), pending.key)
+        else:
+            await self._rebuilt_answer(pending, message.body["result"])
 
-    def _judge(self, call: _Call, line: bytes) -> Verdict:
-        try:
-            return call.tool.judge(line, call.ident, call.request)
-        except Exception as exc:  # never crash the relay on one answer: fail closed
-            self.log(f"{call.tool.name}: judging the answer failed: {type(exc).__name__}: {exc}")
-            return call.tool.unavailable(f"the guard could not judge the answer ({type(exc).__name__})", call.request)
+    async def _rebuilt_answer(self, pending: _Pending, result: dict[str, Any]) -> None:
+        method = pending.method
+        if method == "initialize":
+            answer = rebuild.initialize_result(result, self.guard.passed)
+            if answer is None:
+                self.log("the server's initialize answer names no protocol version the guard knows: answered with "
+                         "an error")
+                await self._error(pending.ident, -32603, "contract-harness guard: the server answered initialize "
+                                                         "with no protocol version the guard knows")
+                return
+            self._version = answer["protocolVersion"]
+            await self._answer(pending.ident, answer)
+        elif method == "server/discover":
+            answer = rebuild.discover_result(result, self.guard.passed)
+            if answer is None:
+                await self._error(pending.ident, -32603, "contract-harness guard: the server supports no protocol "
+                                                         "version the guard knows")
+                return
+            await self._answer(pending.ident, answer)
+        elif method == "tools/list":
+            await self._tools_listed(pending, result)
+        else:  # ping
+            await self._answer(pending.ident, rebuild.empty_result(result))
 
-    async def _deliver(self, call: _Call, verdict: Verdict, event: str, upstream_meta: Any = None) -> None:
-        result = agent_tool_result(verdict, modern=call.modern)
-        if isinstance(upstream_meta, dict):
-            kept = {k: v for k, v in upstream_meta.items() if isinstance(k, str) and k.startswith(PROTOCOL_META_PREFIX)}
-            if kept:
-                result["_meta"] = kept
-        await self._answer(call.ident, result)
-        self._record(call, verdict, event)
+    async def _answered(self, pending: _Pending, message: Message) -> None:
+        """A guarded call's answer: through the boundary, or refused."""
+        tool = pending.tool
+        assert tool is not None
+        line = message.raw
+        if message.kind == "error":
+            error = message.body["error"]
+            verdict = self._judge(pending, line)
+            if error["code"] in _PROTOCOL_ERRORS:
+                # Negotiation the client must see to retry (rebuilt), and the call's audit line.
+                error_message = {"jsonrpc": "2.0", "id": pending.ident, "error": rebuild.error(error)}
+                await self._send_client(_dumps(error_message), pending.key)
+                self._record(pending, verdict, "protocol_error")
+                return
+            await self._deliver(pending, verdict, "answered")
+            return
+        result = message.body["result"]
+        kind = result.get("resultType")
+        if kind == "input_required":
+            await self._input_required(pending, result, line)
+            return
+        if kind not in (None, "complete"):
+            verdict = tool.not_final(kind, pending.request, line[: tool.max_message_bytes])
+            await self._deliver(pending, verdict, "answered")
+            return
+        await self._deliver(pending, self._judge(pending, line), "answered")
 
-    def _record(self, call: _Call, verdict: Verdict, event: str) -> None:
-        elapsed_ms = round((time.perf_counter() - call.started) * 1000, 3)
+    async def _input_required(self, pending: _Pending, result: dict[str, Any], line: bytes) -> None:
+        """A request for input (2026-07-28): refused unless the contract allows the tool to ask
+        and the protocol version in use defines it; then only what the protocol defines goes
+        to the client, its request state as the guard's token."""
+        tool = pending.tool
+        assert tool is not None
+        why = None
+        if not tool.input_required:
+            where = f"upstreams.{tool.upstream or '<name>'}.mcp"
+            why = f"its contract does not allow it (input_required: allowed under {where})"
+        elif pending.version not in INPUT_REQUIRED_VERSIONS:
+            why = f"protocol version {pending.version or 'of this session'} defines no input_required"
+        answer = None if why else input_required_result(result)
+        if answer is None:
+            message = (f"the tool asked for input (resultType input_required), which {why}" if why
+                       else "the input_required result is not shaped as the protocol defines it")
+            code = TRANSPORT_INPUT_REQUIRED if why else TRANSPORT_FRAME
+            verdict = tool.refused(code, message, pending.request, line[: tool.max_message_bytes])
+            await self._deliver(pending, verdict, "answered")
+            return
+        if "requestState" in result:
+            answer["requestState"] = self._states.issue(result["requestState"])
+        await self._answer(pending.ident, answer)
+        self.log(f"{tool.name} (JSON-RPC id {_shown(pending.ident)}): the tool asked for input; relayed as the "
+                 "protocol defines it")
         if self.guard.audit is not None:
-            self.guard.audit.write_call(verdict.audit, mcp_tool=call.tool.name, jsonrpc_id=call.ident,
+            elapsed_ms = round((time.perf_counter() - pending.started) * 1000, 3)
+            self.guard.audit.write_event(
+                self._now(), tool.contract.tool, pending.request.get("request_id"), outcome="input_required",
+                mcp_tool=tool.name, jsonrpc_id=pending.ident, ms=elapsed_ms, event="input_required",
+            )
+
+    def _judge(self, pending: _Pending, line: bytes) -> Verdict:
+        tool = pending.tool
+        assert tool is not None
+        try:
+            return tool.judge(line, pending.ident, pending.request)
+        except Exception as exc:  # never crash the relay on one answer: fail closed
+            self.log(f"{tool.name}: judging the answer failed: {type(exc).__name__}: {exc}")
+            return tool.unavailable(f"the guard could not judge the answer ({type(exc).__name__})", pending.request)
+
+    async def _deliver(self, pending: _Pending, verdict: Verdict, event: str) -> None:
+        await self._answer(pending.ident, agent_tool_result(verdict, modern=pending.modern))
+        self._record(pending, verdict, event)
+
+    def _record(self, pending: _Pending, verdict: Verdict, event: str) -> None:
+        tool = pending.tool
+        assert tool is not None
+        elapsed_ms = round((time.perf_counter() - pending.started) * 1000, 3)
+        if self.guard.audit is not None:
+            self.guard.audit.write_call(verdict.audit, mcp_tool=tool.name, jsonrpc_id=pending.ident,
                                         ms=elapsed_ms, event=event)
         if not verdict.accepted and event == "answered":
             where = f" at {verdict.instance_pointer}" if verdict.instance_pointer else ""
-            self.log(f"{call.tool.name} (JSON-RPC id {_shown(call.ident)}, {verdict.audit.request_id}): rejected by "
+            self.log(f"{tool.name} (JSON-RPC id {_shown(pending.ident)}, {verdict.audit.request_id}): rejected by "
                      f"{verdict.layer}: {verdict.code}{where}: {verdict.message}")
-        if self.on_verdict is not None and call.token is not None:
-            self.on_verdict(call.token, verdict)
+        if self.on_verdict is not None and pending.token is not None:
+            self.on_verdict(pending.token, verdict)
 
     async def _oversized(self, item: Oversized) -> None:
         ident = recover_id(item.head, item.tail)
-        key = _key(ident) if ident is not NO_ID else None
-        call = self._calls.get(key) if key is not None else None
-        if call is not None:
-            self._finish(call)
-            limit = min(call.tool.max_message_bytes, self.cap)
-            verdict = call.tool.refused(
-                TRANSPORT_MAX_BYTES, f"JSON-RPC message exceeds max_message_bytes={limit}", call.request,
+        pending = self._pending.get(_key(ident)) if valid_id(ident) else None
+        text = f"a server message of {item.size} bytes exceeds --max-message-bytes={self.cap}"
+        if pending is None:
+            self.log(f"{text}: dropped")
+            return
+        self._finish(pending)
+        if pending.tool is not None:
+            limit = min(pending.tool.max_message_bytes, self.cap)
+            verdict = pending.tool.refused(
+                TRANSPORT_MAX_BYTES, f"JSON-RPC message exceeds max_message_bytes={limit}", pending.request,
                 item.head[: limit + 1],
             )
-            await self._deliver(call, verdict, "answered")
+            await self._deliver(pending, verdict, "answered")
             return
-        text = f"a server message of {item.size} bytes exceeds --max-message-bytes={self.cap}"
-        if key is not None and (key in self._lists or key in self._others):
-            self._lists.discard(key)
-            self._others.pop(key, None)
-            self.log(f"{text}: answered with an error")
-            await self._error(ident, -32603, f"the server's answer exceeds the guard's --max-message-bytes={self.cap}")
-        else:
-            self.log(f"{text}: dropped")
+        self.log(f"{text}: answered with an error")
+        await self._error(ident, -32603, f"the server's answer exceeds the guard's --max-message-bytes={self.cap}")
 
-    async def _unreadable(self, line: bytes) -> None:
-        ident = recover_id(line[:HEAD], line[-TAIL:])
-        key = _key(ident) if ident is not NO_ID else None
-        call = self._calls.get(key) if key is not None else None
-        if call is not None:
-            self._finish(call)
-            await self._deliver(call, self._judge(call, line), "answered")
-        elif key is not None and key in self._lists:
-            self._lists.discard(key)
-            await self._error(ident, -32603, "the server's tools/list answer is not valid JSON")
-        elif key is not None and key in self._others:
-            self._others.pop(key, None)
-            await self._send_client(line)  # the answer to a call the guard does not judge
-        elif key is not None and key in self._ended:
-            del self._ended[key]
-            self.log(f"dropped the late answer to JSON-RPC id {_shown(ident)} (the guarded call had ended)")
-        else:
-            self.log(f"dropped a line of {len(line)} bytes from the server: not a JSON-RPC message")
+    async def _malformed(self, line: bytes, malformed: Malformed) -> None:
+        """A server line that is not exactly one kind of message: never relayed. A request in
+        flight it seems to answer gets its answer from the guard (a guarded call's, judged:
+        the boundary names what is wrong with the bytes)."""
+        answered = [p for p in (self._pending.get(_key(i)) for i in malformed.ids) if p is not None]
+        self.log(f"dropped a line of {len(line)} bytes from the server: {malformed.reason}")
+        for pending in answered:
+            self._finish(pending)
+            if pending.tool is None:
+                await self._error(pending.ident, -32603, "contract-harness guard: the server's answer could not be "
+                                                         "read")
+            elif malformed.parsed:
+                verdict = pending.tool.refused(TRANSPORT_FRAME, f"not a JSON-RPC answer: {malformed.reason}",
+                                               pending.request, line[: pending.tool.max_message_bytes])
+                await self._deliver(pending, verdict, "answered")
+            else:
+                await self._deliver(pending, self._judge(pending, line), "answered")
 
-    async def _tools_listed(self, message: dict[str, Any]) -> None:
-        result = message.get("result")
-        if not isinstance(result, dict):
-            await self._send_client(_dumps(message))  # an error answer: nothing to filter
+    async def _server_request(self, message: Message) -> None:
+        method = message.method
+        if method not in SERVER_REQUESTS and method not in self._passed_server_requests:
+            surface = surface_of(method)
+            hint = f" (pass it with --pass {surface})" if surface else ""
+            self.log(f"refused the server's request {_shown(method)}: not one the guard relays{hint}")
+            await self._send_server(_dumps(error_line(message.id, -32601, "Method not found")))
             return
+        server_key = _key(message.id)
+        if server_key in self._server_ids or len(self._server_pending) >= _SERVER_REQUESTS_KEPT:
+            await self._send_server(_dumps(error_line(message.id, -32600, "Invalid Request")))
+            return
+        issued = next(self._issued)
+        self._server_pending[_key(issued)] = message.id
+        self._server_ids[server_key] = issued
+        if method in self._passed_server_requests:
+            await self._send_client(_dumps({**message.body, "id": issued}))
+        else:  # ping, roots/list: nothing of the server's but the method
+            await self._send_client(_dumps({"jsonrpc": "2.0", "id": issued, "method": method}))
+
+    async def _server_notification(self, message: Message) -> None:
+        method, params = message.method, message.params
+        if method == "notifications/progress":
+            token = params.get("progressToken")
+            pending = self._progress.get(_key(token)) if valid_id(token) else None
+            kept = rebuild.progress_params(params) if pending is not None else None
+            if pending is not None and kept is not None:
+                await self._send_client(_dumps({"jsonrpc": "2.0", "method": method, "params": kept}), pending.key)
+            return
+        if method == "notifications/cancelled":
+            request_id = params.get("requestId")
+            issued = self._server_ids.pop(_key(request_id), None) if valid_id(request_id) else None
+            if issued is not None:
+                self._server_pending.pop(_key(issued), None)
+                await self._send_client(_dumps({"jsonrpc": "2.0", "method": method,
+                                                "params": {"requestId": issued}}))
+            return
+        if method in SERVER_NOTIFICATIONS:  # tools/list_changed: the method alone
+            await self._send_client(_dumps({"jsonrpc": "2.0", "method": method}))
+        elif method in self._passed_notifications:
+            await self._send_client(message.raw)
+        else:
+            self.log(f"dropped a server notification {_shown(method)}: not one the guard relays")
+
+    async def _tools_listed(self, pending: _Pending, result: dict[str, Any]) -> None:
         try:
             rewritten, hidden, notes = self.guard.rewrite_tools_list(result)
         except ValueError as exc:
             self.log(f"the server's tools/list answer cannot be read ({exc}): answered with an error")
-            await self._error(message["id"], -32603, "the server's tools/list answer could not be read by the guard")
+            await self._error(pending.ident, -32603, "the server's tools/list answer could not be read by the guard")
             return
         for note in notes:
             self.log(note)
         names = [t.get("name") for t in result["tools"]]
         self._listed_names.update(n for n in names if isinstance(n, str))
         if hidden:
-            self.log(f"tools/list: hid {len(hidden)} tool(s) without a contract: {', '.join(hidden)}")
-        if not result.get("nextCursor"):
+            self.log(f"tools/list: hid {len(hidden)} tool(s) without a contract: {', '.join(map(_shown, hidden))}")
+        cursor = result.get("nextCursor")
+        if isinstance(cursor, str) and cursor:
+            rewritten["nextCursor"] = self._cursors.issue(cursor)
+        else:
             for note in self.guard.unlisted(self._listed_names):
                 if note not in self._noted:
                     self._noted.add(note)
                     self.log(note)
             self._listed_names.clear()
-        await self._send_client(_dumps({**message, "result": rewritten}))
-
-    def _progress_line(self, line: bytes, message: dict[str, Any]) -> bytes:
-        params = message.get("params")
-        if not isinstance(params, dict) or "message" not in params:
-            return line
-        call = self._progress.get(_key(params.get("progressToken")))
-        if call is None:
-            return line
-        return _dumps({**message, "params": {k: v for k, v in params.items() if k != "message"}})
+        await self._answer(pending.ident, rewritten)
 
     def _now(self) -> Any:
         return (self.guard.clock or system_clock)()

@@ -188,13 +188,16 @@ def _run_documents(
     document_rules = [r for r in rules if r.target is Target.DOCUMENT]
     findings: dict[tuple[str, str, str, str], Finding] = {}
     for document in documents:
+        vendor = document.role == "vendor"
         for node in document.nodes:
             for rule in node_rules:
-                if node.asserting or rule.all_nodes:
+                if (node.asserting or rule.all_nodes) and (rule.vendor or not vendor):
                     for hit in rule.run(node):
                         found = _finding(rule, hit, document, node.pointer, tool)
                         findings.setdefault(_identity(found), found)
         for rule in document_rules:
+            if vendor and not rule.vendor:
+                continue
             for hit in rule.run(document):
                 found = _finding(rule, hit, document, "", tool)
                 findings.setdefault(_identity(found), found)

@@ -65,6 +65,10 @@ class Rule:
     check: Callable[..., Iterable[str | Hit]]
     #: Node rules only: also run on subschemas under ``not`` and ``if``, which do not assert.
     all_nodes: bool = False
+    #: Whether it judges a contract's vendor schema (what the adapter reads of a broad vendor
+    #: document, open on purpose: the adapter emits the closed contract object the versions
+    #: judge), as well as its versions.
+    vendor: bool = True
 
     @property
     def description(self) -> str:
@@ -99,8 +103,10 @@ class RuleRegistry(Registry[Rule]):
         fix: str,
         target: Target = Target.NODE,
         all_nodes: bool = False,
+        vendor: bool = True,
     ) -> Callable[[F], F]:
-        """Register the decorated function as a rule named after it."""
+        """Register the decorated function as a rule named after it (``vendor=False``: a node or
+        document rule that does not judge a contract's vendor schema)."""
 
         def register(func: F) -> F:
             rule_id = func.__name__
@@ -108,7 +114,7 @@ class RuleRegistry(Registry[Rule]):
                 raise ValueError(f"rule id {rule_id!r} must be snake_case")
             if not summary or "\n" in summary or not fix or "\n" in fix:
                 raise ValueError(f"rule {rule_id!r} needs a one-line summary and a one-line fix")
-            self.add(Rule(rule_id, severity, summary, fix, target, func, all_nodes))
+            self.add(Rule(rule_id, severity, summary, fix, target, func, all_nodes, vendor))
             return func
 
         return register

@@ -90,3 +90,7 @@ class Contributor:
     def html_sections(self) -> list[Section]:
         """Tables after the matrix."""
         return []
+
+    def html_page(self, summary: Summary, *, title: str, generated_at: str) -> str | None:
+        """A page of this run's own in place of the tools x case kinds matrix (None: the matrix)."""
+        return None

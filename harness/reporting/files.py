@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from harness.events import FAILED, FINDING, PASSED, CaseFinished, CaseResult, CaseSkipped, Event, RunFinished, Summary
-from harness.files import AtomicWriter, write_atomic
+from harness.files import AtomicWriter, OutputError, shown, write_atomic
 from harness.markdown import code_span as code_span  # where the reporters found it first
 from harness.reporting.base import Contributor
 from harness.version import __version__
@@ -40,6 +40,8 @@ FORMAT_VERSION = 1
 
 def problem_lines(r: CaseResult) -> list[str]:
     """A case that did not hold, for people: expectation, verdict, details, how to reproduce."""
+    if r.problem == "version_changed":  # no payload: a schema file and its record
+        return [f"file:     {r.fixture}", f"detail:   {r.detail}", f"reproduce with: {r.reproduce}"]
     lines = [
         f"expected: {r.expected.describe()}",
         f"actual:   {r.code or 'accepted'}"
@@ -112,10 +114,14 @@ class Spool:
 
     _CHUNK = 1 << 20
 
-    def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        # Closed by close(), or by the system with the process: it has no name to leave behind.
-        self._file: IO[bytes] = tempfile.TemporaryFile(dir=folder, prefix=".spool.")  # noqa: SIM115
+    def __init__(self, report: Path) -> None:
+        try:
+            report.parent.mkdir(parents=True, exist_ok=True)
+            # Closed by close(), or by the system with the process: it has no name to leave behind.
+            self._file: IO[bytes] = tempfile.TemporaryFile(dir=report.parent, prefix=".spool.")  # noqa: SIM115
+        except OSError as exc:  # named by the report the user gave, not the spool's or a folder's name
+            raise OutputError(f"cannot write report {shown(report)}: {exc.strerror or type(exc).__name__}",
+                              errno_=exc.errno) from None
         self.size = 0
 
     def append(self, data: bytes) -> tuple[int, int]:
@@ -208,7 +214,7 @@ class JsonReporter(FileReporter):
 
     def case(self, result: CaseResult) -> None:
         if self._spool is None:
-            self._spool = Spool(self.path.parent)
+            self._spool = Spool(self.path)
         line = case_line(self.contributor.json_case(result, result.to_dict()))
         self._spool.append(((",\n" if self.count else "") + line).encode("utf-8"))
         self.count += 1
@@ -375,7 +381,7 @@ class JUnitReporter(FileReporter):
 
     def _add(self, tool: str, text: str, spans: str, case_id: str | None) -> _Suite:
         if self._spool is None:
-            self._spool = Spool(self.path.parent)
+            self._spool = Spool(self.path)
         suite = self.suites.setdefault(tool, _Suite())
         offset, length = self._spool.append(text.encode("utf-8"))
         getattr(suite, spans).extend((offset, length))
@@ -451,8 +457,22 @@ class JUnitReporter(FileReporter):
 
 
 def md_cell(text: str) -> str:
-    """``text`` for a Markdown table cell: pipes escaped, on one line."""
-    return text.replace("|", "\\|").replace("\n", " ")
+    """``text`` for a Markdown table cell, on one line: pipes escaped, and what would make HTML or
+    a link of it (``<``, ``>``, ``&``, ``[``, ``]``, and ``\\`` so that none of those escapes is
+    undone) backslash-escaped, as CommonMark allows: an upstream's value stays text."""
+    return _IN_CELL.sub(r"\\\g<0>", text.replace("\r", " ").replace("\n", " "))
+
+
+def md_text(text: str) -> str:
+    """``text`` as literal Markdown text on one line (a list item): every ASCII punctuation
+    character backslash-escaped, so that nothing in it — a fixture's name — becomes HTML, a
+    link, an image, an autolink (``www.x`` and ``http://x`` are none once ``.`` and ``:`` are
+    escaped), emphasis or a heading in a job summary."""
+    return _PUNCTUATION.sub(r"\\\g<0>", text.replace("\r", " ").replace("\n", " "))
+
+
+_IN_CELL = re.compile(r"[\\|<>&\[\]]")
+_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
 
 
 _MAX_MARKDOWN_PROBLEMS = 200
@@ -506,7 +526,7 @@ def markdown(results: Sequence[CaseResult], summary: Summary, title: str = "Cont
             lines += [r.reproduce or "" for r in repro]
             lines += ["```", "", "</details>"]
     if summary.notes:
-        lines += ["", "### Notes", ""] + [f"- {md_cell(n)}" for n in summary.notes]
+        lines += ["", "### Notes", ""] + [f"- {md_text(n)}" for n in summary.notes]
     return "\n".join(lines) + "\n"
 
 

@@ -14,8 +14,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from rich.table import Table
-
 from harness.codes import LAYER_ORDER
 from harness.events import FAILED, FINDING, PASSED, CaseResult, Event, Summary
 from harness.fuzz.model import ACCEPTED
@@ -24,7 +22,7 @@ from harness.fuzz.replay import REPLAYED, summary_lines
 from harness.fuzz.runner import FuzzFinished, FuzzReport, Outcome, PropertyFinished
 from harness.reporting.base import Contributor, Section
 from harness.reporting.files import code_span, md_cell
-from harness.reporting.terminal import table
+from harness.reporting.terminal import Folding
 
 _COLUMNS = [layer.value for layer in LAYER_ORDER] + [ACCEPTED]
 _SHOWN_BYTES = 400
@@ -87,16 +85,18 @@ def outcome_text(outcome: Outcome) -> str:
              if outcome.prop in PROPERTIES else f"  property: {outcome.prop}"]
     f = outcome.finding
     if f is not None:
-        lines.append(f"  expected: {f.expected.describe() or 'a verdict'}")
+        lines.append(f"  expected: {f.expected_text or f.expected.describe() or 'a verdict'}")
         where = f" at {f.instance_pointer or '/'}" if f.layer and f.instance_pointer is not None else ""
-        lines.append(f"  actual:   {f.actual}{where}")
+        lines.append(f"  actual:   {f.actual_text or f.actual + where}")
     lines.append(f"  detail:   {outcome.detail}")
     if f is not None:
         if f.message:
             lines.append(f"  message:  {f.message}")
         if f.operator:
             lines.append(f"  mutation: {f.operator} at {f.pointer or '/'}: {f.original} -> {f.mutated}")
-        lines.append(f"  example:  {_example(f.payload)}, shrunk after {outcome.shrinks} tries")
+        shrunk = (f"shrunk (hypothesis tried {_n(outcome.shrinks, 'smaller variant')} after the first failure)"
+                  if outcome.shrinks else "not shrunk")
+        lines.append(f"  example:  {_example(f.payload)}, {shrunk}")
         lines.append(f"  request:  {json.dumps(dict(f.request), ensure_ascii=False)}  now: {f.now.isoformat()}")
     if outcome.fixture:
         lines.append(f"  fixture:  {outcome.fixture} (+ .case.yaml): copy fixtures/ into the project to keep it")
@@ -123,9 +123,18 @@ def verdict_line(report: FuzzReport) -> str:
 
 def replay_lines(report: FuzzReport) -> list[str]:
     """Per tool, what was replayed (inputs unchanged since its last green run) and what was
-    generated, and why; then any warning about a saved run."""
-    rows = [(o.tool, o.prop, o.mode, o.why, o.examples) for o in report.outcomes]
-    return [*summary_lines(rows), *sorted({w for o in report.outcomes if o.warning for w in o.warning.splitlines()})]
+    generated, and why, for the properties that held; a line per property that did not (its
+    example count is of the search that failed, not of a whole run); then any warning about a
+    saved run."""
+    rows = [(o.tool, o.prop, o.mode, o.why, o.examples) for o in report.outcomes if o.ok]
+    failed = []
+    for o in report.outcomes:
+        if not o.ok:
+            when = f"after {_n(o.examples, 'example')} held" if o.examples else "on its first example"
+            failed.append(f"{o.tool}: {o.prop} {'failed' if o.status == FAILED else 'found a finding'} {when} "
+                          f"({o.why}; see below)")
+    return [*summary_lines(rows), *failed,
+            *sorted({w for o in report.outcomes if o.warning for w in o.warning.splitlines()})]
 
 
 def _profile_line(report: FuzzReport) -> str:
@@ -174,18 +183,18 @@ class FuzzContributor(Contributor):
     # -- terminal
     def terminal_head(self) -> list[Any]:
         report = self._report()
-        return [_profile_line(report), *replay_lines(report), table("properties by tool", *properties_rows(report))]
+        return [_profile_line(report), *replay_lines(report), Folding("properties by tool", *properties_rows(report))]
 
-    def terminal_table(self, summary: Summary) -> Table:
+    def terminal_table(self, summary: Summary) -> Folding:
         rows = [[tool, *(str(counts.columns.get(c, 0)) for c in _COLUMNS)]
                 for tool, counts in sorted(summary.tools.items())]
-        return table("verdicts by deciding layer (one per example, one per mutant for rejects_near_misses)",
-                     ["tool", *_COLUMNS], rows)
+        return Folding("verdicts by deciding layer (one per example, one per mutant for rejects_near_misses)",
+                       ["tool", *_COLUMNS], rows)
 
     def terminal_body(self) -> list[Any]:
         header = [name if name != "discarded as invalid" else "discarded" for name in _GENERATOR_HEADER]
         rows = generator_rows(self._report())
-        return [table("generated documents", header, rows, left=2)] if rows else []
+        return [Folding("generated documents", header, rows, left=2)] if rows else []
 
     def terminal_problems(self, problems: Sequence[CaseResult]) -> list[str]:
         # Unwrapped: commands and examples stay copyable.
@@ -253,6 +262,61 @@ class FuzzContributor(Contributor):
         return lines[:-1]
 
     # -- HTML
+    def html_page(self, summary: Summary, *, title: str, generated_at: str) -> str:
+        """The fuzz run's own page: properties x tools, the examples each ran, the verdicts by
+        deciding layer, the generator statistics, and each property that did not hold with its
+        shrunk example and reproduce line (the check page's cases x case kinds matrix would count
+        properties as cases)."""
+        import html
+
+        from harness.reporting.html import page_head, section_tables
+
+        esc = html.escape
+        report = self._report()
+        badge = f'<span class="verdict {"ok" if report.ok else "bad"}">{esc(verdict_line(report))}</span>'
+        out = page_head(title, badge, generated_at, script=False)
+        out.append(f"<p>{esc(_profile_line(report))}.</p>")
+        said = replay_lines(report)
+        if said:
+            out += ["<ul>", *(f"<li>{esc(line)}</li>" for line in said), "</ul>"]
+        header, rows = properties_rows(report)
+        out += ["<h2>Properties by tool</h2>",
+                "<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr></thead><tbody>"]
+        for row in rows:
+            cells = [f"<td>{esc(row[0])}</td>"]
+            for cell in row[1:]:
+                kind = "ok" if cell.startswith("held") else ("" if cell == "n/a" else "bad")
+                cells.append(f'<td class="{kind}">{esc(cell)}</td>' if kind else f"<td>{esc(cell)}</td>")
+            out.append("<tr>" + "".join(cells) + "</tr>")
+        out.append("</tbody></table>")
+        examples = [[o.tool, o.prop, f"{o.examples:,}", o.mode, o.why, o.status] for o in report.outcomes]
+        verdicts = [[tool, *(str(counts.columns.get(c, 0)) for c in _COLUMNS)]
+                    for tool, counts in sorted(summary.tools.items())]
+        sections = [
+            Section("Examples", ["tool", "property", "examples", "how", "why", "status"], examples,
+                    note="The examples each property ran: generated, or replayed from its last green run while its "
+                         "inputs hash the same. A property that did not hold counts those of the search that failed."),
+            Section("Verdicts by deciding layer", ["tool", *_COLUMNS], verdicts,
+                    note="One boundary verdict per example (one per mutant for rejects_near_misses), by the layer "
+                         "that decided it."),
+        ]
+        generated = generator_rows(report)
+        if generated:
+            sections.append(Section("Generated documents", _GENERATOR_HEADER, generated,
+                                    note="Every generated value is re-validated by the production validator; the "
+                                         "ones it rejects are discarded and counted."))
+        out += section_tables(sections)
+        if not generated:
+            out += ["<h2>Generated documents</h2>", f"<p>{esc(_NOTHING_GENERATED)}</p>"]
+        failing = [o for o in report.outcomes if not o.ok]
+        if failing:
+            out.append("<h2>Properties that did not hold</h2>")
+            for outcome in failing:
+                out += [f'<h3 class="bad">{esc(outcome.id)}</h3>', f"<pre>{esc(outcome_text(outcome))}</pre>"]
+        if report.notes:
+            out += section_tables([Section("Notes", ["note"], [[n] for n in report.notes])])
+        return "\n".join([*out, "</body></html>"]) + "\n"
+
     def html_sections(self) -> list[Section]:
         report = self._report()
         sections = [

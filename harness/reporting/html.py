@@ -3,7 +3,9 @@
 A matrix of tools x case kinds (fixture sources and mutation operators), each cell coloured by
 the layer that rejected its cases; clicking a cell opens the cases behind it (payload excerpt,
 expected and actual layer, message, reproduce command). Other commands add their own sections
-through ``sections`` (drift, fuzz); ``compat``, which has no cases, uses :func:`sections_page`.
+through ``sections`` (drift), or make a page of their own with the same shell (fuzz's
+properties, :func:`page_head` and :func:`section_tables`); ``compat``, which has no cases, uses
+:func:`sections_page`.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ def _dominant(cases: list[dict[str, Any]]) -> str:
     return max(counts, key=lambda k: counts[k])
 
 
-def _head(title: str, verdict: str, generated_at: str, *, script: bool = True) -> list[str]:
+def page_head(title: str, verdict: str, generated_at: str, *, script: bool = True) -> list[str]:
     """The document head (inline CSS; a CSP that forbids every fetch), the title and the verdict
     line. ``verdict`` is markup built by the caller from escaped text."""
     esc = html.escape
@@ -115,7 +117,7 @@ def _head(title: str, verdict: str, generated_at: str, *, script: bool = True) -
     ]
 
 
-def _sections(sections: Sequence[Section]) -> list[str]:
+def section_tables(sections: Sequence[Section]) -> list[str]:
     esc = html.escape
     out = []
     for section in sections:
@@ -133,7 +135,7 @@ def sections_page(title: str, *, ok: bool, verdict: str, sections: Sequence[Sect
     """A report without cases (``compat``): the same page shell, a verdict and tables only; no
     script at all."""
     badge = f'<span class="verdict {"ok" if ok else "bad"}">{html.escape(verdict)}</span>'
-    return "\n".join(_head(title, badge, generated_at, script=False) + _sections(sections)
+    return "\n".join(page_head(title, badge, generated_at, script=False) + section_tables(sections)
                      + ["</body></html>"]) + "\n"
 
 
@@ -154,7 +156,7 @@ def render(
         else f'<span class="verdict bad">{failed} failed, {findings} findings</span> of {summary.total} cases'
     )
     out = [
-        *_head(title, verdict, generated_at),
+        *page_head(title, verdict, generated_at),
         "<h2>Cases by rejecting layer</h2>",
     ]
     header, rows = summary.table()
@@ -188,7 +190,7 @@ def render(
             )
         out.append("</tr>")
     out.append("</tbody></table>")
-    out += _sections(sections)
+    out += section_tables(sections)
     payload = json.dumps({"matrix": grid, "colours": LAYER_COLOURS}, ensure_ascii=True)
     # Inside <script>, "</script" ends the element and "<!--" / "<script" change how the parser
     # reads it; with every <, > and & escaped, case text cannot touch the markup at all.
@@ -219,5 +221,8 @@ class HtmlReporter(TextFileReporter):
         self.matrix.add(result)
 
     def render(self, summary: Summary) -> str:
+        page = self.contributor.html_page(summary, title=self.title, generated_at=self.generated_at)
+        if page is not None:  # a run whose cases are not fixtures and mutants (fuzz's properties)
+            return page
         return render(self.matrix, summary, title=self.title,
                       sections=[*self.sections, *self.contributor.html_sections()], generated_at=self.generated_at)

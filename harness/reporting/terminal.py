@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
@@ -27,6 +27,7 @@ from harness.events import (
     RunFinished,
     RunStarted,
     Summary,
+    fold,
     saved_line,
     undecided_line,
 )
@@ -50,7 +51,8 @@ def interactive(stream: TextIO) -> bool:
 class TerminalReporter:
     def __init__(self, *, stream: TextIO | None = None, progress: bool | None = None,
                  max_problems: int = 50, width: int | None = None, contributor: Contributor | None = None,
-                 status_every_s: float | None = None, status_stream: TextIO | None = None) -> None:
+                 status_every_s: float | None = None, status_stream: TextIO | None = None,
+                 verbose: bool = False) -> None:
         self.stream = stream or sys.stdout
         self.console = Console(file=self.stream, width=width or (None if self.stream.isatty() else 140),
                                highlight=False, soft_wrap=False)
@@ -62,6 +64,12 @@ class TerminalReporter:
         self._started = self._next_status = 0.0
         self._done = 0
         self._total: int | None = None
+        #: A streamed run (its cases not counted first) counts its tools: the bar's total is theirs.
+        self._tools: tuple[str, ...] = ()
+        self._tool: str | None = None
+        self._tools_begun = 0
+        #: Details a person needs only to understand the run's cost (saved verdicts used).
+        self.verbose = verbose
         self.max_problems = max_problems
         self.contributor = contributor or Contributor()
         #: The cases that did not hold and are shown: the first ``max_problems`` (all of them for a
@@ -75,16 +83,22 @@ class TerminalReporter:
     def handle(self, event: Event) -> None:
         self.contributor.handle(event)
         if isinstance(event, RunStarted):
-            if self.show_progress and event.total != 0:  # None: streamed, the count unknown
+            # Streamed (total None): the cases are made tool by tool, uncounted; the tools are known.
+            self._tools = event.tools if event.total is None else ()
+            total = len(self._tools) if event.total is None else event.total
+            if self.show_progress and total != 0:
                 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+                counts = "{task.fields[failed]} not held"
+                if self._tools:  # the bar counts tools; the cases so far beside it
+                    counts = "tools, {task.fields[cases]:,} cases, " + counts
                 self._progress = Progress(
                     TextColumn(f"[bold]{self.contributor.progress_label}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[failed]} not held"), TextColumn("{task.description}"),
+                    TextColumn(counts), TextColumn("{task.description}"),
                     TimeElapsedColumn(), console=Console(file=sys.stderr), transient=True,
                 )
                 self._progress.start()
-                self._task = self._progress.add_task("", total=event.total, failed=0)
+                self._task = self._progress.add_task("", total=total, failed=0, cases=0)
             if self._status_every is not None:
                 self._total = event.total
                 self._started = time.monotonic()
@@ -98,12 +112,20 @@ class TerminalReporter:
                 self.not_held += 1
                 if self._keep_all or len(self.problems) < self.max_problems:
                     self.problems.append(event.result)
+            # A streamed run's cases come tool after tool: a new tool means the one before is done.
+            new_tool = event.result.tool != self._tool
+            tool_done = bool(self._tools) and new_tool and self._tool is not None
+            self._tools_begun += new_tool
+            self._tool = event.result.tool
             if self._progress is not None:
-                self._progress.update(self._task, advance=1, failed=self.not_held)
+                advance = int(tool_done) if self._tools else 1
+                self._progress.update(self._task, advance=advance, failed=self.not_held, cases=self._done)
             elif self._status_every is not None and time.monotonic() >= self._next_status:
                 self._status(event.result.tool)
         elif isinstance(event, RunFinished):
             if self._progress is not None:
+                if self._tools and self._tool is not None:
+                    self._progress.update(self._task, advance=1)  # the last tool's cases are done
                 self._progress.stop()
             self.render(event.summary)
 
@@ -113,8 +135,9 @@ class TerminalReporter:
         self._next_status = now + self._status_every
         stream = self._status_stream or sys.stderr
         of = f" of {self._total:,}" if self._total else ""
+        at = f"at {tool} (tool {self._tools_begun} of {len(self._tools)})" if self._tools else f"at {tool}"
         stream.write(f"{self.contributor.progress_label}: {self._done:,}{of} done, {self.not_held:,} not held, "
-                     f"at {tool} ({now - self._started:.0f} s)\n")
+                     f"{at} ({now - self._started:.0f} s)\n")
         stream.flush()
 
     def render(self, summary: Summary) -> None:
@@ -146,7 +169,7 @@ class TerminalReporter:
                 texts.append(f"... and {self.not_held - len(texts)} more (see the JSON report)")
         for text in texts:
             console.print(text, markup=False, soft_wrap=True)
-        if summary.differential and summary.differential.get("saved"):
+        if self.verbose and summary.differential and summary.differential.get("saved"):
             console.print(saved_line(summary.differential), markup=False, soft_wrap=True)
         if summary.differential and summary.differential.get("undecided"):
             console.print(undecided_line(summary.differential), markup=False, soft_wrap=True)
@@ -178,6 +201,41 @@ def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]], *, l
     for row in rows:
         found.add_row(*(Text(cell) for cell in row))
     return found
+
+
+class Folding:
+    """:func:`table` where the console is wide enough for every cell whole; where it is not, the
+    table folded into one block per row: the row's first ``left`` cells (the tool) on a line of
+    their own, then ``header value`` pairs wrapped to the width. A tool's name and a count are
+    never cut or squeezed (a rich table narrower than its cells would shrink the first column to
+    nothing and end counts in an ellipsis)."""
+
+    def __init__(self, title: str, header: Sequence[str], rows: Sequence[Sequence[str]], *, left: int = 1) -> None:
+        self.title, self.header, self.rows, self.left = title, list(header), [list(r) for r in rows], left
+
+    def width(self) -> int:
+        """The table's width with every cell whole: the widest cell of each column, a space on
+        each side and a rule between columns and at both edges."""
+        from rich.cells import cell_len
+
+        cells = [self.header, *self.rows]
+        return sum(max(cell_len(row[i]) for row in cells) + 3 for i in range(len(self.header))) + 1
+
+    def fits(self, width: int) -> bool:
+        return self.width() <= width
+
+    def folded(self, width: int) -> list[str]:
+        """The rows as blocks (:func:`harness.events.fold`); the title is the console's to wrap."""
+        return fold(self.header, self.rows, width, left=self.left)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.fits(options.max_width):
+            yield table(self.title, self.header, self.rows, left=self.left)
+        else:
+            if self.title:
+                yield Text(self.title)  # wrapped at spaces, as rich wraps a table's title
+            for line in self.folded(options.max_width):
+                yield Text(line, no_wrap=True, overflow="ignore")
 
 
 def plain_table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]], console: Console, *,
@@ -212,8 +270,8 @@ def plain_table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]
     return "".join(f"{text}\n" for text in drawn if text is not None)
 
 
-def summary_table(summary: Summary, title: str = "cases by rejecting layer") -> Table:
-    return table(title, *summary.table())
+def summary_table(summary: Summary, title: str = "cases by rejecting layer") -> Folding:
+    return Folding(title, *summary.table())
 
 
 def problem_text(r: CaseResult) -> str:

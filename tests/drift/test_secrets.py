@@ -7,6 +7,7 @@ every report, the cases directory, recorded fixtures and the terminal are search
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import shutil
@@ -14,8 +15,8 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote, quote_plus
+from typing import Any, ClassVar
+from urllib.parse import parse_qs, quote, quote_plus
 
 import pytest
 import yaml
@@ -42,6 +43,11 @@ def spellings(secret: str) -> dict[str, str]:
         "bytes_repr": repr(secret.encode())[2:-1],
         "html": html.escape(secret),
         "pointer": secret.replace("~", "~0").replace("/", "~1"),
+        "b64": base64.b64encode(secret.encode()).decode(),
+        "b64url": base64.urlsafe_b64encode(secret.encode()).decode().rstrip("="),
+        "basic": base64.b64encode(b"user:" + secret.encode()).decode(),  # the token inside a longer value
+        "b64_url_encoded": quote(base64.b64encode(secret.encode()).decode(), safe=""),
+        "hex": secret.encode().hex(),
     }
 
 
@@ -65,6 +71,8 @@ def _member(form: str, token: str) -> str:
         return json.dumps(quote(token, safe=""))
     if form == "repr":
         return json.dumps(repr(token))
+    if form in ("b64", "b64url", "basic", "hex"):
+        return json.dumps(spellings(token)[form])
     return json.dumps(token)
 
 
@@ -75,11 +83,19 @@ class _Echo(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
 
+    #: The tokens ``/query?token=`` received, decoded as a server decodes them.
+    received: ClassVar[list[str]] = []
+
     def do_GET(self) -> None:
         token = self.headers.get("Authorization", "").removeprefix("Bearer ")
-        _, kind, *rest = self.path.split("/")
+        path, _, query = self.path.partition("?")
+        _, kind, *rest = path.split("/")
         form = rest[0] if rest else ""
-        if kind == "member":
+        if kind == "query":  # the token sent in the query, echoed as a member name
+            token = parse_qs(query, keep_blank_values=True).get("token", [""])[0]
+            self.received.append(token)
+            body = '{"id":"x",' + json.dumps(token) + ":1}"
+        elif kind == "member":
             body = '{"id":"x",' + _member(form, token) + ":1}"
         elif kind == "value":
             body = '{"id":"x","echo":' + _member(form, token) + "}"
@@ -105,7 +121,8 @@ def echo() -> Iterator[str]:
     server.server_close()
 
 
-def project(root: Path, tool: str, paths: list[str], *, closed: bool = True) -> Path:
+def project(root: Path, tool: str, paths: list[str], *, closed: bool = True,
+            url: str = "${API}/{kind}/{form}") -> Path:
     """A bare-result contract (``closed``: no member beyond ``id``) whose http upstream sends the
     token as a bearer header to each of ``paths``."""
     directory = root / "contracts" / tool
@@ -127,7 +144,7 @@ def project(root: Path, tool: str, paths: list[str], *, closed: bool = True) -> 
                 "agent_view": {"id": "/id"},
                 "upstreams": {
                     "api": {
-                        "http": {"url": "${API}/{kind}/{form}", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+                        "http": {"url": url, "headers": {"Authorization": "Bearer ${TOKEN}"}},
                         "requests": [dict(zip(("kind", "form"), p.split("/"), strict=True)) for p in paths],
                     }
                 },
@@ -147,9 +164,10 @@ def everything_written(root: Path, capsys: pytest.CaptureFixture[str]) -> dict[s
     return out
 
 
-def drift_with_every_output(root: Path, monkeypatch: pytest.MonkeyPatch, echo: str, *extra: str) -> int:
+def drift_with_every_output(root: Path, monkeypatch: pytest.MonkeyPatch, echo: str, *extra: str,
+                            token: str = TOKEN) -> int:
     monkeypatch.setenv("API", echo)
-    monkeypatch.setenv("TOKEN", TOKEN)
+    monkeypatch.setenv("TOKEN", token)
     monkeypatch.chdir(root)
     return main(
         [
@@ -159,7 +177,7 @@ def drift_with_every_output(root: Path, monkeypatch: pytest.MonkeyPatch, echo: s
     )
 
 
-MEMBER_FORMS = ["raw", "json_slash", "u_escapes", "url", "repr"]
+MEMBER_FORMS = ["raw", "json_slash", "u_escapes", "url", "repr", "b64", "b64url", "basic", "hex"]
 
 
 def test_a_token_the_upstream_uses_as_a_member_name_reaches_no_report_case_file_or_terminal(
@@ -182,6 +200,20 @@ def test_a_token_the_upstream_uses_as_a_member_name_reaches_no_report_case_file_
         if "clean" not in case["id"]:
             assert "payload not written to the cases directory: it holds the value of ${TOKEN}" in case["detail"]
             assert case["reproduce"] is None
+
+
+@pytest.mark.parametrize("token", [TOKEN, "a&b=c#d e%41+f/g?h"])
+def test_a_token_in_the_url_query_is_sent_exactly_and_its_echo_reaches_no_report(
+    tmp_path: Path, echo: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], token: str
+) -> None:
+    root = project(tmp_path, "closed", ["query/-"], url="${API}/{kind}?token=${TOKEN}&form={form}")
+    _Echo.received.clear()
+    assert drift_with_every_output(root, monkeypatch, echo, token=token) == 1
+    assert _Echo.received == [token]  # percent-encoded on the way: the server read the value itself
+    written = everything_written(root, capsys)
+    assert {where: leaks(text, token) for where, text in written.items() if leaks(text, token)} == {}
+    (check,) = json.loads(written["out/r.json"])["drift"]["checks"]
+    assert check["status"] == "rejected" and "'${TOKEN}' was unexpected" in check["verdict"]["message"]
 
 
 @pytest.mark.parametrize("form", ["u_escapes", "json_slash"])
@@ -310,17 +342,24 @@ def test_withheld_names_why_a_payload_stays_out_of_the_cases_dir(tmp_path: Path)
 # --------------------------------------------------------------------------- the redactor
 
 
+def _redacted(secret: str, form: str, name: str) -> str:
+    """What a spelling of ``secret`` becomes: ``${NAME}``; in a longer base64 value, what came
+    before it stays, up to and with the character it shares with the secret (at most 4 bits)."""
+    before = -(-8 * len(b"user:") // 6) if form == "basic" else 0
+    return spellings(secret)[form][:before] + "${" + name + "}"
+
+
 @pytest.mark.parametrize("form", list(spellings(TOKEN)))
 def test_every_spelling_of_a_secret_is_redacted(form: str) -> None:
     text = f"before {spellings(TOKEN)[form]} after"
-    assert Redactor({"TOKEN": TOKEN}).text(text) == "before ${TOKEN} after"
+    assert Redactor({"TOKEN": TOKEN}).text(text) == f"before {_redacted(TOKEN, form, 'TOKEN')} after"
 
 
 @pytest.mark.parametrize("secret", ["tök€n-😀-value", "line\nbreak\tand\\slash/"])
 def test_non_ascii_and_control_characters_are_redacted_in_every_spelling(secret: str) -> None:
     redactor = Redactor({"S": secret})
     for form, text in spellings(secret).items():
-        assert redactor.text(f"<{text}>") == "<${S}>", form
+        assert redactor.text(f"<{text}>") == f"<{_redacted(secret, form, 'S')}>", form
         assert redactor.found_in(f"<{text}>".encode()) == ["S"], form
 
 

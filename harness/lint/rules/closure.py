@@ -43,11 +43,15 @@ def _closes_within(node: Node, visiting: frozenset[str]) -> bool:
     summary="object without additionalProperties: false or unevaluatedProperties: false",
     fix='add "additionalProperties": false beside "properties" (where allOf/$ref compose the '
         'object: "unevaluatedProperties": false at the composed object)',
+    vendor=False,
 )
 def open_object(node: Node) -> Iterator[str | Hit]:
     """An open object lets an upstream add members nobody declared — a ``message`` carrying an
     instruction, an ``admin_override`` flag — and every one of them passes the schema layer.
     A definition is judged where it is used: it is open if some ``$ref`` to it leaves it open.
+    A contract's vendor schema is not judged: it states only what the adapter reads of a broad
+    vendor document and is open on purpose (vendor churn elsewhere never breaks the boundary);
+    the adapter emits the contract object, which the versions close.
     """
     doc = node.document
     if not declares_object(node) or any(declares_object(a) for a in doc.in_place_ancestors(node)):
