@@ -119,8 +119,24 @@ def schema_error(
         schema_node = _schema_at(schema, violation.schema_pointer)
         if isinstance(schema_node, dict) and isinstance(schema_node.get("description"), str):
             message = f"<value> is not valid here (expected: {schema_node['description'].rstrip('.')})"
+    elif violation.keyword in ("oneOf", "false"):
+        # Which alternative was meant is for people to say: a node may spell it out.
+        said = _error_message(schema, violation.schema_pointer)
+        message = said if said is not None else message
     message = message.replace("<value>", _shown(_value_at(data, pointer)))
     return ContractError(message, file=str(file), pointer=pointer, locate=position_in_file, allowed=allowed, code=code)
+
+
+def _error_message(schema: Any, schema_pointer: str) -> str | None:
+    """The ``errorMessage`` (as ajv-errors spells it) of the nearest schema object holding the
+    failed keyword."""
+    tokens = split(schema_pointer)
+    while tokens:
+        tokens = tokens[:-1]
+        node = resolve(schema, tokens, None)
+        if isinstance(node, dict) and isinstance(node.get("errorMessage"), str):
+            return str(node["errorMessage"])
+    return None
 
 
 def _shown(value: Any) -> str:

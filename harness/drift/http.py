@@ -60,11 +60,11 @@ _REDIRECTS = (301, 302, 303, 307, 308)
 #: Statuses refusing the request itself (malformed, unprocessable): it would fail again as sent.
 _REQUEST_ERRORS = (400, 422)
 #: Header names whose values are credentials: they must come from ${ENV}.
-_SECRET_HEADER = re.compile(r"(?i)^(authorization|proxy-authorization|cookie)$|token|secret|passw|api[-_]?key|auth")
+SECRET_HEADER = re.compile(r"(?i)^(authorization|proxy-authorization|cookie)$|token|secret|passw|api[-_]?key|auth")
 _SECRET_QUERY = re.compile(r"(?i)[?&](access_token|token|api_?key|apikey|key|secret|password|sig|signature)=([^&#]*)")
 #: What an HTTP header value may hold (visible ASCII, space, tab): anything else is refused
 #: before sending, because HTTP libraries quote the whole value in their error.
-_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
+HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")
 
 
 def _quote_segment(value: str) -> str:
@@ -77,24 +77,9 @@ class HttpKind:
     def configure(self, contract: Contract, upstream: Upstream, env: Environment) -> HttpSource:
         cfg = Config(contract, upstream)
         url = cfg.template("url")
-        _check_url_secrets(cfg, url)
+        check_url_secrets(cfg, url)
         method = str(cfg.data.get("method", "GET")).upper()
-        headers = tuple(
-            (name, cfg.template(f"headers/{name}", text)) for name, text in cfg.data.get("headers", {}).items()
-        )
-        for name, template in headers:
-            if _SECRET_HEADER.search(name) and not template.uses_env:
-                raise cfg.error(
-                    f"headers/{name}",
-                    (
-                        f"header {name!r} carries a credential, so its value must come from "
-                        "${ENV} (a secret written in contract.yaml is in every clone and log)"
-                    ),
-                    code="upstream.literal_secret",
-                )
-            if any(c in template.text for c in "\r\n"):
-                raise cfg.error(f"headers/{name}", "a header value cannot contain a line break")
-            _check_header_env(cfg, name, template, env)
+        headers = header_templates(cfg, env)
         timeout = cfg.number("timeout_s", DEFAULT_TIMEOUT_S)
         body = _json_templates(cfg, cfg.data.get("json"), "json") if "json" in cfg.data else None
         source = HttpSource(
@@ -120,6 +105,28 @@ class HttpKind:
         return source
 
 
+def header_templates(cfg: Config, env: Environment) -> tuple[tuple[str, Template], ...]:
+    """The upstream's ``headers:``, parsed and checked before anything is sent: a credential's
+    value must come from ``${ENV}``, and every value must be one an HTTP header can carry."""
+    headers = tuple(
+        (name, cfg.template(f"headers/{name}", text)) for name, text in cfg.data.get("headers", {}).items()
+    )
+    for name, template in headers:
+        if SECRET_HEADER.search(name) and not template.uses_env:
+            raise cfg.error(
+                f"headers/{name}",
+                (
+                    f"header {name!r} carries a credential, so its value must come from "
+                    "${ENV} (a secret written in contract.yaml is in every clone and log)"
+                ),
+                code="upstream.literal_secret",
+            )
+        if any(c in template.text for c in "\r\n"):
+            raise cfg.error(f"headers/{name}", "a header value cannot contain a line break")
+        _check_header_env(cfg, name, template, env)
+    return headers
+
+
 def _check_header_env(cfg: Config, name: str, template: Template, env: Environment) -> None:
     """Each ``${ENV}`` value in a header must be sendable as one: never echoed in the error."""
     for kind, variable, default in template.parts:
@@ -130,7 +137,7 @@ def _check_header_env(cfg: Config, name: str, template: Template, env: Environme
             problem = "holds a line break or NUL"
         elif not value.isascii():
             problem = "holds non-ASCII characters"
-        elif not _HEADER_VALUE.fullmatch(value):
+        elif not HEADER_VALUE.fullmatch(value):
             problem = "holds control characters"
         else:
             continue
@@ -142,7 +149,8 @@ def _check_header_env(cfg: Config, name: str, template: Template, env: Environme
         )
 
 
-def _check_url_secrets(cfg: Config, url: Template) -> None:
+def check_url_secrets(cfg: Config, url: Template) -> None:
+    """A password or a credential query parameter written literally in the URL: refused."""
     literal = "".join(text for kind, text, _ in url.parts if kind == "lit")
     if re.search(r"://[^/@]*:[^/@]*@", literal):
         raise cfg.error("url", "a password in the URL must come from ${ENV}", code="upstream.literal_secret")
@@ -271,7 +279,7 @@ class HttpSession:
         headers = {"Accept": source.content_type or "*/*", "Accept-Encoding": "identity"}
         headers.update({name: t.render(source.env, values) for name, t in source.headers})
         for name, value in headers.items():
-            if not _HEADER_VALUE.fullmatch(value):
+            if not HEADER_VALUE.fullmatch(value):
                 return Fetched(
                     failure=Failure(
                         TRANSPORT_UNAVAILABLE,

@@ -1,11 +1,15 @@
-"""The ``mcp`` upstream kind: an MCP server over stdio, its advertised schema and raw results.
+"""The ``mcp`` upstream kind: an MCP server over stdio or Streamable HTTP, its advertised schema
+and raw results.
 
 ```yaml
 upstreams:
   server:
     mcp:
-      command: npx
+      command: npx                # a server started over stdio ...
       args: [-y, "@modelcontextprotocol/server-memory"]
+      env: {MEMORY_FILE_PATH: "${MEMORY_FILE_PATH}"}
+      # url: "${NOTES_MCP_URL}"   # ... or one reached over Streamable HTTP
+      # headers: {Authorization: "Bearer ${NOTES_TOKEN}"}
       tool: read_graph            # default: the contract's tool
       result: structured          # structuredContent (default) or text
       meta: {request_id: "{request_id}"}
@@ -16,43 +20,56 @@ upstreams:
 
 A ``tools/call`` is sent only for a tool ``tools/list`` annotates ``readOnlyHint: true``, or
 when the upstream sets ``side_effects: allowed``; any other call is reported as not called.
-The server is started in its own process group and spoken to with the ``mcp`` SDK's
-:class:`~mcp.ClientSession` for the handshake and ``tools/list`` (the advertised
-``outputSchema`` is compared with the contract's schema: schema drift). Each ``tools/call``
-is sent by the harness itself, and its answer is taken **as the bytes on the wire**: the
-client owns the server's stdout, hands every other line to the SDK, and keeps the answer to
-its own call for :func:`harness.drift.frame.read_call_line`. A line longer than
-``max_message_bytes`` is never buffered: past the cap it is read and dropped. Upstreams that
-start the same server (command, args, env, directory) share one process, taking turns.
+
+**stdio.** The server is started in its own process group with a small environment (see
+:func:`server_environment`) and spoken to with the ``mcp`` SDK's :class:`~mcp.ClientSession`
+for the handshake and ``tools/list`` (the advertised ``outputSchema`` is compared with the
+contract's schema: schema drift). Each ``tools/call`` is sent by the harness itself, and its
+answer is taken **as the bytes on the wire**: the client owns the server's stdout, hands every
+other line to the SDK, and keeps the answer to its own call for
+:func:`harness.drift.frame.read_call_line`. A line longer than ``max_message_bytes`` is never
+buffered: past the cap it is read and dropped. Upstreams that start the same server (command,
+args, env, directory) share one process, taking turns.
+
+**Streamable HTTP** (``url:``, protocol 2025-03-26 and later): one session per server
+(:mod:`harness.drift.mcp_http`: ``initialize``, ``Mcp-Session-Id``, ``MCP-Protocol-Version``,
+``DELETE`` at the end); every answer, a JSON body or one event's data, is judged as received,
+under the same caps and rules as stdio. The URL and ``headers:`` take ``${ENV}`` only (a
+credential header must), and every value read is redacted from every output.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import httpx
 from anyio.abc import Process
 from mcp import ClientSession, types
 from mcp.shared.message import SessionMessage
 
+from harness.boundary.parse import strict_loads
 from harness.boundary.transport import check_depth
-from harness.codes import TRANSPORT_MAX_BYTES, TRANSPORT_UNAVAILABLE
+from harness.codes import TRANSPORT_CONTENT_TYPE, TRANSPORT_UNAVAILABLE
 from harness.drift import process as proc
 from harness.drift.frame import STRUCTURED, TEXT, default_max_message_bytes, read_call_line
-from harness.drift.kinds import AdvertisedSchema, Config, Failure, Fetched, NotCalled, Refusal, SessionFailed
+from harness.drift.http import check_url_secrets, header_templates
+from harness.drift.kinds import REASONS, AdvertisedSchema, Config, Failure, Fetched, NotCalled, Refusal, SessionFailed
+from harness.drift.mcp_http import HttpTransportError, McpHttpSession, StreamableHttpClient
 from harness.drift.template import Environment, Template, template_values
-from harness.errors import RejectedInput
+from harness.errors import RejectedInput, UsageError
 
 if TYPE_CHECKING:
     from harness.contract import Contract, Upstream
 
 DEFAULT_STARTUP_S = 10.0
 DEFAULT_TIMEOUT_S = 10.0
+DEFAULT_CONNECT_S = 5.0
 _CALL_PREFIX = "contract-harness-"
 _SHUTDOWN_S = 6.0
 _MAX_PAGES = 50
@@ -66,37 +83,15 @@ class McpKind:
 
     def configure(self, contract: Contract, upstream: Upstream, env: Environment) -> McpSource:
         cfg = Config(contract, upstream)
-        command = cfg.template("command")
-        args = [cfg.template(f"args/{i}", text) for i, text in enumerate(cfg.data.get("args", []))]
-        extra_env = {name: cfg.template(f"env/{name}", text) for name, text in cfg.data.get("env", {}).items()}
-        for key, template in [
-            ("command", command),
-            *((f"args/{i}", t) for i, t in enumerate(args)),
-            *((f"env/{n}", t) for n, t in extra_env.items()),
-        ]:
-            if template.fields:
-                raise cfg.error(
-                    key,
-                    (
-                        f"{{{template.fields[0]}}}: the server is started once for every sample request, "
-                        "so its command, args and env take ${ENV} only (send per-request values as "
-                        "arguments or in meta:)"
-                    ),
-                    code="upstream.template",
-                )
-            env.require(template)
+        server = _http_server(cfg, env) if "url" in cfg.data else _stdio_server(cfg, env)
         meta = tuple((name, cfg.template(f"meta/{name}", text)) for name, text in cfg.data.get("meta", {}).items())
         for _, template in meta:
             env.require(template)
         result = cfg.data.get("result", STRUCTURED)
-        program = proc.resolve_program(command.render(env, {}), contract.root, cfg.where("command"))
         max_bytes = contract.limits.max_bytes
         return McpSource(
             name=upstream.name,
-            argv=(program, *(a.render(env, {}) for a in args)),
-            display=" ".join([command.display({}), *(a.display({}) for a in args)]),
-            env_extra=tuple((name, t.render(env, {})) for name, t in extra_env.items()),
-            cwd=(contract.root / cfg.data["cwd"]).resolve() if "cwd" in cfg.data else contract.root.resolve(),
+            server=server,
             tool=str(cfg.data.get("tool", contract.tool)),
             result=TEXT if result == TEXT else STRUCTURED,
             meta=meta,
@@ -110,13 +105,122 @@ class McpKind:
         )
 
 
+def _no_fields(cfg: Config, key: str, template: Template) -> None:
+    if template.fields:
+        raise cfg.error(
+            key,
+            (
+                f"{{{template.fields[0]}}}: the server is started (or its session opened) once for every sample "
+                "request, so its command, args, env, url and headers take ${ENV} only (send per-request values as "
+                "arguments or in meta:)"
+            ),
+            code="upstream.template",
+        )
+
+
+def _stdio_server(cfg: Config, env: Environment) -> StdioServer:
+    if "headers" in cfg.data:
+        raise cfg.error("headers", "headers belong to a server reached over Streamable HTTP (url:), not to one "
+                                   "started over stdio (command:)")
+    if "command" not in cfg.data:
+        raise cfg.error("command", "an mcp upstream needs command: (a server over stdio) or url: (Streamable HTTP)")
+    command = cfg.template("command")
+    args = [cfg.template(f"args/{i}", text) for i, text in enumerate(cfg.data.get("args", []))]
+    for key, template in [("command", command), *((f"args/{i}", t) for i, t in enumerate(args))]:
+        _no_fields(cfg, key, template)
+        env.require(template)
+    extra_env = server_environment_templates(cfg, env)
+    program = proc.resolve_program(command.render(env, {}), cfg.contract.root, cfg.where("command"))
+    root = cfg.contract.root
+    return StdioServer(
+        argv=(program, *(a.render(env, {}) for a in args)),
+        display=" ".join([command.display({}), *(a.display({}) for a in args)]),
+        env_extra=tuple((name, t.render(env, {})) for name, t in extra_env),
+        cwd=(root / cfg.data["cwd"]).resolve() if "cwd" in cfg.data else root.resolve(),
+    )
+
+
+def _http_server(cfg: Config, env: Environment) -> HttpServer:
+    for key in ("command", "args", "env", "cwd"):
+        if key in cfg.data:
+            raise cfg.error(key, f"{key} belongs to a server started over stdio (command:), not to one reached "
+                                 "over Streamable HTTP (url:): give one of command and url")
+    url = cfg.template("url")
+    _no_fields(cfg, "url", url)
+    check_url_secrets(cfg, url)
+    env.require(url)
+    headers = header_templates(cfg, env)
+    for name, template in headers:
+        _no_fields(cfg, f"headers/{name}", template)
+    try:
+        parsed = httpx.URL(url.render(env, {}))
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise cfg.error("url", f"not a URL once filled in: {type(exc).__name__}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise cfg.error(
+            "url",
+            f"needs an http:// or https:// URL with a host, got scheme {parsed.scheme or '(none)'!r} once filled in "
+            "(is the ${ENV} it reads set to a full URL?)",
+        )
+    return HttpServer(url=url, headers=headers, display=url.display({}),
+                      connect_timeout_s=cfg.number("connect_timeout_s", DEFAULT_CONNECT_S))
+
+
+def server_environment_templates(cfg: Config, env: Environment) -> tuple[tuple[str, Template], ...]:
+    """The upstream's ``env:`` entries, parsed; raises ``upstream.env_missing`` (a usage error:
+    exit 2) for a ``${NAME}`` the server needs that is not set."""
+    out = []
+    for name, text in cfg.data.get("env", {}).items():
+        key = f"env/{name}"
+        template = cfg.template(key, text)
+        _no_fields(cfg, key, template)
+        for kind, variable, default in template.parts:
+            if kind == "env" and default is None and not env.is_set(variable):
+                raise UsageError(
+                    f"the server's environment variable {variable} is not set (the upstream starts its server "
+                    f"with it: {cfg.where(key)})",
+                    code="upstream.env_missing",
+                )
+        env.require(template)
+        out.append((name, template))
+    return tuple(out)
+
+
+def server_environment(contract: Contract, upstream: Upstream, environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment an ``mcp`` upstream's stdio server is started with, in drift and by
+    every other caller that starts it (the guard): the few variables every program gets
+    (:data:`harness.drift.process.INHERITED`) and the upstream's ``env:`` entries, filled in from
+    ``environ``. A variable an entry names that ``environ`` lacks raises
+    :class:`~harness.errors.UsageError` ``upstream.env_missing``."""
+    env = Environment(environ)
+    entries = server_environment_templates(Config(contract, upstream), env)
+    return proc.child_environment({name: t.render(env, {}) for name, t in entries}, environ)
+
+
 @dataclass(frozen=True, slots=True)
-class McpSource:
-    name: str
+class StdioServer:
+    """A server started over stdio: its argv, its extra environment, its directory."""
+
     argv: tuple[str, ...]
     display: str
     env_extra: tuple[tuple[str, str], ...]
     cwd: Path
+
+
+@dataclass(frozen=True, slots=True)
+class HttpServer:
+    """A server reached over Streamable HTTP: its URL and headers (templates of ``${ENV}``)."""
+
+    url: Template
+    headers: tuple[tuple[str, Template], ...]
+    display: str
+    connect_timeout_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class McpSource:
+    name: str
+    server: StdioServer | HttpServer
     tool: str
     result: str
     meta: tuple[tuple[str, Template], ...]
@@ -128,6 +232,10 @@ class McpSource:
     env: Environment
     side_effects_allowed: bool = False
     kind: str = "mcp"
+
+    @property
+    def display(self) -> str:
+        return self.server.display
 
     @property
     def budget_s(self) -> float:
@@ -142,9 +250,13 @@ class McpSource:
 
     @property
     def connection_key(self) -> tuple[Any, ...]:
-        """Sources with the same server command line, environment and directory share one server
-        process (one MCP server, many tools, one contract each)."""
-        return (self.argv, self.env_extra, str(self.cwd), self.startup_timeout_s)
+        """Sources with the same server (command line, environment and directory; or URL and
+        headers) share one server process or HTTP session (one MCP server, many tools, one
+        contract each)."""
+        server = self.server
+        if isinstance(server, HttpServer):
+            return ("http", server.url.text, tuple((n, t.text) for n, t in server.headers), self.startup_timeout_s)
+        return (server.argv, server.env_extra, str(server.cwd), self.startup_timeout_s)
 
     @property
     def capacity(self) -> int:
@@ -158,15 +270,21 @@ class McpSource:
     def session_on(self, connection: McpConnection) -> McpSession:
         return McpSession(self, connection)
 
+    def connect(self, capacity: int) -> AbstractAsyncContextManager[McpConnection]:
+        """Start the server (or open its HTTP session), initialize and list its tools. No
+        message longer than ``capacity`` bytes is ever buffered (the largest cap of the sources
+        sharing it; each call then holds its answer to its own cap)."""
+        if isinstance(self.server, HttpServer):
+            return self._connect_http(self.server, capacity)
+        return self._connect_stdio(self.server, capacity)
+
     @asynccontextmanager
-    async def connect(self, capacity: int) -> AsyncIterator[McpConnection]:
-        """Start the server, hand it to the SDK session, initialize and list its tools. No line
-        longer than ``capacity`` bytes is ever buffered (the largest cap of the sources sharing
-        it; each call then holds its answer to its own cap)."""
+    async def _connect_stdio(self, server: StdioServer, capacity: int) -> AsyncIterator[McpConnection]:
         failed: SessionFailed | None = None
         async with AsyncExitStack() as stack:
             try:
-                process = await proc.start(list(self.argv), proc.child_environment(dict(self.env_extra)), self.cwd)
+                environment = proc.child_environment(dict(server.env_extra))
+                process = await proc.start(list(server.argv), environment, server.cwd)
             except OSError as exc:
                 raise SessionFailed(
                     Failure(
@@ -191,9 +309,25 @@ class McpSource:
                     await pipe.stderr.done.wait()
                 failed = SessionFailed(outcome, pipe.stderr.text())
             else:
-                yield McpConnection(pipe, outcome, self.display)
+                yield McpConnection(pipe, outcome, server.display)
         if failed is not None:
             raise failed  # outside the SDK session, so it is not wrapped in its task group's errors
+
+    @asynccontextmanager
+    async def _connect_http(self, server: HttpServer, capacity: int) -> AsyncIterator[McpConnection]:
+        client = StreamableHttpClient(
+            server.url.render(self.env, {}),
+            headers={name: t.render(self.env, {}) for name, t in server.headers},
+            max_message_bytes=capacity,
+            timeout_s=max(self.timeout_s, self.startup_timeout_s),
+            connect_timeout_s=server.connect_timeout_s,
+        )
+        async with client:
+            link = _HttpLink(McpHttpSession(client))
+            outcome = await self._http_handshake(link)
+            if isinstance(outcome, Failure):
+                raise SessionFailed(outcome)
+            yield McpConnection(link, outcome, server.display)
 
     async def _handshake(self, client: Any, pipe: _Pipe) -> list[Any] | Failure:
         try:
@@ -209,22 +343,58 @@ class McpSource:
                     if not cursor:
                         break
         except TimeoutError:
-            return Failure(
-                TRANSPORT_UNAVAILABLE,
-                "timeout",
-                f"no initialize and tools/list within startup_timeout_s={self.startup_timeout_s:g}",
-            )
+            return self._startup_timeout()
         except Exception as exc:
             reason = "closed" if pipe.closed else "handshake"
             return Failure(TRANSPORT_UNAVAILABLE, reason, f"the handshake failed: {type(exc).__name__}")
         return tools
 
+    async def _http_handshake(self, link: _HttpLink) -> list[Any] | Failure:
+        session = link.session
+        try:
+            with anyio.fail_after(self.startup_timeout_s):
+                await session.initialize()
+                tools: list[Any] = []
+                cursor = None
+                for _ in range(_MAX_PAGES):
+                    raw = await session.request("tools/list", {"cursor": cursor} if cursor else None)
+                    page = _tools_page(raw, self.max_depth)
+                    tools.extend(page.tools)
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+        except TimeoutError:
+            return self._startup_timeout()
+        except HttpTransportError as exc:
+            return Failure(exc.code if exc.code != TRANSPORT_CONTENT_TYPE else TRANSPORT_UNAVAILABLE,
+                           exc.reason if exc.reason in REASONS else "handshake", f"the handshake failed: {exc.message}")
+        except (RejectedInput, ValueError) as exc:
+            return Failure(TRANSPORT_UNAVAILABLE, "handshake",
+                           f"the handshake failed: tools/list answered with {type(exc).__name__}")
+        return tools
+
+    def _startup_timeout(self) -> Failure:
+        return Failure(
+            TRANSPORT_UNAVAILABLE,
+            "timeout",
+            f"no initialize and tools/list within startup_timeout_s={self.startup_timeout_s:g}",
+        )
+
+
+def _tools_page(raw: bytes, max_depth: int) -> Any:
+    """A ``tools/list`` answer read into the SDK's result (what the stdio session gets)."""
+    message = strict_loads(raw, max_depth=max(max_depth, _ROUTING_DEPTH))
+    if not isinstance(message, dict) or not isinstance(message.get("result"), dict):
+        raise ValueError("tools/list: no result")
+    return types.ListToolsResult.model_validate(message["result"])
+
 
 @dataclass
 class McpConnection:
-    """One running server: its pipe, the tools it listed, and a lock (one raw call at a time)."""
+    """One running server (or HTTP session): its link, the tools it listed, and a lock (one
+    raw call at a time)."""
 
-    pipe: _Pipe
+    pipe: _Pipe | _HttpLink
     tools: list[Any]
     display: str
     lock: anyio.Lock = field(default_factory=anyio.Lock)
@@ -261,12 +431,34 @@ class McpConnection:
         )
 
 
+class _HttpLink:
+    """The HTTP session as a call sees it: what :class:`_Pipe` offers, over Streamable HTTP."""
+
+    def __init__(self, session: McpHttpSession) -> None:
+        self.session = session
+        self.closed: str | None = None
+        self.stderr = proc.StderrTail()  # a remote server writes to no stderr of ours
+        self._calls = 0
+
+    def next_call(self) -> int:
+        self._calls += 1
+        return self._calls
+
+    async def exchange(self, call_id: str, line: bytes) -> bytes | None:
+        """POST the call, and its answer as received (raises :class:`HttpTransportError`)."""
+        try:
+            return await self.session.request_raw(line, call_id)
+        except HttpTransportError as exc:
+            if exc.reason == "closed":
+                self.closed = exc.message
+            raise
+
+
 class _Pending:
     def __init__(self, call_id: str) -> None:
         self.call_id = call_id
         self.event = anyio.Event()
         self.line: bytes | None = None
-        self.oversized = False
 
 
 class _Pipe:
@@ -301,6 +493,18 @@ class _Pipe:
 
     async def send_line(self, line: bytes) -> None:
         await self._out.send(line)
+
+    async def exchange(self, call_id: str, line: bytes) -> bytes | None:
+        """Write the call's line and wait for its answer: the line as received (at most
+        ``cap + 1`` bytes of one past the cap), or None when the server closed first."""
+        pending = _Pending(call_id)
+        self.pending = pending
+        try:
+            await self.send_line(line + b"\n")
+            await pending.event.wait()
+        finally:
+            self.pending = None
+        return pending.line
 
     async def forward_session(self) -> None:
         async with self._from_session:
@@ -360,7 +564,7 @@ class _Pipe:
         bytes (enough to prove it too long); the rest is read and dropped."""
         pending = self.pending
         if pending is not None and not pending.event.is_set():
-            pending.line, pending.oversized = head, True
+            pending.line = head
             pending.event.set()
         else:
             await self._deliver(ValueError(f"a message from the server exceeds {self.cap} bytes"))
@@ -443,19 +647,13 @@ class McpSession:
         values = template_values(request)
         if source.meta:
             params["_meta"] = {name: t.render(source.env, values) for name, t in source.meta}
-        line = (
-            json.dumps(
-                {"jsonrpc": "2.0", "id": call_id, "method": "tools/call", "params": params},
-                ensure_ascii=False,
-            ).encode("utf-8")
-            + b"\n"
-        )
-        pending = _Pending(call_id)
-        pipe.pending = pending
+        line = json.dumps(
+            {"jsonrpc": "2.0", "id": call_id, "method": "tools/call", "params": params},
+            ensure_ascii=False,
+        ).encode("utf-8")
         try:
             with anyio.fail_after(source.timeout_s):
-                await pipe.send_line(line)
-                await pending.event.wait()
+                answer = await pipe.exchange(call_id, line)
         except TimeoutError:
             return Fetched(
                 failure=Failure(
@@ -465,20 +663,15 @@ class McpSession:
                 ),
                 stderr=pipe.stderr.text(),
             )
-        finally:
-            pipe.pending = None
-        if pending.oversized:
-            return Fetched(
-                refusal=Refusal(
-                    TRANSPORT_MAX_BYTES,
-                    f"JSON-RPC message exceeds max_message_bytes={source.max_message_bytes}",
-                    raw=(pending.line or b"")[: source.max_message_bytes + 1],
-                )
-            )
-        if pending.line is None:
+        except HttpTransportError as exc:
+            if exc.code == TRANSPORT_CONTENT_TYPE:
+                return Fetched(refusal=Refusal(exc.code, exc.message), info={"status": exc.status})
+            info = {"status": exc.status} if exc.status is not None else {}
+            return Fetched(failure=Failure(exc.code, exc.reason, exc.message), info=info)
+        if answer is None:
             return self._closed()
         fetched = read_call_line(
-            pending.line,
+            answer,
             expected_id=call_id,
             result=source.result,
             max_message_bytes=source.max_message_bytes,

@@ -49,8 +49,11 @@ def resolve_program(name: str, root: Path, where: str) -> str:
     )
 
 
-def child_environment(extra: Mapping[str, str]) -> dict[str, str]:
-    env = {k: os.environ[k] for k in INHERITED if k in os.environ}
+def child_environment(extra: Mapping[str, str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """What a program is started with: the :data:`INHERITED` variables of ``environ`` (default:
+    this process's environment), and ``extra``."""
+    source = os.environ if environ is None else environ
+    env = {k: source[k] for k in INHERITED if k in source}
     env.update(extra)
     return env
 

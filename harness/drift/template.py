@@ -231,6 +231,10 @@ class Environment:
             self._used[name] = value
         return value
 
+    def is_set(self, name: str) -> bool:
+        """Whether ``name`` has a non-empty value (what :meth:`get` hands out without a fallback)."""
+        return bool(self._environ.get(name))
+
     def require(self, template: Template) -> None:
         """Raise now, before anything is sent, if a variable the template needs is unset."""
         for kind, name, default in template.parts:
