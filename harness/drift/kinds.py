@@ -232,7 +232,8 @@ KINDS.declare("http", "harness.drift.http:HttpKind",
 KINDS.declare("command", "harness.drift.command:CommandKind",
               "a program run once per sample request; its standard output is the result")
 KINDS.declare("mcp", "harness.drift.mcp:McpKind",
-              "an MCP server over stdio: tools/list outputSchema, then tools/call per sample request")
+              "an MCP server over stdio or Streamable HTTP: tools/list outputSchema, then tools/call per sample "
+              "request")
 
 
 # --------------------------------------------------------------------------- config helpers
