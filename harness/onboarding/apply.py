@@ -17,6 +17,7 @@ from typing import Any
 
 from harness.contract import CONTRACT_FILE, SCHEMAS_DIR, Contract, load_contract
 from harness.errors import ContractError
+from harness.onboarding.bindings import echo_bindings
 from harness.onboarding.draft import Skipped, ToolDraft, dump_json, dump_yaml
 from harness.onboarding.errors import OnboardingError
 from harness.onboarding.fixtures import Judged, fixture_files, judge
@@ -111,6 +112,18 @@ def _stage_one(staging: Staging, draft: ToolDraft, strict: bool) -> ToolOutcome:
     staging.write(base / SCHEMAS_DIR / "v1.json", dump_json(draft.schema))
     contract = _load(staging, draft)
     judged = judge(contract, draft.candidates)
+    notes = list(draft.notes)
+    added = echo_bindings(contract, [(j.request["args"], strict_loads(j.candidate.payload))
+                                     for j in judged if j.accepted and j.request is not None])
+    if added:
+        # The samples echo request arguments: bound, so an answer about something else is
+        # rejected (and check's change_echo mutants with it).
+        contract_data["bindings"] = [*contract_data.get("bindings", []), *added]
+        _write_contract(staging, draft, contract_data)
+        contract = _load(staging, draft)
+        judged = judge(contract, draft.candidates)
+        notes += [f"bound the echoed argument {b['request'].removeprefix('/args/')!r} at {b['result']} "
+                  "(every accepted sample holds the value asked for there)" for b in added]
     strict_outcome = None
     if strict:
         samples = [strict_loads(j.candidate.payload, max_depth=contract.limits.max_depth) for j in judged if j.accepted]
@@ -138,7 +151,7 @@ def _stage_one(staging: Staging, draft: ToolDraft, strict: bool) -> ToolOutcome:
         directory=staging.root / base,
         fixtures=tuple(_outcome(j) for j in judged),
         skipped=draft.skipped,
-        notes=draft.notes + tuple(f"{j.name}: {j.note}" for j in judged if j.note),
+        notes=tuple(notes) + tuple(f"{j.name}: {j.note}" for j in judged if j.note),
         strict=strict_outcome,
         dialect=contract.validator(1).dialect,
     )

@@ -44,7 +44,7 @@ def arguments(contract: Contract) -> list[str]:
     return names + [name for name in contract.request_example if name not in names]
 
 
-def _echoes_by_name(contract: Contract, names: list[str]) -> Iterator[Echo]:
+def echoes_by_name(contract: Contract, names: list[str]) -> Iterator[Echo]:
     for version in reversed(contract.versions):
         document = contract.document(version)
         for tokens, node in document.inner_positions(document.root):
@@ -65,7 +65,7 @@ def _container(document: Document, node: Node, seen: frozenset[Node] = frozenset
     return bool(branches) and node not in seen and all(_container(document, b, inner) for b in branches)
 
 
-def _values(document: Document, result: Any) -> Iterator[tuple[str, Any]]:
+def result_values(document: Document, result: Any) -> Iterator[tuple[str, Any]]:
     """Every value of ``result`` with its pointer, except those in arrays (no binding names
     "each item")."""
     in_arrays: set[str] = set()
@@ -117,10 +117,10 @@ def observed(contract: Contract) -> Iterator[Observed]:
             args = normalise_request(contract, fixture.request)["args"]
         except InvalidRequest:
             continue
-        yield Observed(f"accepted/{fixture.name}", args, dict(_values(contract.document(), parsed)))
+        yield Observed(f"accepted/{fixture.name}", args, dict(result_values(contract.document(), parsed)))
 
 
-def _echoes_by_value(seen: list[Observed], names: list[str]) -> Iterator[Echo]:
+def echoes_by_value(seen: list[Observed], names: list[str]) -> Iterator[Echo]:
     """Arguments whose value the results hold at one pointer, in at least two fixtures asked
     with different values: one example cannot tell an echo from a coincidence (GitHub's
     examples ask about octocat's repositories, and octocat also opened every issue in them)."""
@@ -152,7 +152,7 @@ def echoes(contract: Contract) -> list[Echo]:
     names = arguments(contract)
     seen = list(observed(contract))
     found: dict[tuple[str, str], Echo] = {}
-    for echo in (*_echoes_by_name(contract, names), *_echoes_by_value(seen, names)):
+    for echo in (*echoes_by_name(contract, names), *echoes_by_value(seen, names)):
         if not _contradicted(echo, seen):
             found.setdefault((echo.argument, echo.result), echo)
     return list(found.values())
