@@ -293,3 +293,63 @@ def test_a_sample_that_failed_is_reported_and_never_kept_as_a_drift_request(tmp_
     explode = next(t for t in imported.written.tools if t.tool == "explode")
     assert load_contract(tmp_path / "contracts/explode").upstreams[0].requests == ()
     assert any("no sampled call succeeded" in note for note in explode.notes)
+
+
+def test_an_argument_every_sample_echoes_is_bound_so_checks_echo_cases_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    imported = import_mcp(tmp_path, command=SERVER, tools=["get_weather"],
+                          samples=[("get_weather", {"city": "Oslo"}), ("get_weather", {"city": "Bergen"})])
+    contract = load_contract(tmp_path / "contracts/get_weather")
+    assert [(b.name, b.result, b.request) for b in contract.bindings] == [("city", "/city", "/args/city")]
+    assert any("bound the echoed argument 'city' at /city" in note for note in imported.written.tools[0].notes)
+    monkeypatch.chdir(tmp_path)
+    main(["check", "--no-progress", "--json", "check.json"])
+    capsys.readouterr()
+    cases = json.loads((tmp_path / "check.json").read_text())["cases"]
+    echoes = [c for c in cases if c["operator"] == "change_echo"]
+    assert len(echoes) == 2 and {c["status"] for c in echoes} == {"passed"}
+    assert [c["id"] for c in cases if c["status"] == "failed"] == []
+
+
+def test_an_echo_a_sample_contradicts_is_not_bound(tmp_path: Path) -> None:
+    # --dup: structuredContent names city twice, so the sample is refused before the boundary;
+    # with no accepted sample, nothing proves the echo and nothing is bound.
+    import_mcp(tmp_path, command=[*SERVER, "--dup"], tools=["get_weather"], samples=[("get_weather", {"city": "Oslo"})])
+    assert load_contract(tmp_path / "contracts/get_weather").bindings == ()
+
+
+def test_the_server_gets_the_variables_env_names_and_the_upstream_records_only_their_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness.drift.mcp import server_environment
+    from harness.drift.process import INHERITED
+
+    argv = [*SERVER, "--require-env=WEATHER_STATION"]
+    monkeypatch.setenv("WEATHER_STATION", "station-from-the-env")
+    with pytest.raises(OnboardingError) as failed:  # set here, but not given to the server: as drift starts it
+        import_mcp(tmp_path / "without", command=argv)
+    assert failed.value.code == "import.server_failed" and "WEATHER_STATION is not set" in str(failed.value)
+    import_mcp(tmp_path, command=argv, env=["WEATHER_STATION"], tools=["get_weather"],
+               samples=[("get_weather", {"city": "Oslo"})])
+    contract_file = tmp_path / "contracts/get_weather/contract.yaml"
+    assert b"station-from-the-env" in (tmp_path / "fixtures/accepted/get_weather/sample_1.json").read_bytes()
+    assert "station-from-the-env" not in contract_file.read_text()
+    contract = load_contract(contract_file.parent)
+    (upstream,) = contract.upstreams
+    assert upstream.config["env"] == {"WEATHER_STATION": "${WEATHER_STATION}"}
+    given = server_environment(contract, upstream, {"WEATHER_STATION": "w", "PATH": "/bin", "OTHER_SECRET": "x"})
+    assert given == {"PATH": "/bin", "WEATHER_STATION": "w"} and set(given) <= {*INHERITED, "WEATHER_STATION"}
+    monkeypatch.chdir(tmp_path)
+    assert main(["drift", "--json", "drift.json"]) == 0
+    assert {c["status"] for c in json.loads((tmp_path / "drift.json").read_text())["drift"]["checks"]} == {"held"}
+    capsys.readouterr()
+    monkeypatch.delenv("WEATHER_STATION")
+    assert main(["drift"]) == 2
+    err = capsys.readouterr().err
+    assert "upstream.env_missing" in err and "WEATHER_STATION" in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(OnboardingError) as missing:
+        import_mcp(tmp_path / "unset", command=argv, env=["WEATHER_STATION"])
+    assert missing.value.code == "upstream.env_missing"
+    assert main(["import", "mcp", "--into", str(tmp_path / "unset"), "--env", "WEATHER_STATION", "--", *argv]) == 2
+    assert "upstream.env_missing" in capsys.readouterr().err

@@ -34,16 +34,25 @@ def register(sub: Any) -> None:
 
     m = kinds.add_parser(
         "mcp",
-        help="from an MCP server over stdio (or a saved tools/list response)",
+        help="from an MCP server over stdio or Streamable HTTP (or a saved tools/list response)",
         description=(
-            "Start the MCP server given after --, list its tools and write contracts/<tool>/ for "
-            "each tool with an outputSchema, with an mcp upstream pointing back at the server. "
+            "Start the MCP server given after -- (or reach the one at --url over Streamable HTTP), "
+            "list its tools and write contracts/<tool>/ for each tool with an outputSchema, with an "
+            "mcp upstream pointing back at the server. "
             "--from FILE reads a saved tools/list response instead (the command after --, if "
             "any, is only recorded as the upstream). --sample ARGS.json calls tools and files "
             "the raw results as fixtures; --captures DIR files saved calls "
             "(DIR/<tool>/requests/<case>.json + DIR/<tool>/raw/<case>.json)."
         ),
     )
+    m.add_argument("--url", metavar="URL",
+                   help="the server's Streamable HTTP endpoint (instead of a command; may be a ${NAME} reference)")
+    m.add_argument("--header", dest="headers", action="append", default=[], metavar="'NAME: VALUE'",
+                   help="a header sent to --url (repeatable); a credential's value must be a ${NAME} reference, "
+                        "e.g. 'Authorization: Bearer ${TOKEN}' (recorded as written, never its value)")
+    m.add_argument("--env", dest="env", action="append", default=[], metavar="NAME",
+                   help="an environment variable the server needs (repeatable): it is started with it, here and "
+                        "in drift, and the upstream records ${NAME}, never the value")
     m.add_argument("--from", dest="from_file", metavar="FILE", help="a saved tools/list response (JSON or JSON Lines)")
     m.add_argument("--sample", metavar="ARGS.json",
                    help='tools to call and their arguments: {"tool": {args}} or {"tool": [{args}, ...]}')
@@ -137,13 +146,16 @@ def run_mcp(args: argparse.Namespace) -> int:
 
     command = [c for c in args.command if c != "--"] if args.command else []
     samples = _samples(args.sample)
-    if args.from_file is None and not command:
-        raise UsageError("give the server command after -- (import mcp -- COMMAND ARGS...) or --from FILE")
+    if args.from_file is None and not command and args.url is None:
+        raise UsageError("give the server command after -- (import mcp -- COMMAND ARGS...), --url URL or --from FILE")
     if args.from_file is not None and args.sample is not None:
         raise UsageError("--sample calls a live server; it cannot be combined with --from (use --captures)")
     imported = import_mcp(
         _into(args.into),
         command=command,
+        url=args.url,
+        headers=args.headers,
+        env=args.env,
         from_file=Path(args.from_file) if args.from_file else None,
         captures=Path(args.captures) if args.captures else None,
         samples=samples,
@@ -153,7 +165,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         compat=args.compat,
     )
-    _print(imported, args.from_file or " ".join(command))
+    _print(imported, args.from_file or args.url or " ".join(command))
     return 0
 
 

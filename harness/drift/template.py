@@ -146,6 +146,17 @@ def _scalar_text(value: Any, name: str, where: str) -> str:
     )
 
 
+def fill_env(text: str, env: Environment, where: str) -> str:
+    """``text`` with each ``${NAME}`` (``${NAME:-fallback}``) filled in from ``env``, and nothing
+    else read as syntax: braces stay as written (a command line given to ``import``)."""
+    def value(match: re.Match[str]) -> str:
+        if not match.group("env"):
+            return match.group(0)
+        return env.get(match.group("env"), match.group("default"), where)
+
+    return _TOKEN.sub(value, text)
+
+
 def template_values(request: Mapping[str, Any]) -> dict[str, Any]:
     """What ``{placeholders}`` may name: the request's args, its request_id and tool."""
     values = dict(request.get("args", {}))

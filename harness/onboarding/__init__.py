@@ -65,6 +65,9 @@ def import_mcp(
     into: Path,
     *,
     command: Sequence[str] = (),
+    url: str | None = None,
+    headers: Sequence[str] = (),
+    env: Sequence[str] = (),
     from_file: Path | None = None,
     captures: Path | None = None,
     samples: Sequence[tuple[str, Mapping[str, Any]]] = (),
@@ -75,10 +78,23 @@ def import_mcp(
     now: datetime | None = None,
     compat: bool = True,
 ) -> Imported:
-    """Contracts for the tools of an MCP server: listed live (``command``) or from a saved
-    ``tools/list`` response (``from_file``); sampled live (``samples``) and/or from saved calls
-    (``captures``)."""
+    """Contracts for the tools of an MCP server: listed live (``command``, started over stdio;
+    or ``url``, reached over Streamable HTTP with ``headers``, each ``"Name: value"``) or from a
+    saved ``tools/list`` response (``from_file``); sampled live (``samples``) and/or from saved
+    calls (``captures``). ``env`` names the variables the server needs: it is started with them
+    (and the few every program gets), and its upstream records them as ``${NAME}``."""
     stamp = _stamp(now)
+    if url is not None and command:
+        raise OnboardingError("give the server command after -- or its --url, not both", code="usage.invalid")
+    if url is None and headers:
+        raise OnboardingError("--header goes with --url (a server reached over Streamable HTTP)", code="usage.invalid")
+    if url is not None and env:
+        raise OnboardingError(
+            "--env names the environment of a server the import starts; a server at --url runs elsewhere",
+            code="usage.invalid",
+        )
+    given = dict(mcp.parse_header(h) for h in headers)
+    needs = mcp.env_references(env)
     server: mcp.Server | None = None
     calls: list[mcp.Call] = []
     if from_file is not None:
@@ -89,13 +105,18 @@ def import_mcp(
         listed = mcp.parse_tools_list(mcp.read_input(from_file, "tools/list file"), from_file.name)
         source = from_file.name
         if command:
-            server = mcp.Server(command[0], tuple(command[1:]))
+            server = mcp.Server(command[0], tuple(command[1:]), env=needs)
+        elif url is not None:
+            server = mcp.Server("", url=url, headers=given)
     else:
-        from harness.onboarding.mcp_live import fetch
+        from harness.onboarding.mcp_live import fetch, fetch_http
 
-        listing = fetch(command, samples=samples, timeout_s=timeout_s)
+        if url is not None:
+            listing = fetch_http(url, headers=given, samples=samples, timeout_s=timeout_s)
+        else:
+            listing = fetch(command, samples=samples, timeout_s=timeout_s, env=needs)
         listed, server, calls = list(listing.tools), listing.server, list(listing.calls)
-        source = server.name or " ".join(command)
+        source = server.name or server.shown
     if captures is not None:
         calls += mcp.read_captures(captures)
     drafts = mcp.drafts(listed, calls=calls, server=server, only=tools, renames=renames,

@@ -17,6 +17,7 @@ A capture folder (``--captures DIR``) has the layout the shared real-tools corpu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,12 +67,62 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class Server:
-    """How to start the server again (for the contract's upstream), when known."""
+    """How to reach the server again (for the contract's upstream), when known: the command
+    that starts it over stdio (its args may hold ``${NAME}`` references, kept as written) with
+    the environment it needs (``{NAME: "${NAME}"}``, never a value); or the URL of its Streamable
+    HTTP endpoint with its headers (templates, as given)."""
 
     command: str
     args: tuple[str, ...] = ()
     name: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def shown(self) -> str:
+        """The server as given: its URL, or its command line (``${NAME}`` never filled in)."""
+        return self.url if self.url is not None else " ".join([self.command, *self.args])
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_HEADER_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+
+
+def env_references(names: Iterable[str]) -> dict[str, str]:
+    """``--env NAME`` options as an upstream's ``env:`` (``{NAME: "${NAME}"}``); a name that is not
+    one is a usage error."""
+    out: dict[str, str] = {}
+    for name in names:
+        if not _ENV_NAME.fullmatch(name):
+            raise OnboardingError(
+                f"--env {name!r} is not an environment variable name (letters, digits, _; the value is read "
+                "from the environment, never given here)",
+                code="usage.invalid",
+            )
+        out[name] = "${" + name + "}"
+    return out
+
+
+def parse_header(text: str) -> tuple[str, str]:
+    """``--header 'Name: value'``: the name and the value as written (a template); a credential's
+    value must be a ``${NAME}`` reference, as in an upstream's ``headers:``."""
+    from harness.drift.http import SECRET_HEADER  # drift is large: only when a header is given
+
+    name, colon, value = text.partition(":")
+    name, value = name.strip(), value.strip()
+    if not colon or not _HEADER_NAME.fullmatch(name):
+        raise OnboardingError(f"--header {name or text!r} must look like 'Name: value', e.g. "
+                              "'Authorization: Bearer ${TOKEN}'", code="usage.invalid")
+    if any(c in value for c in "\r\n\0"):
+        raise OnboardingError(f"--header {name!r}: a header value cannot hold a line break", code="usage.invalid")
+    if SECRET_HEADER.search(name) and "${" not in value:
+        raise OnboardingError(
+            f"--header {name!r} carries a credential, so its value must be an ${{ENV}} reference (e.g. "
+            f"'{name}: Bearer ${{TOKEN}}', quoted so the shell keeps it): the contract records it as written",
+            code="upstream.literal_secret",
+        )
+    return name, value
 
 
 def _load(data: bytes, source: str) -> list[Any]:
@@ -369,9 +420,14 @@ def _draft(
                 f"the upstream has no requests ({why}): drift reports it as not called until you add "
                 f"requests: yourself{opt_in}"
             )
-        config: dict[str, Any] = {"command": server.command, "args": list(server.args), "tool": tool.name}
-        if server.env:
-            config["env"] = dict(server.env)
+        config: dict[str, Any]
+        if server.url is not None:
+            config = {"url": server.url, **({"headers": dict(server.headers)} if server.headers else {})}
+        else:
+            config = {"command": server.command, "args": list(server.args)}
+            if server.env:
+                config["env"] = dict(server.env)
+        config["tool"] = tool.name
         contract["upstreams"] = {
             upstream_name(server.name, UPSTREAM_DEFAULT): {"mcp": config, "requests": requests}
         }

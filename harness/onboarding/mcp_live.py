@@ -1,12 +1,18 @@
-"""A live MCP server over stdio: ``tools/list`` and sampled ``tools/call``, kept as raw lines.
+"""A live MCP server, over stdio or Streamable HTTP: ``tools/list`` and sampled ``tools/call``,
+kept as raw messages.
 
-The ``mcp`` SDK's :class:`~mcp.client.session.ClientSession` speaks the protocol (initialize,
-version negotiation, request ids). It runs over a small stdio transport of our own that keeps
-each response line **as received**, so a sampled result becomes a fixture byte for byte (the
-SDK's parsed objects would hide duplicate members and reformat numbers), and ``tools/call``
-results are never validated by the SDK (a result that violates its schema is exactly what a
-contract must record). The server runs in its own process group and is always stopped:
-stdin closed, then SIGTERM, then SIGKILL, each bounded in time.
+Over stdio, the ``mcp`` SDK's :class:`~mcp.client.session.ClientSession` speaks the protocol
+(initialize, version negotiation, request ids). It runs over a small stdio transport of our own
+that keeps each response line **as received**, so a sampled result becomes a fixture byte for
+byte (the SDK's parsed objects would hide duplicate members and reformat numbers), and
+``tools/call`` results are never validated by the SDK (a result that violates its schema is
+exactly what a contract must record). The server is started as drift starts it (its command
+line's ``${NAME}`` filled in, a small environment plus what ``--env`` names), runs in its own
+process group and is always stopped: stdin closed, then SIGTERM, then SIGKILL, each bounded in
+time.
+
+Over Streamable HTTP (:func:`fetch_http`), drift's client (:mod:`harness.drift.mcp_http`) keeps
+each answer — a JSON body or one event's data — as received, and ends the session at the end.
 """
 
 from __future__ import annotations
@@ -15,9 +21,9 @@ import os
 import signal
 import subprocess
 from collections import deque
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -27,6 +33,11 @@ from anyio.abc import Process
 from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 
+from harness.boundary.parse import strict_loads
+from harness.drift.mcp_http import HttpTransportError, McpHttpSession, StreamableHttpClient
+from harness.drift.process import child_environment
+from harness.drift.template import Environment, fill_env
+from harness.errors import RejectedInput, UsageError
 from harness.onboarding.errors import OnboardingError
 from harness.onboarding.mcp import MAX_INPUT_BYTES, Call, McpTool, Server, next_cursor, parse_tools_list
 
@@ -74,11 +85,11 @@ async def _stop(process: Process) -> None:
 
 
 @asynccontextmanager
-async def _transport(server: Server, tap: _Tap) -> AsyncIterator[tuple[Any, Any]]:
-    env = {**os.environ, **dict(server.env)}
+async def _transport(server: Server, tap: _Tap, environ: Mapping[str, str]) -> AsyncIterator[tuple[Any, Any]]:
+    argv, env = start_line(server, environ)
     try:
         process = await anyio.open_process(
-            [server.command, *server.args],
+            argv,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=env, start_new_session=True,
         )
@@ -156,10 +167,30 @@ def _now() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
+def start_line(server: Server, environ: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment the server is started with — the way drift starts it from the
+    upstream the import writes: ``${NAME}`` references in the command line filled in, and the
+    small environment every program gets (:func:`harness.drift.process.child_environment`) with
+    the variables the server needs (``env:``). A variable it needs that is not set is
+    ``upstream.env_missing``."""
+    env = Environment(environ)
+    for name in server.env:
+        if not env.is_set(name):
+            raise OnboardingError(
+                f"the server's environment variable {name} is not set (--env {name}: the server is started with "
+                "it, here and in drift; set it first)",
+                code="upstream.env_missing",
+            )
+    where = "the server command"
+    argv = [fill_env(part, env, where) for part in (server.command, *server.args)]
+    extra = {name: fill_env(text, env, f"--env {name}") for name, text in server.env.items()}
+    return argv, child_environment(extra, environ)
+
+
 async def _session_work(
-    server: Server, samples: Sequence[tuple[str, Mapping[str, Any]]], tap: _Tap
+    server: Server, samples: Sequence[tuple[str, Mapping[str, Any]]], tap: _Tap, environ: Mapping[str, str]
 ) -> tuple[str | None, list[McpTool], list[Call]]:
-    async with _transport(server, tap) as (incoming, outgoing), ClientSession(incoming, outgoing) as session:
+    async with _transport(server, tap, environ) as (incoming, outgoing), ClientSession(incoming, outgoing) as session:
         initialized = await session.initialize()
         tools: list[McpTool] = []
         cursor: str | None = None
@@ -172,14 +203,7 @@ async def _session_work(
             cursor = next_cursor(line)
             if cursor is None:
                 break
-        known = {t.name for t in tools}
-        unknown = sorted({name for name, _ in samples} - known)
-        if unknown:
-            raise OnboardingError(
-                f"--sample names {', '.join(map(repr, unknown))}, which the server does not list "
-                f"(it lists: {', '.join(map(repr, sorted(known)))})",
-                code="import.unknown_tool",
-            )
+        _check_samples(samples, tools)
         calls: list[Call] = []
         per_tool: dict[str, int] = {}
         for name, args in samples:
@@ -198,26 +222,117 @@ async def _session_work(
         return (info.name if info else None), tools, calls
 
 
+def _check_samples(samples: Sequence[tuple[str, Mapping[str, Any]]], tools: Sequence[McpTool]) -> None:
+    known = {t.name for t in tools}
+    unknown = sorted({name for name, _ in samples} - known)
+    if unknown:
+        raise OnboardingError(
+            f"--sample names {', '.join(map(repr, unknown))}, which the server does not list "
+            f"(it lists: {', '.join(map(repr, sorted(known)))})",
+            code="import.unknown_tool",
+        )
+
+
 def fetch(
     command: Sequence[str],
     *,
     samples: Sequence[tuple[str, Mapping[str, Any]]] = (),
     timeout_s: float = DEFAULT_TIMEOUT_S,
     env: Mapping[str, str] | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> Listing:
-    """Start the server, list its tools, call each sample; stop the server. One-line errors."""
+    """Start the server, list its tools, call each sample; stop the server. One-line errors.
+
+    ``env`` is what the server needs of the environment, as the upstream records it
+    (``{NAME: "${NAME}"}``); it is started with that and the few variables every program gets,
+    read from ``environ`` (default: this process's environment)."""
     if not command:
         raise OnboardingError("give the server command after --, e.g. -- npx -y @scope/server", code="usage.invalid")
     server = Server(command=command[0], args=tuple(command[1:]), env=dict(env or {}))
+    environ = os.environ if environ is None else environ
+    start_line(server, environ)  # a missing variable stops the import before anything starts
     tap = _Tap()
 
     async def main() -> tuple[str | None, list[McpTool], list[Call]]:
         with anyio.fail_after(timeout_s):
-            return await _session_work(server, samples, tap)
+            return await _session_work(server, samples, tap, environ)
 
-    shown = " ".join([server.command, *server.args])
+    name, tools, calls = _run(main, server, timeout_s, tap)
+    return Listing(replace(server, name=name), tuple(tools), tuple(calls))
+
+
+def fetch_http(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    samples: Sequence[tuple[str, Mapping[str, Any]]] = (),
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    environ: Mapping[str, str] | None = None,
+) -> Listing:
+    """The same over Streamable HTTP: open a session at ``url`` (a template: ``${NAME}`` filled in
+    from ``environ``, as are ``headers``), list the tools, call each sample, end the session.
+    Every answer is kept as it came off the wire."""
+    server = Server(command="", url=url, headers=dict(headers or {}))
+    env = Environment(os.environ if environ is None else environ)
+    target = fill_env(url, env, "--url")
+    sent = {name: fill_env(value, env, f"--header {name}") for name, value in server.headers.items()}
+    tap = _Tap()
+
+    async def main() -> tuple[str | None, list[McpTool], list[Call]]:
+        client = StreamableHttpClient(target, headers=sent, max_message_bytes=MAX_LINE_BYTES, timeout_s=timeout_s,
+                                      connect_timeout_s=min(timeout_s, 10.0))
+        with anyio.fail_after(timeout_s):
+            async with client:
+                return await _http_work(McpHttpSession(client), samples)
+
     try:
-        name, tools, calls = anyio.run(main)
+        name, tools, calls = _run(main, server, timeout_s, tap)
+    except OnboardingError as exc:
+        raise OnboardingError(env.redact(str(exc)), code=exc.code) from None
+    return Listing(replace(server, name=name), tuple(tools), tuple(calls))
+
+
+async def _http_work(
+    session: McpHttpSession, samples: Sequence[tuple[str, Mapping[str, Any]]]
+) -> tuple[str | None, list[McpTool], list[Call]]:
+    initialized = await session.initialize()
+    tools: list[McpTool] = []
+    cursor: str | None = None
+    for _ in range(_MAX_PAGES):
+        line = await session.request("tools/list", {"cursor": cursor} if cursor else None)
+        tools.extend(parse_tools_list(line, "tools/list"))
+        cursor = next_cursor(line)
+        if cursor is None:
+            break
+    _check_samples(samples, tools)
+    calls: list[Call] = []
+    per_tool: dict[str, int] = {}
+    for name, args in samples:
+        per_tool[name] = index = per_tool.get(name, 0) + 1
+        raw = await session.request("tools/call", {"name": name, "arguments": dict(args)})
+        calls.append(Call(tool=name, name=f"sample_{index}", args=args, raw=raw, recorded_at=_now()))
+    return _server_name(initialized), tools, calls
+
+
+def _server_name(initialized: bytes) -> str | None:
+    try:
+        message = strict_loads(initialized, max_depth=64)
+    except RejectedInput:
+        return None
+    info = message.get("result", {}).get("serverInfo") if isinstance(message, dict) else None
+    name = info.get("name") if isinstance(info, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def _run(
+    main: Callable[[], Awaitable[tuple[str | None, list[McpTool], list[Call]]]],
+    server: Server,
+    timeout_s: float,
+    tap: _Tap,
+) -> tuple[str | None, list[McpTool], list[Call]]:
+    shown = server.shown
+    try:
+        return anyio.run(main)
     except (KeyboardInterrupt, SystemExit):
         raise
     except TimeoutError:
@@ -227,14 +342,16 @@ def fetch(
         ) from None
     except BaseException as exc:  # an exception group from the task group, SDK errors
         cause = _first_cause(exc)
-        if isinstance(cause, OnboardingError):
+        if isinstance(cause, OnboardingError | UsageError):
             raise cause from None
-        detail = (str(cause).splitlines() or [type(cause).__name__])[0][:300]
+        if isinstance(cause, HttpTransportError):
+            detail = cause.message
+        else:
+            detail = (str(cause).splitlines() or [type(cause).__name__])[0][:300]
         exited = f" (exit status {tap.exit_code})" if tap.exit_code not in (None, 0) else ""
         raise OnboardingError(
             f"MCP server {shown!r} failed{exited}: {detail}{tap.last_words()}", code="import.server_failed"
         ) from None
-    return Listing(Server(server.command, server.args, name, server.env), tuple(tools), tuple(calls))
 
 
 def _first_cause(exc: BaseException) -> BaseException:

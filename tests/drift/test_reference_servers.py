@@ -2,9 +2,10 @@
 
 The filesystem server serves a temporary directory; after ``import mcp`` and ``drift`` the
 directory is byte-for-byte what it was (every path, type, size, mode and content hashed). The
-memory server keeps its graph in a file; none of its mutating tools is ever called, so the file
-is never written. ``.ci/run`` installs both with npm; where Node.js or a package is absent the
-tests skip and say why.
+memory server keeps its graph in a file, named by the MEMORY_FILE_PATH the import was told to
+give it: drift starts the server with it and reads that graph; none of its mutating tools is
+ever called, so the file never changes. ``.ci/run`` installs both with npm; where Node.js or a
+package is absent the tests skip and say why.
 """
 
 from __future__ import annotations
@@ -47,15 +48,13 @@ def tree_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-def add_requests(root: Path, requests: dict[str, list[dict[str, object]]], env: dict[str, str] | None = None) -> None:
+def add_requests(root: Path, requests: dict[str, list[dict[str, object]]]) -> None:
     """Give the named tools' upstreams sample requests (as a user would), never the opt-in."""
     for contract in (root / "contracts").glob("*/contract.yaml"):
         data = yaml.safe_load(contract.read_text())
         (entry,) = data["upstreams"].values()
         if data["tool"] in requests:
             entry["requests"] = requests[data["tool"]]
-        if env:
-            entry["mcp"]["env"] = env
         entry["mcp"]["startup_timeout_s"] = 60
         assert "side_effects" not in entry
         contract.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -103,15 +102,23 @@ def test_import_and_drift_leave_the_filesystem_servers_directory_byte_for_byte_u
     assert all(c["status"] != "not_called" or c["reason"] in ("side_effects", "no_requests") for c in checks.values())
 
 
-def test_the_memory_servers_mutating_tools_are_never_called_and_its_file_never_written(
+def test_the_memory_server_reads_its_recorded_file_and_its_mutating_tools_never_change_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = server_bin("memory")
     memory = tmp_path / "memory.jsonl"
+    ada = {"type": "entity", "name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}
+    memory.write_text(json.dumps(ada) + "\n")
+    before = memory.read_bytes()
     monkeypatch.setenv("MEMORY_FILE_PATH", str(memory))
     project = tmp_path / "project"
-    assert main(["import", "mcp", "--into", str(project), "--", str(server)]) == 0
-    entity = {"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}
+    samples = tmp_path / "samples.json"
+    samples.write_text(json.dumps({"read_graph": {}}))
+    # --env: the server is started with MEMORY_FILE_PATH (here and in drift), recorded as ${MEMORY_FILE_PATH}.
+    assert main(["import", "mcp", "--into", str(project), "--env", "MEMORY_FILE_PATH", "--sample", str(samples),
+                 "--", str(server)]) == 0
+    assert b'"Ada"' in (project / "fixtures/accepted/read_graph/sample_1.json").read_bytes()
+    entity = {"name": "Bob", "entityType": "person", "observations": ["x"]}
     add_requests(
         project,
         {
@@ -119,17 +126,23 @@ def test_the_memory_servers_mutating_tools_are_never_called_and_its_file_never_w
             "create_relations": [{"relations": [{"from": "Ada", "to": "Ada", "relationType": "knows"}]}],
             "add_observations": [{"observations": [{"entityName": "Ada", "contents": ["x"]}]}],
             "delete_entities": [{"entityNames": ["Ada"]}],
-            "delete_observations": [{"deletions": [{"entityName": "Ada", "observations": ["x"]}]}],
+            "delete_observations": [{"deletions": [{"entityName": "Ada", "observations": ["wrote the first program"]}]}],
             "delete_relations": [{"relations": [{"from": "Ada", "to": "Ada", "relationType": "knows"}]}],
-            "read_graph": [{}],  # import keeps no unsampled request: the user adds the read
         },
-        env={"MEMORY_FILE_PATH": "${MEMORY_FILE_PATH}"},
     )
+    recorded = yaml.safe_load((project / "contracts/read_graph/contract.yaml").read_text())
+    assert next(iter(recorded["upstreams"].values()))["mcp"]["env"] == {"MEMORY_FILE_PATH": "${MEMORY_FILE_PATH}"}
     checks = drift_checks(project, monkeypatch)
     capsys.readouterr()
-    assert not memory.exists()
+    assert memory.read_bytes() == before
     mutating = [c for cid, c in checks.items() if cid.split("::")[0].startswith(("create_", "add_", "delete_"))]
     calls = [c for c in mutating if c["subject"] == "response"]
     assert len(calls) == 6 and {(c["status"], c["reason"]) for c in calls} == {("not_called", "side_effects")}
     read_graph = next(c for cid, c in checks.items() if cid.startswith("read_graph::") and c["subject"] == "response")
-    assert read_graph["status"] != "not_called"  # annotated readOnlyHint: called
+    assert read_graph["status"] == "held"
+    # Drift's server read the recorded file: the shape it records is the graph with Ada in it.
+    assert main(["drift", "--record", "--tool", "read_graph"]) == 0
+    capsys.readouterr()
+    recorded_shapes = list((project / "fixtures/historical/read_graph").rglob("*.json"))
+    assert recorded_shapes and all(b'"Ada"' in path.read_bytes() for path in recorded_shapes)
+    assert memory.read_bytes() == before

@@ -108,6 +108,7 @@ def main() -> None:
         app = RequireToken(app, token)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)  # connections wait in the backlog until uvicorn serves them
     port = sock.getsockname()[1]
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     print(f"listening on http://127.0.0.1:{port}/mcp", flush=True)

@@ -6,10 +6,12 @@ violates its own outputSchema, an isError result, a duplicated member in structu
 crash on start or mid-session, a server that never answers, tool names that clash.
 
     python -m tests.servers.mcp_stdio [--dup] [--crash-on-start] [--crash-on-list] [--hang] [--clash]
-                                      [--drop-required] [--calls=FILE]
+                                      [--drop-required] [--calls=FILE] [--require-env=NAME]
 
 ``--drop-required``: get_weather's outputSchema no longer has ``temperature_c``. ``--calls=FILE``:
-append the name of every tool called to FILE (what a test asserts was, or was not, called). A
+append the name of every tool called to FILE (what a test asserts was, or was not, called).
+``--require-env=NAME``: the server stops on start unless NAME is set, and get_weather's
+``station_id`` is its value (what a test asserts the server was given). A
 get_weather call without ``city`` is refused as the TypeScript SDK refuses invalid arguments:
 an ``isError`` result whose text starts ``MCP error -32602:``.
 
@@ -29,6 +31,7 @@ For the guard's tests (each opt-in; without them nothing changes):
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -117,10 +120,12 @@ def call(name: str, args: dict, flags: set[str]) -> str:
         return json.dumps({"content": [{"type": "text", "text": text}], "isError": True})
     if name in ("get_weather", "a/b", "a.b"):
         city = json.dumps(args.get("city", "Oslo"))
+        required = option(flags, "--require-env")
+        station = json.dumps(os.environ[required] if required else "OSL-1")
         if "--dup" in flags:
             content = '{"city":' + city + ',"city":"Paris","temperature_c":21.5,"conditions":"clear"}'
         else:
-            content = '{"city":' + city + ',"temperature_c":21.5,"conditions":"clear","station_id":"OSL-1"}'
+            content = '{"city":' + city + ',"temperature_c":21.5,"conditions":"clear","station_id":' + station + "}"
         big = option(flags, "--big-weather")
         if big:
             content = content[:-1] + ',"padding":"' + "x" * int(big) + '"}'
@@ -153,6 +158,10 @@ def main() -> int:
     if "--crash-on-start" in flags:
         print("boom: missing configuration file", file=sys.stderr)
         return 3
+    required = option(flags, "--require-env")
+    if required and not os.environ.get(required):
+        print(f"fatal: {required} is not set", file=sys.stderr)
+        return 6
     listed = tools(flags)
     log = option(flags, "--log")
     for line in sys.stdin:
