@@ -353,3 +353,53 @@ def test_the_server_gets_the_variables_env_names_and_the_upstream_records_only_t
     assert missing.value.code == "upstream.env_missing"
     assert main(["import", "mcp", "--into", str(tmp_path / "unset"), "--env", "WEATHER_STATION", "--", *argv]) == 2
     assert "upstream.env_missing" in capsys.readouterr().err
+
+
+def test_a_tool_without_output_schema_imports_from_its_sampled_plain_text_as_an_inferred_bounded_string(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    samples = tmp_path / "samples.json"
+    samples.write_text(json.dumps({"echo": [{"text": "hello there"}, {"text": "say \"hi\"\nplease"}]}))
+    project = tmp_path / "project"
+    assert main(["import", "mcp", "--into", str(project), "--sample", str(samples), "--", *SERVER]) == 0
+    out = capsys.readouterr().out
+    assert "contracts/echo, 2 accepted (schema INFERRED from samples)" in out
+    assert "the schema is INFERRED from 2 sampled results" in out
+    schema = json.loads((project / "contracts/echo/schemas/v1.json").read_text())
+    assert schema == {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string", "maxLength": 256}
+    contract_text = (project / "contracts/echo/contract.yaml").read_text()
+    assert contract_text.startswith("# Imported from test-weather/server") and "# INFERRED: " in contract_text
+    contract = load_contract(project / "contracts/echo")
+    assert contract.raw["x-imported"]["output_schema"] == "inferred from 2 sampled results"
+    assert contract.upstreams[0].config["result"] == "text_string"
+    # The plain text, kept as the JSON string it was in the message (escapes as sent).
+    assert (project / "fixtures/accepted/echo/sample_2.json").read_bytes() == b'"say \\"hi\\"\\nplease"'
+    monkeypatch.chdir(project)
+    main(["check", "--no-progress", "--json", "check.json", "--tool", "echo"])
+    assert json.loads((project / "check.json").read_text())["summary"]["failed"] == 0
+    file = project / "contracts/echo/contract.yaml"
+    file.write_text(file.read_text().replace("    requests:", "    side_effects: allowed\n    requests:"))
+    capsys.readouterr()
+    assert main(["drift", "--tool", "echo", "--json", "drift.json"]) == 0
+    checks = {c["id"]: c for c in json.loads((project / "drift.json").read_text())["drift"]["checks"]}
+    # The sample with a line break gets a label of its own: every id stays on its line.
+    assert sorted(checks) == [f"echo::drift::test-weather.server[{label}]"
+                              for label in ("hello there", "outputSchema", "request-2")]
+    assert {c["status"] for c in checks.values()} == {"held"}  # none published, as output_schema: none says
+    assert not [line for line in capsys.readouterr().out.splitlines() if line.startswith("please")]
+    main(["lint", "contracts/echo"])
+    assert "free_text_in_agent_view" in capsys.readouterr().out  # lint flags what the model sees: free text
+
+
+def test_a_tool_with_neither_schema_nor_sample_is_skipped_with_a_note_and_the_rest_imports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    imported = import_mcp(tmp_path / "api", command=SERVER)
+    assert [(s.name, s.reason) for s in imported.skipped] == [
+        ("echo", "no outputSchema and not sampled (--sample it to draft a contract)")]
+    assert len(imported.written.tools) == 4
+    assert main(["import", "mcp", "--into", str(tmp_path / "cli"), "--", *SERVER]) == 0
+    assert "  skipped tool 'echo': no outputSchema and not sampled" in capsys.readouterr().out
+    with pytest.raises(OnboardingError) as asked:  # asked for by name: said, not skipped
+        import_mcp(tmp_path / "asked", command=SERVER, tools=["echo"])
+    assert asked.value.code == "import.no_output_schema" and "--sample it" in str(asked.value)

@@ -119,3 +119,38 @@ def test_a_refused_token_and_a_url_nothing_answers_are_one_line_each(
     err = capsys.readouterr().err
     assert "import.server_failed" in err and "cannot connect" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "contracts").exists()
+
+
+def test_remote_tools_without_output_schema_import_from_their_json_text_and_their_plain_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes.json"
+    notes.write_text(json.dumps([{"title": "first", "body": "a note"}, {"title": "second", "body": "b"}]))
+    samples = tmp_path / "samples.json"
+    samples.write_text(json.dumps({"list_titles": [{"owner": "ada"}, {"owner": "grace"}], "shout": {"text": "hi"}}))
+    project = tmp_path / "project"
+    with serving(SDK_SERVER, {"NOTES_FILE": str(notes)}) as url:
+        assert main(["import", "mcp", "--into", str(project), "--url", url, "--sample", str(samples)]) == 0
+        out = capsys.readouterr().out
+        monkeypatch.chdir(project)
+        main(["check", "--no-progress", "--json", "check.json"])
+        capsys.readouterr()
+        drifted = main(["drift", "--json", "drift.json"])
+        capsys.readouterr()
+    assert "contracts/list_titles, 2 accepted (schema INFERRED from samples)" in out
+    assert "skipped tool 'add_note'" not in out  # it publishes an outputSchema: imported as published
+    titles = json.loads((project / "contracts/list_titles/schemas/v1.json").read_text())
+    assert titles["type"] == "object" and titles["additionalProperties"] is False
+    assert titles["required"] == ["owner", "titles"]
+    assert titles["properties"]["titles"]["items"] == {"type": "string", "maxLength": 256}
+    contract = yaml.safe_load((project / "contracts/list_titles/contract.yaml").read_text())
+    upstream = next(iter(contract["upstreams"].values()))
+    assert (upstream["mcp"]["result"], upstream["mcp"]["output_schema"]) == ("text", "none")
+    assert contract["bindings"] == [{"name": "owner", "result": "/owner", "request": "/args/owner"}]
+    shout = yaml.safe_load((project / "contracts/shout/contract.yaml").read_text())
+    assert next(iter(shout["upstreams"].values()))["mcp"]["result"] == "text_string"
+    assert (project / "fixtures/accepted/shout/sample_1.json").read_bytes() == b'"HI"'
+    assert json.loads((project / "check.json").read_text())["summary"]["failed"] == 0
+    checks = json.loads((project / "drift.json").read_text())["drift"]["checks"]
+    assert {c["status"] for c in checks if c["tool"] in ("list_titles", "shout")} == {"held"}
+    assert drifted == 0

@@ -137,7 +137,9 @@ def _print(imported: Imported, source: str) -> None:
     from harness.onboarding.summary import lines, next_steps, review_lines
 
     written = imported.written
-    for line in [*lines(written, source=source), *review_lines(imported.reviews, written.root), *next_steps(written)]:
+    skipped = [f"  skipped tool {s.name!r}: {s.reason}" for s in imported.skipped]
+    for line in [*lines(written, source=source), *skipped, *review_lines(imported.reviews, written.root),
+                 *next_steps(written)]:
         print(line)
 
 

@@ -10,9 +10,10 @@ to see. So the drift client reads the line itself, and this module judges it:
    ``error``; an ``error``, or a result with ``isError: true``, is the tool reporting a
    failure — mapped to the failure envelope, never validated as data;
 3. the result: the exact bytes of ``result.structuredContent`` (or the first text block's
-   text; ``auto``: structuredContent when the result has that member, else the text), which
-   the boundary then checks like any other body — byte cap, depth, strict parse, schema and
-   every later layer.
+   text; ``auto``: structuredContent when the result has that member, else the text; or
+   ``text_string``: the first text block's text as the JSON string it is in the message,
+   quotes and escapes as sent, for a tool that answers plain text), which the boundary then
+   checks like any other body — byte cap, depth, strict parse, schema and every later layer.
 
 The same function reads recorded lines (the real-tools corpus) and live ones.
 """
@@ -36,7 +37,7 @@ from harness.drift.kinds import Failure, Fetched, Refusal
 from harness.errors import RejectedInput
 from harness.strict_json import strict_loads
 
-STRUCTURED, TEXT, AUTO = "structured", "text", "auto"
+STRUCTURED, TEXT, AUTO, TEXT_STRING = "structured", "text", "auto", "text_string"
 #: Levels a message adds around the result (message -> result -> content -> block).
 FRAME_DEPTH = 4
 _STRUCTURED_POINTER = "/result/structuredContent"
@@ -131,6 +132,16 @@ def read_call_line(
         )
     if result == AUTO:
         result = STRUCTURED if "structuredContent" in body else TEXT
+    if result == TEXT_STRING:
+        index = _first_text_index(body.get("content"))
+        if index is None:
+            return Fetched(
+                refusal=Refusal(TRANSPORT_EMPTY, "the result has no text content block", raw=line),
+                info=info,
+            )
+        span = member_span(line, ("result", "content", index, "text"))
+        assert span is not None  # the block and its text exist and the message is strict JSON
+        return Fetched(body=line[span[0] : span[1]], info=info)
     if result == TEXT:
         text = _first_text(body.get("content"))
         if text is None:
@@ -190,23 +201,40 @@ def _frame_problem(message: Any, expected_id: Any) -> str | None:
     return None
 
 
-def _first_text(content: Any) -> str | None:
-    for block in content if isinstance(content, list) else []:
-        if isinstance(block, dict) and block.get("type") == "text":
-            text = block.get("text")
-            if isinstance(text, str):
-                return text
+def _first_text_index(content: Any) -> int | None:
+    for index, block in enumerate(content if isinstance(content, list) else []):
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            return index
     return None
 
 
-def member_span(raw: bytes, path: Sequence[str]) -> tuple[int, int] | None:
-    """Byte offsets of the value at ``path`` (member names) in strict JSON ``raw``: the exact
-    bytes the upstream sent for it. ``raw`` must already have passed the strict parser (no
-    duplicate names, bounded depth)."""
+def _first_text(content: Any) -> str | None:
+    index = _first_text_index(content)
+    return None if index is None else str(content[index]["text"])
+
+
+def member_span(raw: bytes, path: Sequence[str | int]) -> tuple[int, int] | None:
+    """Byte offsets of the value at ``path`` (member names, array indexes) in strict JSON
+    ``raw``: the exact bytes the upstream sent for it. ``raw`` must already have passed the
+    strict parser (no duplicate names, bounded depth)."""
     text = raw.decode("utf-8")
     decoder = _DECODER
     index = _WS.match(text, 0).end()  # type: ignore[union-attr]
     for key in path:
+        if isinstance(key, int):
+            if text[index] != "[":
+                return None
+            index = _WS.match(text, index + 1).end()  # type: ignore[union-attr]
+            for _ in range(key):
+                if text[index] == "]":
+                    return None
+                _, index = decoder.raw_decode(text, index)
+                index = _WS.match(text, index).end()  # type: ignore[union-attr]
+                if text[index] == ",":
+                    index = _WS.match(text, index + 1).end()  # type: ignore[union-attr]
+            if text[index] == "]":
+                return None
+            continue
         if text[index] != "{":
             return None
         index = _WS.match(text, index + 1).end()  # type: ignore[union-attr]

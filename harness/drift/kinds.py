@@ -116,6 +116,8 @@ class AdvertisedSchema:
     problem: str | None = None
     listed: bool = True
     target: str = "tools/list"
+    #: No schema, as the upstream declares (``output_schema: none``): no drift.
+    none_declared: bool = False
 
 
 class SessionFailed(Exception):

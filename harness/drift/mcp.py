@@ -11,7 +11,8 @@ upstreams:
       # url: "${NOTES_MCP_URL}"   # ... or one reached over Streamable HTTP
       # headers: {Authorization: "Bearer ${NOTES_TOKEN}"}
       tool: read_graph            # default: the contract's tool
-      result: structured          # structuredContent (default) or text
+      result: structured          # structuredContent (default), text or text_string
+      # output_schema: none       # the server publishes none (a schema drafted from samples)
       meta: {request_id: "{request_id}"}
       startup_timeout_s: 20
       timeout_s: 5
@@ -43,7 +44,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +58,7 @@ from harness.boundary.parse import strict_loads
 from harness.boundary.transport import check_depth
 from harness.codes import TRANSPORT_CONTENT_TYPE, TRANSPORT_UNAVAILABLE
 from harness.drift import process as proc
-from harness.drift.frame import STRUCTURED, TEXT, default_max_message_bytes, read_call_line
+from harness.drift.frame import STRUCTURED, TEXT, TEXT_STRING, default_max_message_bytes, read_call_line
 from harness.drift.http import check_url_secrets, header_templates
 from harness.drift.kinds import REASONS, AdvertisedSchema, Config, Failure, Fetched, NotCalled, Refusal, SessionFailed
 from harness.drift.mcp_http import HttpTransportError, McpHttpSession, StreamableHttpClient
@@ -93,7 +94,7 @@ class McpKind:
             name=upstream.name,
             server=server,
             tool=str(cfg.data.get("tool", contract.tool)),
-            result=TEXT if result == TEXT else STRUCTURED,
+            result=result if result in (TEXT, TEXT_STRING) else STRUCTURED,
             meta=meta,
             startup_timeout_s=cfg.number("startup_timeout_s", DEFAULT_STARTUP_S),
             timeout_s=cfg.number("timeout_s", DEFAULT_TIMEOUT_S),
@@ -102,6 +103,7 @@ class McpKind:
             requests=max(1, len(upstream.requests)),
             env=env,
             side_effects_allowed=upstream.side_effects_allowed,
+            publishes_schema=cfg.data.get("output_schema") != "none",
         )
 
 
@@ -231,6 +233,8 @@ class McpSource:
     requests: int
     env: Environment
     side_effects_allowed: bool = False
+    #: False (``output_schema: none``): the server publishes none, and its absence is no drift.
+    publishes_schema: bool = True
     kind: str = "mcp"
 
     @property
@@ -628,7 +632,12 @@ class McpSession:
         self.pipe = connection.pipe
 
     async def advertised_schema(self) -> AdvertisedSchema:
-        return self.connection.advertised(self.source.tool)
+        advertised = self.connection.advertised(self.source.tool)
+        if advertised.listed and advertised.schema is None and not self.source.publishes_schema:
+            return replace(advertised, problem=f"{advertised.problem}, as the upstream declares (output_schema: "
+                                               "none): the contract's schema was drafted from samples",
+                           none_declared=True)
+        return advertised
 
     async def fetch(self, request: Mapping[str, Any]) -> Fetched:
         if not self.source.side_effects_allowed:

@@ -126,13 +126,14 @@ def request_id() -> str:
 
 def _label(args: Mapping[str, Any], index: int) -> str:
     """The argument values (``CR-1042``, ``bluebird/run_8f3K``); ``default`` for no arguments;
-    ``request-<n>`` when they are not short scalars."""
+    ``request-<n>`` when they are not short printable scalars (a line break or a tab in an id
+    would break the line a terminal shows it on)."""
     values = list(args.values())
     if not values:
         return "default"
     if all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in values):
         label = "/".join(str(v) for v in values)
-        if len(label) <= 60 and "[" not in label and "]" not in label:
+        if len(label) <= 60 and "[" not in label and "]" not in label and label.isprintable():
             return label
     return f"request-{index + 1}"
 
@@ -499,7 +500,8 @@ class DriftRunner:
                 base, status=UNAVAILABLE, reason="not_found", notes=(advertised.problem or "the tool is not listed",)
             )
         if advertised.schema is None:
-            return replace(base, status=DRIFTED, notes=(advertised.problem or "no outputSchema advertised",))
+            status = HELD if advertised.none_declared else DRIFTED
+            return replace(base, status=status, notes=(advertised.problem or "no outputSchema advertised",))
         expected = (
             contract.vendor_document() if contract.adapter and contract.vendor_schema is not None
             else contract.document()

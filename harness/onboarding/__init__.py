@@ -22,6 +22,7 @@ from typing import Any
 
 from harness.onboarding import mcp, openapi
 from harness.onboarding.apply import FixtureOutcome, StrictOutcome, ToolOutcome, Written, write_drafts
+from harness.onboarding.draft import Skipped
 from harness.onboarding.errors import OnboardingError
 from harness.onboarding.followups import Review, review
 from harness.onboarding.scaffold import init_tool
@@ -46,10 +47,12 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Imported:
-    """What an import wrote, and the reviews of each new contract (lint, compat)."""
+    """What an import wrote, the reviews of each new contract (lint, compat), and the source's
+    tools it did not import, with why."""
 
     written: Written
     reviews: tuple[Review, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
 
 
 def _stamp(now: datetime | None) -> str:
@@ -121,7 +124,9 @@ def import_mcp(
         calls += mcp.read_captures(captures)
     drafts = mcp.drafts(listed, calls=calls, server=server, only=tools, renames=renames,
                         source=source, imported_at=stamp)
-    return _finish(write_drafts(into, drafts, strict=strict), compat)
+    _, skipped = mcp.plan(listed, calls, tools, source=source)
+    imported = _finish(write_drafts(into, drafts, strict=strict), compat)
+    return Imported(imported.written, imported.reviews, tuple(skipped))
 
 
 def import_openapi(

@@ -60,6 +60,8 @@ class ToolOutcome:
     notes: tuple[str, ...] = ()
     strict: StrictOutcome | None = None
     dialect: str = ""
+    #: The schema was inferred from samples (the source published none).
+    inferred: bool = False
 
     def count(self, kind: str) -> int:
         return sum(1 for f in self.fixtures if f.kind == kind)
@@ -125,7 +127,9 @@ def _stage_one(staging: Staging, draft: ToolDraft, strict: bool) -> ToolOutcome:
         notes += [f"bound the echoed argument {b['request'].removeprefix('/args/')!r} at {b['result']} "
                   "(every accepted sample holds the value asked for there)" for b in added]
     strict_outcome = None
-    if strict:
+    if strict and draft.inferred:
+        notes.append("--strict: the inferred schema is tightened already (v1); no v2 is written")
+    elif strict:
         samples = [strict_loads(j.candidate.payload, max_depth=contract.limits.max_depth) for j in judged if j.accepted]
         tight = tighten(draft.schema, samples)
         staging.write(base / SCHEMAS_DIR / "v2.json", dump_json(tight.schema))
@@ -154,6 +158,7 @@ def _stage_one(staging: Staging, draft: ToolDraft, strict: bool) -> ToolOutcome:
         notes=tuple(notes) + tuple(f"{j.name}: {j.note}" for j in judged if j.note),
         strict=strict_outcome,
         dialect=contract.validator(1).dialect,
+        inferred=draft.inferred,
     )
 
 

@@ -49,6 +49,8 @@ class ToolDraft:
     candidates: tuple[Candidate, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    #: The schema was inferred from samples (the source published none).
+    inferred: bool = False
 
 
 def header(origin: str, what: str) -> str:

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from harness.drift.kinds import Fetched
 from harness.onboarding.draft import Candidate, Skipped, ToolDraft, first_line, header
 from harness.onboarding.errors import OnboardingError
+from harness.onboarding.infer import infer_schema
 from harness.onboarding.instances import example_of
 from harness.onboarding.names import plan_tool_names, upstream_name
 from harness.onboarding.view import derive_agent_view
@@ -269,17 +270,42 @@ def _read_request(path: Path, default_tool: str) -> tuple[str, Mapping[str, Any]
     return name, args
 
 
-def read_call(call: Call) -> Fetched:
-    """A raw ``tools/call`` response line as drift reads it, at an imported contract's limits."""
-    from harness.drift.frame import STRUCTURED, default_max_message_bytes, read_call_line  # drift is large
+def read_call(call: Call, result: str = "structured") -> Fetched:
+    """A raw ``tools/call`` response line as drift reads it, at an imported contract's limits;
+    ``result`` says where the result is (:mod:`harness.drift.frame`'s modes)."""
+    from harness.drift.frame import default_max_message_bytes, read_call_line  # drift is large
 
     return read_call_line(
-        call.raw, result=STRUCTURED, max_depth=DEFAULT_MAX_DEPTH,
+        call.raw, result=result, max_depth=DEFAULT_MAX_DEPTH,
         max_message_bytes=default_max_message_bytes(DEFAULT_MAX_BYTES),
     )
 
 
-def candidate_from_call(call: Call, upstream: str | None, fetched: Fetched | None = None) -> Candidate | Skipped:
+def result_mode(call: Call) -> str | None:
+    """Where a sampled result of a tool without ``outputSchema`` is: ``structured`` (it has
+    ``structuredContent``), ``text`` (its first text block is a JSON object or array), or
+    ``text_string`` (plain text); None when the call failed or its message is refused."""
+    structured = read_call(call)
+    if structured.body is not None:
+        return "structured"
+    text = read_call(call, "text")
+    if text.body is None:
+        return None
+    try:
+        value = strict_loads(text.body, max_depth=DEFAULT_MAX_DEPTH)
+    except RejectedInput:
+        return "text_string"
+    return "text" if isinstance(value, dict | list) else "text_string"
+
+
+#: What a result mode keeps of a ``tools/call`` answer, for fixture descriptions.
+_KEPT = {"structured": "structuredContent", "text": "the first text block's text",
+         "text_string": "the first text block's text as a JSON string"}
+
+
+def candidate_from_call(
+    call: Call, upstream: str | None, fetched: Fetched | None = None, mode: str = "structured"
+) -> Candidate | Skipped:
     """The fixture candidate a raw ``tools/call`` response line holds, or why there is none.
 
     The line is judged exactly as drift judges it (:func:`harness.drift.frame.read_call_line`,
@@ -304,7 +330,7 @@ def candidate_from_call(call: Call, upstream: str | None, fetched: Fetched | Non
         name=call.name,
         payload=fetched.body,
         args=call.args,
-        description=f"structuredContent of a tools/call of {call.tool!r}{where}, byte for byte.",
+        description=f"{_KEPT[mode]} of a tools/call of {call.tool!r}{where}, byte for byte.",
         upstream=upstream,
         recorded_at=call.recorded_at,
     )
@@ -325,6 +351,60 @@ def _default_args(tool: McpTool, calls: Sequence[Call]) -> tuple[Mapping[str, An
     return {}, "no default request could be derived from the inputSchema; set request.example"
 
 
+def _modes(calls: Sequence[Call]) -> dict[str, str]:
+    """For each tool, where its first readable sampled result is (see :func:`result_mode`)."""
+    modes: dict[str, str] = {}
+    for call in calls:
+        if call.tool not in modes:
+            mode = result_mode(call)
+            if mode is not None:
+                modes[call.tool] = mode
+    return modes
+
+
+def plan(
+    tools: Sequence[McpTool], calls: Sequence[Call] = (), only: Iterable[str] | None = None, *, source: str = "server"
+) -> tuple[list[str], list[Skipped]]:
+    """The tools to import — each with an ``outputSchema`` or a sampled result to draft one
+    from (of ``only``, when given) — and those skipped, with why."""
+    by_name = {t.name: t for t in tools}
+    modes = _modes(calls)
+    drafted = [t.name for t in tools if t.output_schema is not None or t.name in modes]
+    wanted = list(only) if only else drafted
+    unknown = sorted({*wanted, *(c.tool for c in calls)} - set(by_name))
+    if unknown:
+        raise OnboardingError(
+            f"the server has no tool {', '.join(map(repr, unknown))} (it has: {', '.join(map(repr, by_name))})",
+            code="import.unknown_tool",
+        )
+    without = [n for n in wanted if by_name[n].output_schema is None and n not in modes]
+    if without:
+        raise OnboardingError(
+            f"tool {', '.join(map(repr, without))} declares no outputSchema and no sampled result shows what it "
+            "returns: --sample it, and its results draft a contract",
+            code="import.no_output_schema",
+        )
+    if not wanted:
+        raise OnboardingError(
+            f"{source}: none of the {len(tools)} tools declares an outputSchema, and none was sampled with a "
+            "result (--sample TOOL's results draft a contract for it); nothing to import",
+            code="import.no_output_schema",
+        )
+    stray = sorted({c.tool for c in calls} - set(wanted))
+    if stray:
+        raise OnboardingError(
+            f"results were given for {', '.join(map(repr, stray))}, which is not being imported",
+            code="import.unknown_tool",
+        )
+    sampled = {c.tool for c in calls}
+    skipped = [] if only else [
+        Skipped(t.name, "no outputSchema, and its sampled calls brought no result to draft one from"
+                if t.name in sampled else "no outputSchema and not sampled (--sample it to draft a contract)")
+        for t in tools if t.name not in wanted
+    ]
+    return wanted, skipped
+
+
 def drafts(
     tools: Sequence[McpTool],
     *,
@@ -335,52 +415,34 @@ def drafts(
     source: str,
     imported_at: str,
 ) -> list[ToolDraft]:
-    """One draft per tool with an ``outputSchema`` (of ``only``, when given)."""
+    """One draft per tool with an ``outputSchema``, or with sampled results a schema is drafted
+    from (:mod:`harness.onboarding.infer`; of ``only``, when given)."""
     by_name = {t.name: t for t in tools}
-    wanted = list(only) if only else [t.name for t in tools if t.output_schema is not None]
-    unknown = sorted({*wanted, *(c.tool for c in calls)} - set(by_name))
-    if unknown:
-        raise OnboardingError(
-            f"the server has no tool {', '.join(map(repr, unknown))} (it has: {', '.join(map(repr, by_name))})",
-            code="import.unknown_tool",
-        )
-    without = [n for n in wanted if by_name[n].output_schema is None]
-    if without:
-        raise OnboardingError(
-            f"tool {', '.join(map(repr, without))} declares no outputSchema: there is no result shape to import",
-            code="import.no_output_schema",
-        )
-    if not wanted:
-        raise OnboardingError(
-            f"{source}: none of the {len(tools)} tools declares an outputSchema; nothing to import",
-            code="import.no_output_schema",
-        )
-    stray = sorted({c.tool for c in calls} - set(wanted))
-    if stray:
-        raise OnboardingError(
-            f"results were given for {', '.join(map(repr, stray))}, which is not being imported",
-            code="import.unknown_tool",
-        )
+    wanted, _ = plan(tools, calls, only, source=source)
+    modes = _modes(calls)
     names = plan_tool_names(wanted, renames)
     upstream = upstream_name(server.name, UPSTREAM_DEFAULT) if server else None
     out = []
     for name in wanted:
         tool = by_name[name]
+        mode = "structured" if tool.output_schema is not None else modes[name]
         mine = [c for c in calls if c.tool == name]
-        read = [read_call(c) for c in mine]
-        found = [candidate_from_call(c, upstream, r) for c, r in zip(mine, read, strict=True)]
+        read = [read_call(c, mode) for c in mine]
+        found = [candidate_from_call(c, upstream, r, mode) for c, r in zip(mine, read, strict=True)]
         # The tool answered (a result, even one drift refuses): not isError, not a JSON-RPC error.
         succeeded = [c for c, r in zip(mine, read, strict=True) if r.failure is None]
         args, note = _default_args(tool, [*succeeded, *(c for c in mine if c not in succeeded)])
+        candidates = tuple(c for c in found if isinstance(c, Candidate))
         out.append(
             _draft(
                 tool, names[name], args, server, source, imported_at,
-                candidates=tuple(c for c in found if isinstance(c, Candidate)),
+                candidates=candidates,
                 skipped=tuple(s for s in found if isinstance(s, Skipped)),
                 notes=(note,) if note else (),
                 # A drift request only from a call that succeeded: a failing one would fail again
                 # every night (and a tool error may have changed something on its way).
                 sampled=[c.args for c in succeeded if c.args is not None],
+                mode=mode,
             )
         )
     return out
@@ -398,8 +460,21 @@ def _draft(
     skipped: tuple[Skipped, ...],
     notes: tuple[str, ...],
     sampled: list[Mapping[str, Any]],
+    mode: str = "structured",
 ) -> ToolDraft:
-    schema = dict(tool.output_schema or {})
+    inferred = tool.output_schema is None
+    extra_notes = list(notes)
+    if inferred:
+        results = [strict_loads(c.payload, max_depth=DEFAULT_MAX_DEPTH) for c in candidates]
+        schema = infer_schema(results)
+        kept = {"structured": "their structuredContent", "text": "the JSON in their first text block",
+                "text_string": "their text (plain text: a bounded string)"}[mode]
+        extra_notes.append(
+            f"the server publishes no outputSchema: the schema is INFERRED from {len(results)} sampled "
+            f"result{'s' if len(results) != 1 else ''} ({kept}) and tightened from them; review what may vary"
+        )
+    else:
+        schema = dict(tool.output_schema or {})
     contract: dict[str, Any] = {"tool": contract_tool}
     description = first_line(tool.description) or first_line(tool.title)
     if description:
@@ -408,7 +483,6 @@ def _draft(
     contract["request"] = {"schema": dict(tool.input_schema), "example": dict(args)}
     contract["envelope"] = None
     contract["agent_view"] = derive_agent_view(schema)
-    extra_notes = list(notes)
     if server is not None:
         # A drift request is a call that was made and succeeded, never a guess from the
         # inputSchema: a guessed request may fail every night, or change data.
@@ -428,18 +502,36 @@ def _draft(
             if server.env:
                 config["env"] = dict(server.env)
         config["tool"] = tool.name
+        if mode != "structured":
+            config["result"] = mode
+        if inferred:
+            config["output_schema"] = "none"
         contract["upstreams"] = {
             upstream_name(server.name, UPSTREAM_DEFAULT): {"mcp": config, "requests": requests}
         }
     contract["x-imported"] = {"from": "mcp", "source": source, "tool": tool.name, "at": imported_at}
+    if inferred:
+        contract["x-imported"]["output_schema"] = f"inferred from {len(candidates)} sampled results"
     renamed = f" (MCP name {tool.name!r})" if tool.name != contract_tool else ""
+    origin = f"Imported from {source} by `contract-harness import mcp`{renamed}."
     return ToolDraft(
         tool=contract_tool,
         source_name=tool.name,
         contract=contract,
         schema=schema,
-        header=header(f"Imported from {source} by `contract-harness import mcp`{renamed}.", "outputSchema"),
+        header=inferred_header(origin, len(candidates)) if inferred else header(origin, "outputSchema"),
         candidates=candidates,
         skipped=skipped,
         notes=tuple(dict.fromkeys(extra_notes)),
+        inferred=inferred,
+    )
+
+
+def inferred_header(origin: str, samples: int) -> str:
+    """The comment at the top of a contract whose schema was inferred from samples."""
+    return (
+        f"{origin}\n"
+        f"INFERRED: the server publishes no outputSchema; schemas/v1.json is drafted from {samples} sampled\n"
+        "result(s) and tightened from them. It says what the samples showed, no more: review what may\n"
+        "vary (lint says where it is open) and agent_view (the model sees every field it lists)."
     )

@@ -55,7 +55,8 @@ def lines(written: Written, *, source: str, verb: str = "imported") -> list[str]
     )
     for tool in written.tools:
         renamed = f" (from {tool.source_name!r})" if tool.source_name != tool.tool else ""
-        out.append(f"  {tool.tool}{renamed}: {_rel(tool.directory)}, {_fixtures(tool)}")
+        inferred = " (schema INFERRED from samples)" if tool.inferred else ""
+        out.append(f"  {tool.tool}{renamed}: {_rel(tool.directory)}, {_fixtures(tool)}{inferred}")
         for fixture in tool.fixtures:
             if fixture.kind != "accepted":
                 out.append(

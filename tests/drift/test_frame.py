@@ -120,3 +120,12 @@ def test_text_results_are_the_first_text_block() -> None:
     line = frame('{"content":[{"type":"image","data":"x"},{"type":"text","text":"{\\"a\\": 1}"}]}')
     assert read(line, result="text").body == b'{"a": 1}'
     assert read(frame('{"content":[]}'), result="text").refusal.code == "transport.empty"  # type: ignore[union-attr]
+
+
+def test_a_plain_text_result_is_the_json_string_of_the_first_text_block_as_sent() -> None:
+    line = frame('{"content":[{"type":"image","data":"x"}, {"type" : "text","text" :  "caf\\u00e9 \\"q\\"\\n"}]}')
+    assert read(line, result="text_string").body == b'"caf\\u00e9 \\"q\\"\\n"'
+    assert read(frame('{"content":[{"type":"image","data":"x"}]}'), result="text_string").refusal.code == (  # type: ignore[union-attr]
+        "transport.empty")
+    assert member_span(b'[1, [2, 3] , {"a": [4, 5]}]', (2, "a", 1)) == (23, 24)
+    assert member_span(b"[1]", (1,)) is None

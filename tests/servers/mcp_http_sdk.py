@@ -7,7 +7,8 @@ It listens on 127.0.0.1, on a port the system picks, and prints ``listening on U
 line of output. Its notes live in the JSON file ``$NOTES_FILE`` (which must be set): read by
 ``read_notes`` and ``count_notes`` (annotated read-only), written by ``add_note`` (not annotated).
 ``read_notes`` sends a log notification before its answer, so an answer in an event stream
-comes after a message of another kind. ``shout`` declares no outputSchema (its result is text).
+comes after a message of another kind. ``list_titles`` and ``shout`` declare no outputSchema:
+the first answers JSON in a text block, the second plain text.
 ``--json-response`` answers each POST with one JSON body instead of an event stream;
 ``--token=SECRET`` refuses (401) every request without ``Authorization: Bearer SECRET``.
 """
@@ -75,6 +76,12 @@ def add_note(title: str, body: str) -> Note:
     notes = [*load(), {"title": title, "body": body}]
     notes_file().write_text(json.dumps(notes))
     return {"title": title, "body": body}
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True), structured_output=False)
+def list_titles(owner: str) -> dict[str, Any]:
+    """The titles of an owner's notes (no outputSchema: the JSON is in a text block)."""
+    return {"owner": owner, "titles": [note["title"] for note in load()]}
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True), structured_output=False)
