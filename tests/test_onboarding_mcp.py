@@ -403,3 +403,17 @@ def test_a_tool_with_neither_schema_nor_sample_is_skipped_with_a_note_and_the_re
     with pytest.raises(OnboardingError) as asked:  # asked for by name: said, not skipped
         import_mcp(tmp_path / "asked", command=SERVER, tools=["echo"])
     assert asked.value.code == "import.no_output_schema" and "--sample it" in str(asked.value)
+
+
+def test_import_keeps_the_harness_state_out_of_git_as_init_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".gitignore").write_text("node_modules/")
+    assert main(["import", "mcp", "--into", str(project), "--from", str(saved(tmp_path))]) == 0
+    assert "added to .gitignore: /.contract-harness/" in capsys.readouterr().out
+    assert (project / ".gitignore").read_text() == "node_modules/\n/.contract-harness/\n"
+    assert (project / ".gitattributes").read_text() == "fixtures/** -text\n"
+    (project / "contracts/lookup").rename(tmp_path / "moved")  # import again: nothing added twice
+    assert main(["import", "mcp", "--into", str(project), "--from", str(saved(tmp_path))]) == 0
+    assert "added to" not in capsys.readouterr().out
+    assert (project / ".gitignore").read_text() == "node_modules/\n/.contract-harness/\n"

@@ -24,10 +24,10 @@ def register(sub: Any) -> None:
         help=command_help("import"),
         description=(
             "Write contracts (and fixtures) for existing tools: every tool of an MCP server that "
-            "declares an outputSchema, or named operations of an OpenAPI 3.0/3.1 description. "
-            "Schemas are kept as published; --strict adds a tightened next version. Nothing is "
-            "overwritten and nothing is left behind on failure. Exit 0 written, 2 usage or "
-            "input error."
+            "declares an outputSchema (or was sampled), or named operations of an OpenAPI 3.0/3.1 "
+            "description. Schemas are kept as published; --strict adds a tightened next version. "
+            "Nothing is overwritten and nothing is left behind on failure; the project's .gitignore "
+            "and .gitattributes get what init adds. Exit 0 written, 2 usage or input error."
         ),
     )
     kinds = p.add_subparsers(dest="source", metavar="SOURCE", required=True)
@@ -135,10 +135,13 @@ def _into(value: str | None) -> Path:
 
 def _print(imported: Imported, source: str) -> None:
     from harness.onboarding.summary import lines, next_steps, review_lines
+    from harness.project import ensure_git_entries
 
     written = imported.written
     skipped = [f"  skipped tool {s.name!r}: {s.reason}" for s in imported.skipped]
-    for line in [*lines(written, source=source), *skipped, *review_lines(imported.reviews, written.root),
+    # As init does: the harness's state stays out of commits, fixtures are kept byte-exact.
+    git = [f"added to {entry}" for entry in ensure_git_entries(written.root)]
+    for line in [*lines(written, source=source), *skipped, *git, *review_lines(imported.reviews, written.root),
                  *next_steps(written)]:
         print(line)
 

@@ -444,15 +444,25 @@ class DriftRunner:
                 "a shape no recorded sample has (a new combination of what they had): "
                 f"compared with the nearest, {baseline.fixtures[comparison.nearest]}"
             )
+        secrets: list[str] = []
+        if shape is not None and fetched.body is not None:
+            secrets = sorted({*redactor.found_in(fetched.body), *redactor.found_in_document(document)})
         if shape is not None and baseline.shape is None:
+            # Offer --record only where it would make a baseline: it refuses a body holding a
+            # secret, and a rejected response is recorded as a rejection, never a baseline.
+            if secrets:
+                why = ("drift --record will not record this response: it holds the value of "
+                       + ", ".join("${" + n + "}" for n in secrets))
+            elif not verdict.accepted:
+                why = "this response is rejected, so recording it would not make one"
+            else:
+                why = "run drift --record"
             notes.append(
-                f"no baseline yet: fixtures/historical/{target.contract.tool}/ holds no "
-                "accepted shape (run drift --record)"
+                f"no baseline yet: fixtures/historical/{target.contract.tool}/ holds no accepted shape ({why})"
             )
         status = _status(fetched, verdict, changes)
         recorded = None
         if recorder is not None and shape is not None and fetched.body is not None:
-            secrets = sorted({*redactor.found_in(fetched.body), *redactor.found_in_document(document)})
             if shape.digest in baseline.digests or shape.digest in seen:
                 pass
             elif secrets:

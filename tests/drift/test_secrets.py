@@ -239,6 +239,21 @@ def test_record_refuses_a_body_echoing_a_non_secret_env_value_and_says_so_in_the
     assert echo not in stdout
 
 
+def test_plain_drift_offers_record_only_for_a_response_record_would_make_a_baseline_of(
+    tmp_path: Path, echo: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = project(tmp_path, "open", ["value/raw", "clean/-", "member/raw"], closed=False)
+    drift_with_every_output(root, monkeypatch, echo)
+    checks = {c["id"]: c for c in json.loads((root / "out/r.json").read_text())["drift"]["checks"]}
+    capsys.readouterr()
+    echoed, clean, rejected = (checks[f"open::drift::api[{label}]"]["notes"] for label in ("raw/value", "-/clean",
+                                                                                          "raw/member"))
+    assert echoed == ["no baseline yet: fixtures/historical/open/ holds no accepted shape (drift --record will not "
+                      "record this response: it holds the value of ${TOKEN})"]
+    assert clean == ["no baseline yet: fixtures/historical/open/ holds no accepted shape (run drift --record)"]
+    assert "run drift --record" not in " ".join(rejected)
+
+
 @pytest.mark.parametrize(
     ("token", "problem"),
     [("ghp_line\nbreak-s3cret", "holds a line break or NUL"), ("ghp_nön-ascii-s3cret", "holds non-ASCII characters")],
