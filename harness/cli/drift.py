@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.cli import command_help
 from harness.cli._common import state_start
-from harness.cli.check import CASES_DIR_HELP, add_demo_argument, load_contracts, report_files
+from harness.cli.check import CASES_DIR_HELP, add_demo_argument, load_contracts, parse_shard, report_files
 from harness.drift import DEFAULT_CONCURRENCY
 from harness.errors import UsageError
 from harness.project import state_dir
@@ -69,7 +69,33 @@ def register(sub: Any) -> None:
         help="stop the whole run after S seconds (default: the sum of the upstreams' timeouts); "
         "requests still unanswered are reported with reason run_budget",
     )
+    p.add_argument("--shard", metavar="I/N",
+                   help="check the I-th of N deterministic slices of the contracts (by tool name): one job of a "
+                        "CI matrix; an empty slice is no error")
+    p.add_argument("--list-env", action="store_true",
+                   help="print the environment variables (${NAME}) the selected upstreams read, one per line, "
+                        "and exit: what a CI job maps from its secrets; nothing is sent")
     p.set_defaults(run=run)
+
+
+def sharded(contracts: list[Any], shard: tuple[int, int] | None) -> list[Any]:
+    """The contracts of one slice: sorted by tool, every N-th from the I-th."""
+    if shard is None:
+        return contracts
+    index, count = shard
+    return [c for n, c in enumerate(sorted(contracts, key=lambda c: c.tool)) if n % count == index - 1]
+
+
+def listed_env(contracts: list[Any], upstreams: list[str] | None) -> list[str]:
+    """The ``${NAME}`` variables the selected upstreams of ``contracts`` read, sorted."""
+    from harness.drift.template import env_names
+
+    names: set[str] = set()
+    for contract in contracts:
+        for name, entry in contract.raw.get("upstreams", {}).items():
+            if not upstreams or name in upstreams:
+                names |= env_names(entry)
+    return sorted(names)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,7 +108,15 @@ def run(args: argparse.Namespace) -> int:
 
     if args.concurrency < 1:
         raise UsageError(f"concurrency must be at least 1, not {args.concurrency}")
-    contracts = load_contracts(args.contracts, args.tool, args.demo)
+    shard = parse_shard(args.shard)
+    contracts = sharded(load_contracts(args.contracts, args.tool, args.demo), shard)
+    if args.list_env:
+        for name in listed_env(contracts, args.upstream):
+            print(name)
+        return 0
+    if shard is not None and not contracts:
+        print(f"drift: shard {args.shard} holds no contract (fewer contracts than shards); nothing to check")
+        return 0
     drift_plan = plan(contracts, upstreams=args.upstream)
     runner = DriftRunner(drift_plan, record=args.record, concurrency=args.concurrency, budget_s=args.budget)
     budget = runner.budget_s

@@ -2,7 +2,8 @@
 
 Enough of the runner for our templates: each step's ``if:`` and ``env:`` expressions are
 evaluated (``inputs.*``, ``github.*``, ``steps.<id>.outcome``/``outputs``, ``always()``,
-``==``, ``!=``, ``&&``, ``||``, string literals), its script runs with ``bash --noprofile
+``toJSON(secrets)``, ``==``, ``!=``, ``&&``, ``||``, string literals), its
+script runs with ``bash --noprofile
 --norc -eo pipefail`` (GitHub's ``shell: bash``) in its ``working-directory``, with
 ``GITHUB_OUTPUT``, ``GITHUB_ENV`` and ``GITHUB_STEP_SUMMARY`` files, and ``continue-on-error``
 is honoured. Two ``uses:`` steps run as the runner runs them: ``actions/checkout`` of another
@@ -15,6 +16,7 @@ upload-sarif) are GitHub's, recorded as ``not run``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -50,11 +52,14 @@ class JobRun:
 
 class _Context:
     def __init__(self, inputs: Mapping[str, str], github: Mapping[str, str], steps: Mapping[str, StepRun],
-                 job: Mapping[str, str] | None = None):
+                 job: Mapping[str, str] | None = None, secrets: Mapping[str, str] | None = None):
         self.inputs, self.github, self.steps, self.job = inputs, github, steps, job or {}
+        self.contexts = {"secrets": dict(secrets or {})}
 
     def value(self, term: str) -> Any:
         term = term.strip()
+        if term.startswith("toJSON(") and term.endswith(")"):
+            return json.dumps(self.contexts[term[len("toJSON("):-1].strip()], indent=2)
         if term.startswith("(") and term.endswith(")"):
             return self.evaluate(term[1:-1])
         if term == "always()":
@@ -111,21 +116,46 @@ def run_steps(
     timeout: float = 600,
     job: Mapping[str, str] | None = None,
     sources: Mapping[str, Path] | None = None,
+    secrets: Mapping[str, str] | None = None,
 ) -> JobRun:
     """Run ``steps`` in ``cwd`` (the checked-out repository) and return each step's outcome.
     ``job`` is the job context (``job.workflow_repository``, ``job.workflow_sha``); ``sources``
-    maps a repository name to the local git repository a checkout of it clones."""
+    maps a repository name to the local git repository a checkout of it clones; ``secrets`` are
+    the repository's (the ``secrets`` context). What a step appends to ``$GITHUB_ENV`` is in the
+    environment of the steps after it."""
     runner = cwd.parent / f".runner-{cwd.name}"
     runner.mkdir(exist_ok=True)
     summary = runner / "summary.md"
     summary.write_text("")
-    ran, _ = _run(steps, inputs, github, cwd, env, timeout, job or {}, sources or {}, runner, summary)
+    (runner / "env").write_text("")
+    contexts = {"secrets": dict(secrets or {})}
+    ran, _ = _run(steps, inputs, github, cwd, env, timeout, job or {}, sources or {}, runner, summary,
+                  contexts=contexts)
     return JobRun(ran, summary.read_text())
+
+
+def _exported(file: Path) -> dict[str, str]:
+    """What steps appended to ``$GITHUB_ENV``: ``NAME=value`` lines and ``NAME<<END`` blocks."""
+    lines, out, index = file.read_text().split("\n"), {}, 0
+    while index < len(lines):
+        line = lines[index]
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, end = line.split("<<", 1)
+            stop = lines.index(end, index + 1)
+            out[name] = "\n".join(lines[index + 1 : stop])
+            index = stop + 1
+            continue
+        if "=" in line:
+            name, value = line.split("=", 1)
+            out[name] = value
+        index += 1
+    return out
 
 
 def _run(steps: list[dict[str, Any]], inputs: Mapping[str, str], github: Mapping[str, str], cwd: Path,
          env: Mapping[str, str], timeout: float, job: Mapping[str, str], sources: Mapping[str, Path],
-         runner: Path, summary: Path, prefix: str = "") -> tuple[list[StepRun], bool]:
+         runner: Path, summary: Path, prefix: str = "",
+         contexts: Mapping[str, Mapping[str, str]] | None = None) -> tuple[list[StepRun], bool]:
     """The steps' records, and whether one failed that did not continue on error."""
     done: dict[str, StepRun] = {}
     ran: list[StepRun] = []
@@ -133,7 +163,8 @@ def _run(steps: list[dict[str, Any]], inputs: Mapping[str, str], github: Mapping
     for index, step in enumerate(steps):
         step_id = step.get("id", f"step{index}")
         name = step.get("name", step.get("uses", step_id))
-        context = _Context(inputs, github, done, job)
+        contexts = contexts or {}
+        context = _Context(inputs, github, done, job, contexts.get("secrets"))
         condition = step.get("if")
         should_run = bool(context.evaluate(condition)) if condition else not job_failed
         uses = step.get("uses", "")
@@ -144,7 +175,7 @@ def _run(steps: list[dict[str, Any]], inputs: Mapping[str, str], github: Mapping
             declared = {key: str(spec.get("default", "")) for key, spec in action.get("inputs", {}).items()}
             inner, failed = _run(action["runs"]["steps"], {**declared, **given},
                                  {**github, "action_path": str(folder)}, cwd, env, timeout, job, sources, runner,
-                                 summary, prefix=f"{prefix}{index}.")
+                                 summary, prefix=f"{prefix}{index}.", contexts=contexts)
             ran += inner
             record = StepRun(step_id, name, "failure" if failed else "success")
         elif uses.startswith("actions/checkout@") and "repository" in step.get("with", {}) and should_run:
@@ -163,8 +194,9 @@ def _run(steps: list[dict[str, Any]], inputs: Mapping[str, str], github: Mapping
         else:
             output_file = runner / f"output-{prefix}{index}"
             output_file.write_text("")
-            step_env = {**env, "GITHUB_OUTPUT": str(output_file), "GITHUB_STEP_SUMMARY": str(summary),
-                        "GITHUB_ENV": str(runner / "env"), "GITHUB_WORKSPACE": str(cwd)}
+            step_env = {**env, **_exported(runner / "env"), "GITHUB_OUTPUT": str(output_file),
+                        "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_ENV": str(runner / "env"),
+                        "GITHUB_WORKSPACE": str(cwd)}
             step_env.update({key: context.fill(str(value)) for key, value in step.get("env", {}).items()})
             workdir = cwd / context.fill(step.get("working-directory", "."))
             script = runner / f"step-{prefix}{index}.sh"
