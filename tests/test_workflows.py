@@ -208,8 +208,17 @@ def _doc_workflows() -> list[str]:
 
 def test_the_documented_workflows_have_a_checkout_and_validate(tmp_path: Path) -> None:
     files = []
+    drift = yaml.safe_load((REPO / ".github/workflows/drift.yml").read_text())[True]["workflow_call"]["inputs"]
     for index, block in enumerate(_doc_workflows()):
         document = yaml.safe_load(block)
+        if "drift" in document["jobs"]:  # the reusable drift workflow, with the caller's secrets
+            job = document["jobs"]["drift"]
+            assert job["uses"].endswith("/.github/workflows/drift.yml@main") and job["secrets"] == "inherit"
+            assert set(job.get("with", {})) <= set(drift)
+            file = tmp_path / f"snippet-{index}.yml"
+            file.write_text(block if "on:" in block else "on: workflow_dispatch\n" + block)
+            files.append(file)
+            continue
         job = document["jobs"]["contracts"]
         if "uses" in job:  # the reusable workflow: it checks out itself
             assert job["uses"].endswith("/.github/workflows/contract-harness.yml@main")
@@ -222,7 +231,8 @@ def test_the_documented_workflows_have_a_checkout_and_validate(tmp_path: Path) -
         file = tmp_path / f"snippet-{index}.yml"
         file.write_text(block)
         files.append(file)
-    assert len(files) == 3  # docs/ci.md: the reusable workflow, the action; getting-started.md
+    # docs/ci.md: the reusable workflow, the action, the nightly drift and its matrix; getting-started.md
+    assert len(files) == 5
     proc = _check_jsonschema("vendor.github-workflows", files)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
