@@ -246,3 +246,35 @@ def test_the_event_reader_keeps_each_events_data_exactly_and_caps_it() -> None:
     big = SseReader(cap=16)
     assert big.feed(b"data: " + b"z" * 100 + b"\n" + b"data: more\n\n") == [b"z" * 17]
     assert big.feed(b"event: other\ndata: skipped\n\ndata: next\n\n") == [b"next"]
+
+
+def test_the_get_stream_brings_the_messages_server_everything_sends_outside_any_request() -> None:
+    argv = everything_argv()
+    if argv is None:
+        pytest.skip(EVERYTHING_MISSING)
+
+    async def session(url: str) -> list[bytes]:
+        heard: list[bytes] = []
+        async with StreamableHttpClient(url, max_message_bytes=1 << 20) as client:
+            rpc = McpHttpSession(client)
+            await rpc.initialize()
+
+            async def listen() -> None:
+                async for raw in client.listen():
+                    heard.append(raw)
+                    return
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(listen)
+                await anyio.sleep(0.5)  # the stream is open before the logging starts
+                await rpc.request("tools/call", {"name": "toggle-simulated-logging", "arguments": {}})
+                with anyio.move_on_after(20):
+                    while not heard:
+                        await anyio.sleep(0.05)
+                group.cancel_scope.cancel()
+        return heard
+
+    with serving(argv, {"PORT": str(free_port())}) as url:
+        heard = anyio.run(session, url)
+    (message,) = heard
+    assert json.loads(message)["method"] == "notifications/message"
