@@ -6,7 +6,7 @@ and everything it started are stopped when the block ends. The servers:
 - ``tests/servers/mcp_http_sdk.py``: the ``mcp`` SDK's own server (notes in ``$NOTES_FILE``);
 - ``tests/servers/mcp_http_raw.py``: stdlib only, every byte chosen (duplicate members, ...);
 - ``@modelcontextprotocol/server-everything streamableHttp`` (npm, in ``.ci/node_modules``):
-  :func:`everything_argv` is its command, or None with :data:`EVERYTHING_MISSING` the reason.
+  :func:`everything` runs it (or skips the test, saying why).
 """
 
 from __future__ import annotations
@@ -39,6 +39,19 @@ def everything_argv() -> list[str] | None:
     ``$PORT``), or None when Node.js or the package is missing."""
     argv = reference_server("everything")
     return None if argv is None else [*argv, "streamableHttp"]
+
+
+@contextmanager
+def everything() -> Iterator[str]:
+    """server-everything over Streamable HTTP on a free port, until the block ends; the test
+    skips, saying why, where Node.js or the package is missing."""
+    import pytest
+
+    argv = everything_argv()
+    if argv is None:
+        pytest.skip(EVERYTHING_MISSING)
+    with serving(argv, {"PORT": str(free_port())}) as url:
+        yield url
 
 
 def free_port() -> int:

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from harness.cli import main
-from tests.remote_support import EVERYTHING_MISSING, SDK_SERVER, everything_argv, free_port, serving
+from tests.remote_support import SDK_SERVER, everything, free_port, serving
 
 TOKEN = "notes-T0ken/secret+42"
 
@@ -70,13 +70,10 @@ def test_a_remote_server_behind_a_token_is_imported_checked_and_drifted_and_its_
 def test_server_everything_over_streamable_http_is_imported_checked_and_drifted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = everything_argv()
-    if argv is None:
-        pytest.skip(EVERYTHING_MISSING)
     samples = tmp_path / "samples.json"
     samples.write_text(json.dumps({"get-structured-content": [{"location": "Chicago"}, {"location": "New York"}]}))
     project = tmp_path / "project"
-    with serving(argv, {"PORT": str(free_port())}) as url:
+    with everything() as url:
         assert main(["import", "mcp", "--into", str(project), "--url", url, "--sample", str(samples),
                      "--tool", "get-structured-content", "--strict"]) == 0
         monkeypatch.chdir(project)

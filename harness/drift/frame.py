@@ -132,24 +132,18 @@ def read_call_line(
         )
     if result == AUTO:
         result = STRUCTURED if "structuredContent" in body else TEXT
-    if result == TEXT_STRING:
+    if result in (TEXT, TEXT_STRING):
         index = _first_text_index(body.get("content"))
         if index is None:
             return Fetched(
                 refusal=Refusal(TRANSPORT_EMPTY, "the result has no text content block", raw=line),
                 info=info,
             )
+        if result == TEXT:
+            return Fetched(body=str(body["content"][index]["text"]).encode("utf-8"), info=info)
         span = member_span(line, ("result", "content", index, "text"))
         assert span is not None  # the block and its text exist and the message is strict JSON
         return Fetched(body=line[span[0] : span[1]], info=info)
-    if result == TEXT:
-        text = _first_text(body.get("content"))
-        if text is None:
-            return Fetched(
-                refusal=Refusal(TRANSPORT_EMPTY, "the result has no text content block", raw=line),
-                info=info,
-            )
-        return Fetched(body=text.encode("utf-8"), info=info)
     if "structuredContent" not in body:
         return Fetched(
             refusal=Refusal(TRANSPORT_EMPTY, "the result carries no structuredContent", raw=line),

@@ -149,6 +149,22 @@ def _check_header_env(cfg: Config, name: str, template: Template, env: Environme
         )
 
 
+def check_http_url(cfg: Config, text: str) -> None:
+    """The upstream's ``url``, once filled in, must be an http:// or https:// URL with a host."""
+    try:
+        url = httpx.URL(text)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise cfg.error("url", f"not a URL once filled in: {type(exc).__name__}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise cfg.error(
+            "url",
+            (
+                f"needs an http:// or https:// URL with a host, got scheme {url.scheme or '(none)'!r} "
+                "once filled in (is the ${ENV} base URL set to a full URL?)"
+            ),
+        )
+
+
 def check_url_secrets(cfg: Config, url: Template) -> None:
     """A password or a credential query parameter written literally in the URL: refused."""
     literal = "".join(text for kind, text, _ in url.parts if kind == "lit")
@@ -223,18 +239,7 @@ class HttpSource:
 
     def check_url(self, cfg: Config) -> None:
         sample = {name: "x" for name in self.url.fields}
-        try:
-            url = httpx.URL(self.url.render(self.env, sample, _quote_segment, query=_quote_segment))
-        except (httpx.InvalidURL, ValueError) as exc:
-            raise cfg.error("url", f"not a URL once filled in: {type(exc).__name__}") from None
-        if url.scheme not in ("http", "https") or not url.host:
-            raise cfg.error(
-                "url",
-                (
-                    f"needs an http:// or https:// URL with a host, got scheme {url.scheme or '(none)'!r} "
-                    "once filled in (is the ${ENV} base URL set to a full URL?)"
-                ),
-            )
+        check_http_url(cfg, self.url.render(self.env, sample, _quote_segment, query=_quote_segment))
 
     def describe(self, request: Mapping[str, Any]) -> str:
         return f"{self.method} {self.url.display(template_values(request), _quote_segment)}"

@@ -49,7 +49,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
-import httpx
 from anyio.abc import Process
 from mcp import ClientSession, types
 from mcp.shared.message import SessionMessage
@@ -59,9 +58,9 @@ from harness.boundary.transport import check_depth
 from harness.codes import TRANSPORT_CONTENT_TYPE, TRANSPORT_UNAVAILABLE
 from harness.drift import process as proc
 from harness.drift.frame import STRUCTURED, TEXT, TEXT_STRING, default_max_message_bytes, read_call_line
-from harness.drift.http import check_url_secrets, header_templates
+from harness.drift.http import check_http_url, check_url_secrets, header_templates
 from harness.drift.kinds import REASONS, AdvertisedSchema, Config, Failure, Fetched, NotCalled, Refusal, SessionFailed
-from harness.drift.mcp_http import HttpTransportError, McpHttpSession, StreamableHttpClient
+from harness.drift.mcp_http import HttpTransportError, McpHttpSession, StreamableHttpClient, every_page
 from harness.drift.template import Environment, Template, template_values
 from harness.errors import RejectedInput, UsageError
 
@@ -154,16 +153,7 @@ def _http_server(cfg: Config, env: Environment) -> HttpServer:
     headers = header_templates(cfg, env)
     for name, template in headers:
         _no_fields(cfg, f"headers/{name}", template)
-    try:
-        parsed = httpx.URL(url.render(env, {}))
-    except (httpx.InvalidURL, ValueError) as exc:
-        raise cfg.error("url", f"not a URL once filled in: {type(exc).__name__}") from None
-    if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise cfg.error(
-            "url",
-            f"needs an http:// or https:// URL with a host, got scheme {parsed.scheme or '(none)'!r} once filled in "
-            "(is the ${ENV} it reads set to a full URL?)",
-        )
+    check_http_url(cfg, url.render(env, {}))
     return HttpServer(url=url, headers=headers, display=url.display({}),
                       connect_timeout_s=cfg.number("connect_timeout_s", DEFAULT_CONNECT_S))
 
@@ -337,15 +327,13 @@ class McpSource:
         try:
             with anyio.fail_after(self.startup_timeout_s):
                 await client.initialize()
-                tools: list[Any] = []
-                cursor = None
-                for _ in range(_MAX_PAGES):
+
+                async def page(cursor: str | None) -> tuple[list[Any], str | None]:
                     params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-                    page = await client.list_tools(params=params)
-                    tools.extend(page.tools)
-                    cursor = page.next_cursor
-                    if not cursor:
-                        break
+                    listed = await client.list_tools(params=params)
+                    return list(listed.tools), listed.next_cursor
+
+                tools = await every_page(page, _MAX_PAGES)
         except TimeoutError:
             return self._startup_timeout()
         except Exception as exc:
@@ -358,15 +346,13 @@ class McpSource:
         try:
             with anyio.fail_after(self.startup_timeout_s):
                 await session.initialize()
-                tools: list[Any] = []
-                cursor = None
-                for _ in range(_MAX_PAGES):
+
+                async def page(cursor: str | None) -> tuple[list[Any], str | None]:
                     raw = await session.request("tools/list", {"cursor": cursor} if cursor else None)
-                    page = _tools_page(raw, self.max_depth)
-                    tools.extend(page.tools)
-                    cursor = page.next_cursor
-                    if not cursor:
-                        break
+                    listed = _tools_page(raw, self.max_depth)
+                    return list(listed.tools), listed.next_cursor
+
+                tools = await every_page(page, _MAX_PAGES)
         except TimeoutError:
             return self._startup_timeout()
         except HttpTransportError as exc:

@@ -51,7 +51,7 @@ raw, the server's own requests answered (``ping`` with an empty result, anything
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from contextlib import aclosing, suppress
 from types import TracebackType
 from typing import Any
@@ -366,6 +366,21 @@ def _field(line: bytes) -> tuple[bytes, bytes]:
 
 
 # --------------------------------------------------------------------------- the protocol on top
+
+
+async def every_page(
+    page: Callable[[str | None], Awaitable[tuple[list[Any], str | None]]], limit: int = 100
+) -> list[Any]:
+    """Every item of a paginated list (``tools/list``): ``page(cursor)`` gives one page's items
+    and the next cursor, None or empty at the end; at most ``limit`` pages are asked for."""
+    items: list[Any] = []
+    cursor: str | None = None
+    for _ in range(limit):
+        found, cursor = await page(cursor)
+        items.extend(found)
+        if not cursor:
+            break
+    return items
 
 
 def message_kind(raw: bytes) -> tuple[str, Any, Any]:

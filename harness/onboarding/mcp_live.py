@@ -34,7 +34,7 @@ from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 
 from harness.boundary.parse import strict_loads
-from harness.drift.mcp_http import HttpTransportError, McpHttpSession, StreamableHttpClient
+from harness.drift.mcp_http import HttpTransportError, McpHttpSession, StreamableHttpClient, every_page
 from harness.drift.process import child_environment
 from harness.drift.template import Environment, fill_env
 from harness.errors import RejectedInput, UsageError
@@ -192,22 +192,18 @@ async def _session_work(
 ) -> tuple[str | None, list[McpTool], list[Call]]:
     async with _transport(server, tap, environ) as (incoming, outgoing), ClientSession(incoming, outgoing) as session:
         initialized = await session.initialize()
-        tools: list[McpTool] = []
-        cursor: str | None = None
-        for _ in range(_MAX_PAGES):
+
+        async def page(cursor: str | None) -> tuple[list[McpTool], str | None]:
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
             before = set(tap.responses)
             await session.send_request(types.ListToolsRequest(params=params), types.ListToolsResult)
             line = next(tap.responses[k] for k in tap.responses if k not in before)
-            tools.extend(parse_tools_list(line, "tools/list"))
-            cursor = next_cursor(line)
-            if cursor is None:
-                break
+            return parse_tools_list(line, "tools/list"), next_cursor(line)
+
+        tools = await every_page(page, _MAX_PAGES)
         _check_samples(samples, tools)
         calls: list[Call] = []
-        per_tool: dict[str, int] = {}
-        for name, args in samples:
-            per_tool[name] = index = per_tool.get(name, 0) + 1
+        for name, args, index in _numbered(samples):
             before = set(tap.responses)
             # An error or a result the SDK cannot parse: the raw line is judged instead.
             with suppress(Exception):
@@ -220,6 +216,16 @@ async def _session_work(
                 calls.append(Call(tool=name, name=f"sample_{index}", args=args, raw=new[-1], recorded_at=_now()))
         info = initialized.server_info
         return (info.name if info else None), tools, calls
+
+
+def _numbered(samples: Sequence[tuple[str, Mapping[str, Any]]]) -> list[tuple[str, Mapping[str, Any], int]]:
+    """Each sample with its number among its tool's (``sample_<n>``)."""
+    counts: dict[str, int] = {}
+    out = []
+    for name, args in samples:
+        counts[name] = counts.get(name, 0) + 1
+        out.append((name, args, counts[name]))
+    return out
 
 
 def _check_samples(samples: Sequence[tuple[str, Mapping[str, Any]]], tools: Sequence[McpTool]) -> None:
@@ -296,19 +302,15 @@ async def _http_work(
     session: McpHttpSession, samples: Sequence[tuple[str, Mapping[str, Any]]]
 ) -> tuple[str | None, list[McpTool], list[Call]]:
     initialized = await session.initialize()
-    tools: list[McpTool] = []
-    cursor: str | None = None
-    for _ in range(_MAX_PAGES):
+
+    async def page(cursor: str | None) -> tuple[list[McpTool], str | None]:
         line = await session.request("tools/list", {"cursor": cursor} if cursor else None)
-        tools.extend(parse_tools_list(line, "tools/list"))
-        cursor = next_cursor(line)
-        if cursor is None:
-            break
+        return parse_tools_list(line, "tools/list"), next_cursor(line)
+
+    tools = await every_page(page, _MAX_PAGES)
     _check_samples(samples, tools)
     calls: list[Call] = []
-    per_tool: dict[str, int] = {}
-    for name, args in samples:
-        per_tool[name] = index = per_tool.get(name, 0) + 1
+    for name, args, index in _numbered(samples):
         raw = await session.request("tools/call", {"name": name, "arguments": dict(args)})
         calls.append(Call(tool=name, name=f"sample_{index}", args=args, raw=raw, recorded_at=_now()))
     return _server_name(initialized), tools, calls

@@ -21,7 +21,7 @@ import yaml
 
 from harness.cli import main
 from harness.drift.mcp_http import McpHttpSession, SseReader, StreamableHttpClient, encode
-from tests.remote_support import EVERYTHING_MISSING, RAW_SERVER, SDK_SERVER, everything_argv, free_port, serving
+from tests.remote_support import RAW_SERVER, SDK_SERVER, everything, serving
 from tests.servers.mcp_stdio import WEATHER
 
 pytestmark = pytest.mark.drift
@@ -193,10 +193,7 @@ def test_a_credential_header_written_in_the_contract_is_refused_before_anything_
 def test_server_everything_over_streamable_http_holds_its_structured_tool(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = everything_argv()
-    if argv is None:
-        pytest.skip(EVERYTHING_MISSING)
-    with serving(argv, {"PORT": str(free_port())}) as url:
+    with everything() as url:
         monkeypatch.setenv("EVERYTHING_URL", url)
         SCHEMAS["get-structured-content"] = {
             "type": "object", "required": ["temperature", "conditions", "humidity"],
@@ -249,9 +246,6 @@ def test_the_event_reader_keeps_each_events_data_exactly_and_caps_it() -> None:
 
 
 def test_the_get_stream_brings_the_messages_server_everything_sends_outside_any_request() -> None:
-    argv = everything_argv()
-    if argv is None:
-        pytest.skip(EVERYTHING_MISSING)
 
     async def session(url: str) -> list[bytes]:
         heard: list[bytes] = []
@@ -274,7 +268,7 @@ def test_the_get_stream_brings_the_messages_server_everything_sends_outside_any_
                 group.cancel_scope.cancel()
         return heard
 
-    with serving(argv, {"PORT": str(free_port())}) as url:
+    with everything() as url:
         heard = anyio.run(session, url)
     (message,) = heard
     assert json.loads(message)["method"] == "notifications/message"
