@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.contract import Contract
-from harness.lint.rules.bindings import Echo, Observed, arguments, echoes_by_name, echoes_by_value, result_values
+from harness.lint.echoes import Echo, Observed, arguments, echoes_by_name, echoes_by_value, result_values
 from harness.onboarding.names import binding_name
 from harness.pointer import MISSING, escape_token, split
 
