@@ -417,3 +417,20 @@ def test_import_keeps_the_harness_state_out_of_git_as_init_does(tmp_path: Path, 
     assert main(["import", "mcp", "--into", str(project), "--from", str(saved(tmp_path))]) == 0
     assert "added to" not in capsys.readouterr().out
     assert (project / ".gitignore").read_text() == "node_modules/\n/.contract-harness/\n"
+
+
+def test_a_variable_named_in_the_command_line_is_filled_in_and_recorded_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls = tmp_path / "calls.log"
+    monkeypatch.setenv("WEATHER_CALLS", str(calls))
+    import_mcp(tmp_path, command=[*SERVER, "--calls=${WEATHER_CALLS}"], tools=["get_weather"],
+               samples=[("get_weather", {"city": "Oslo"})])
+    assert calls.read_text() == "get_weather\n"  # the server got the value
+    contract = load_contract(tmp_path / "contracts/get_weather")
+    assert contract.upstreams[0].config["args"] == [SERVER[1], "--calls=${WEATHER_CALLS}"]
+    assert str(calls) not in (tmp_path / "contracts/get_weather/contract.yaml").read_text()
+    monkeypatch.chdir(tmp_path)
+    assert main(["drift"]) == 0  # drift fills it in the same way
+    capsys.readouterr()
+    assert calls.read_text() == "get_weather\nget_weather\n"
