@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from harness.cli import main
-from tests.remote_support import SDK_SERVER, everything, free_port, serving
+from tests.helpers.remote import SDK_SERVER, everything, free_port, serving
 
 TOKEN = "notes-T0ken/secret+42"
 

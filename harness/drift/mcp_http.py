@@ -59,10 +59,10 @@ from typing import Any
 import anyio
 import httpx
 
-from harness import __version__
-from harness.boundary.parse import strict_loads
 from harness.codes import TRANSPORT_CONTENT_TYPE, TRANSPORT_FRAME, TRANSPORT_UNAVAILABLE
 from harness.errors import RejectedInput
+from harness.strict_json import strict_loads
+from harness.version import __version__
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"

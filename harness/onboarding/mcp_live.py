@@ -33,13 +33,13 @@ from anyio.abc import Process
 from mcp.client.session import ClientSession
 from mcp.shared.message import SessionMessage
 
-from harness.boundary.parse import strict_loads
 from harness.drift.mcp_http import HttpTransportError, McpHttpSession, StreamableHttpClient, every_page
 from harness.drift.process import child_environment
 from harness.drift.template import Environment, fill_env
 from harness.errors import RejectedInput, UsageError
 from harness.onboarding.errors import OnboardingError
 from harness.onboarding.mcp import MAX_INPUT_BYTES, Call, McpTool, Server, next_cursor, parse_tools_list
+from harness.strict_json import strict_loads
 
 DEFAULT_TIMEOUT_S = 30.0
 MAX_LINE_BYTES = MAX_INPUT_BYTES

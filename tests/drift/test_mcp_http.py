@@ -21,7 +21,7 @@ import yaml
 
 from harness.cli import main
 from harness.drift.mcp_http import McpHttpSession, SseReader, StreamableHttpClient, encode
-from tests.remote_support import RAW_SERVER, SDK_SERVER, everything, serving
+from tests.helpers.remote import RAW_SERVER, SDK_SERVER, everything, serving
 from tests.servers.mcp_stdio import WEATHER
 
 pytestmark = pytest.mark.drift

@@ -24,9 +24,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from tests.guard_support import missing_reference, reference_server
+from tests.helpers.guard import missing_reference, reference_server
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 SERVERS = REPO / "tests" / "servers"
 SDK_SERVER = [sys.executable, str(SERVERS / "mcp_http_sdk.py")]
 RAW_SERVER = [sys.executable, str(SERVERS / "mcp_http_raw.py")]
