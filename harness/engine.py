@@ -51,6 +51,9 @@ from harness.summary import (
     Summary as Summary,
 )
 from harness.summary import (
+    ToolCoverage as ToolCoverage,
+)
+from harness.summary import (
     ToolSummary as ToolSummary,
 )
 
@@ -96,6 +99,9 @@ class CaseResult:
     excerpt: str = ""
     #: ``contract``: the payload is the contract object of a tool with an adapter.
     shape: str = "upstream"
+    #: A near miss that got through (``contract_gap``, ``missed``): what to change in the
+    #: contract, and the check waiver to paste to keep it on purpose, in one line.
+    fix: str | None = None
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Pickled as the class and its fields' values, in order (``--jobs`` sends every result
@@ -138,6 +144,7 @@ class CaseResult:
             "original": self.original,
             "mutated": self.mutated,
             "reproduce": self.reproduce,
+            "fix": self.fix,
             "duration_s": round(self.duration_s, 6),
         }
 
@@ -511,7 +518,7 @@ def waiver_for(case: Case, version: int, problem: str | None) -> tuple[int, Waiv
     if problem not in _WAIVABLE or case.source not in _NEAR_MISS_SOURCES or case.operator is None:
         return None
     for index, waiver in enumerate(case.contract.waivers):
-        if (waiver.check == case.operator and _root(waiver.pointer) == (case.pointer or "")
+        if (waiver.check == case.operator and _matches(_root(waiver.pointer), case.pointer or "")
                 and waiver.schema in (None, _judged_by(case, version))):
             return index, waiver
     return None
@@ -519,6 +526,17 @@ def waiver_for(case: Case, version: int, problem: str | None) -> tuple[int, Waiv
 
 def _root(pointer: str) -> str:
     return "" if pointer == "/" else pointer
+
+
+def _matches(waived: str, pointer: str) -> bool:
+    """Whether a check waiver's pointer names ``pointer``: token by token, ``*`` standing for
+    any array index (a field of every item, as a finding's fix writes it)."""
+    if waived == pointer:
+        return True
+    wanted, found = waived.split("/"), pointer.split("/")
+    if len(wanted) != len(found):
+        return False
+    return all(w == f or (w == "*" and f.isdigit()) for w, f in zip(wanted, found, strict=True))
 
 
 def unused_check_waivers(contract: Contract, used: set[int], operators: set[str]) -> list[str]:
@@ -675,6 +693,7 @@ class Engine:
         contract = case.contract
         version = case.version or contract.version
         raw: bytes | None = None
+        fix: str | None = None
         try:
             if case.examined is not None and version == contract.version:
                 raw, examined = case.examined  # examined as its mutations were prepared
@@ -697,6 +716,8 @@ class Engine:
                 index, waiver = waived
                 self.waived.setdefault(id(case.contract.raw), set()).add(index)
                 status, problem, detail = PASSED, None, f"waived (waivers[{index}]): {waiver.reason} [{detail}]"
+            elif problem in _WAIVABLE and case.source in _NEAR_MISS_SOURCES and case.fix:
+                fix = case.fix
             if status == PASSED and self.differential:
                 disagreement = self.differentials.check(contract, version, document, schema_error, raw)
                 if disagreement:
@@ -706,6 +727,7 @@ class Engine:
             layer, code = verdict.layer, verdict.code
             ip, sp, message = verdict.instance_pointer, verdict.schema_pointer, verdict.message
         except (HarnessError, Exception) as exc:
+            fix = None
             status, problem = FAILED, "error"
             detail = f"{type(exc).__name__}: {exc}"
             layer = code = ip = sp = message = None
@@ -740,18 +762,20 @@ class Engine:
             None,  # reproduce
             excerpt(raw) if self.explain or status != PASSED else "",  # excerpt
             case.shape,  # shape
+            fix,  # fix
         )
 
     def run(self, cases: Iterable[Case | CaseResult], notes: Iterable[str] = (), *,
-            tools: Iterable[str] | None = None) -> Iterator[Event]:
+            tools: Iterable[str] | None = None, coverage: Iterable[ToolCoverage] = ()) -> Iterator[Event]:
         """Evaluate every case, yielding events; the last event carries the summary.
 
         Without ``tools`` the cases are listed and counted first. With ``tools`` (what the run's
         ``RunStarted`` names) they are streamed: each case is made, evaluated and dropped in
-        turn, so memory stays flat however many there are, and ``notes`` may still grow while
-        the cases are made (they are read at the end). A :class:`CaseResult` among the cases was
-        decided before the run (a published schema version changed in place): it is reported
-        and counted as it is, in its place."""
+        turn, so memory stays flat however many there are, and ``notes`` and ``coverage`` (what
+        each contract's near misses probed) may still grow while the cases are made (they are
+        read at the end). A :class:`CaseResult` among the cases was decided before the run (a
+        published schema version changed in place): it is reported and counted as it is, in its
+        place."""
         if tools is None:
             cases = list(cases)
             started_event = RunStarted(len(cases), tuple(sorted({c.tool for c in cases})))
@@ -775,6 +799,7 @@ class Engine:
                 seen[1].add(case.operator)
             yield CaseFinished(index, result)
         summary.notes = list(notes)
+        summary.coverage = list(coverage)
         for key, (contract, operators) in contracts.items() if self.unused_waivers else ():
             summary.notes.extend(unused_check_waivers(contract, self.waived.get(key, set()), operators))
         summary.duration_s = time.perf_counter() - started

@@ -33,6 +33,29 @@ class ToolSummary:
         return sum(self.statuses.values())
 
 
+@dataclass(frozen=True, slots=True)
+class ToolCoverage:
+    """What one contract's near misses probed: the agent-visible fields, the operator classes
+    (an operator, or a variant of a labelled one), the (field, class) pairs probed — each
+    applicable pair at least once, whatever ``--max-mutants`` says — and how many cases that
+    coverage kept past the cap."""
+
+    tool: str
+    fields: int
+    classes: int
+    pairs: int
+    added: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"fields": self.fields, "operator_classes": self.classes, "pairs": self.pairs,
+                "added_past_cap": self.added}
+
+    def line(self) -> str:
+        return (f"{self.tool}: {self.fields} agent-visible field{'s' if self.fields != 1 else ''} x "
+                f"{self.classes} operator class{'es' if self.classes != 1 else ''}: {self.pairs:,} probed"
+                + (f" ({self.added:,} past --max-mutants)" if self.added else ""))
+
+
 @dataclass
 class Summary:
     tools: dict[str, ToolSummary] = field(default_factory=dict)
@@ -40,6 +63,8 @@ class Summary:
     duration_s: float = 0.0
     #: The differential check's counts (:meth:`Differential.counts`), when it ran.
     differential: dict[str, int] | None = None
+    #: What each contract's near misses probed (``check``: the contracts that made mutations).
+    coverage: list[ToolCoverage] = field(default_factory=list)
 
     def add(self, result: CaseResult) -> None:
         self.count_case(result.tool, result.column, result.status, result.operator)
@@ -88,6 +113,7 @@ class Summary:
             "duration_s": round(self.duration_s, 3),
             "notes": self.notes,
             **({"differential": dict(self.differential)} if self.differential is not None else {}),
+            **({"coverage": {c.tool: c.to_dict() for c in self.coverage}} if self.coverage else {}),
             "tools": {
                 name: {
                     "total": t.total,
@@ -100,6 +126,17 @@ class Summary:
                 for name, t in sorted(self.tools.items())
             },
         }
+
+
+def coverage_line(coverage: list[ToolCoverage]) -> str:
+    """What the run's near misses probed, in one line: the agent-visible fields, and the (field,
+    operator class) pairs, every one that applies, whatever ``--max-mutants`` says."""
+    fields, pairs, added = (sum(c.fields for c in coverage), sum(c.pairs for c in coverage),
+                            sum(c.added for c in coverage))
+    tools = len(coverage)
+    return (f"coverage: {fields:,} agent-visible field{'s' if fields != 1 else ''} of {tools:,} tool"
+            f"{'s' if tools != 1 else ''}, {pairs:,} field x operator-class pair{'s' if pairs != 1 else ''} probed"
+            + (f" ({added:,} case{'s' if added != 1 else ''} past --max-mutants)" if added else ""))
 
 
 def undecided_line(counts: dict[str, int]) -> str:

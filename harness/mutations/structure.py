@@ -17,7 +17,8 @@ def _absorbable(ctx: MutationContext) -> bool:
     return ctx.contract.adapter is not None
 
 
-@operator(layer=Layer.SCHEMA, structural=True, targets="every object", mandatory=True)
+@operator(layer=Layer.SCHEMA, structural=True, targets="every object", mandatory=True,
+          fix="close {pointer} in {schema}: additionalProperties: false")
 def add_extra_property(ctx: MutationContext) -> Iterator[Mutant]:
     """An unexpected member, its value a canary string, in each object."""
     for where, obj in ctx.objects():
@@ -31,12 +32,13 @@ def add_extra_property(ctx: MutationContext) -> Iterator[Mutant]:
         )
 
 
-@operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every object", mandatory=True)
+@operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every object", mandatory=True,
+          fix="let {pointer} be an object only in {schema}: type: object")
 def null_for_object(ctx: MutationContext) -> Iterator[Mutant | Later]:
     """null in place of each object."""
     for where, obj in ctx.objects():
         absorbable = _absorbable(ctx) and bool(where)
-        yield Later(partial(_null_for_object, ctx, where, obj, absorbable), absorbable=absorbable)
+        yield Later(partial(_null_for_object, ctx, where, obj, absorbable), absorbable=absorbable, pointer=where)
 
 
 def _null_for_object(ctx: MutationContext, where: str, obj: object, absorbable: bool) -> Mutant:
@@ -44,12 +46,13 @@ def _null_for_object(ctx: MutationContext, where: str, obj: object, absorbable: 
                   mutated="null", absorbable=absorbable)
 
 
-@operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every object")
+@operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every object",
+          fix="let {pointer} be an object only in {schema}: type: object")
 def array_for_object(ctx: MutationContext) -> Iterator[Mutant | Later]:
     """An array (holding the object) where the object belongs."""
     for where, obj in ctx.objects():
         absorbable = _absorbable(ctx) and bool(where)
-        yield Later(partial(_array_for_object, ctx, where, obj, absorbable), absorbable=absorbable)
+        yield Later(partial(_array_for_object, ctx, where, obj, absorbable), absorbable=absorbable, pointer=where)
 
 
 def _array_for_object(ctx: MutationContext, where: str, obj: object, absorbable: bool) -> Mutant:
@@ -88,7 +91,8 @@ def duplicate_member(ctx: MutationContext) -> Iterator[Mutant]:
         )
 
 
-@operator(layer=Layer.SCHEMA, structural=True, targets="the root of a success result", mandatory=True)
+@operator(layer=Layer.SCHEMA, structural=True, targets="the root of a success result", mandatory=True,
+          fix="keep error out of a success result in {schema}: additionalProperties: false on its object")
 def success_plus_error(ctx: MutationContext) -> Iterator[Mutant]:
     """A success result that also carries an error object."""
     if not isinstance(ctx.document, dict) or "error" in ctx.document:
@@ -108,7 +112,8 @@ def success_plus_error(ctx: MutationContext) -> Iterator[Mutant]:
 
 
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.required",
-          targets="every required member present")
+          targets="every required member present",
+          fix="require {pointer} in every branch of {schema} that admits its object")
 def missing_required(ctx: MutationContext) -> Iterator[Mutant | Later]:
     """A member the schema requires, removed."""
     for where, obj in ctx.objects():
@@ -118,7 +123,8 @@ def missing_required(ctx: MutationContext) -> Iterator[Mutant | Later]:
                 required.update(n for n in names if isinstance(n, str))
         for name in obj:
             if name in required:
-                yield Later(partial(_missing_required, ctx, where, name, obj[name]))
+                yield Later(partial(_missing_required, ctx, where, name, obj[name]),
+                            pointer=f"{where}/{escape_token(name)}")
 
 
 def _missing_required(ctx: MutationContext, where: str, name: str, value: object) -> Mutant:
@@ -137,8 +143,10 @@ def _judged_pointers(ctx: MutationContext) -> set[str]:
 
 
 @operator(targets="every member no schema requires, present in an accepted fixture", variants={
-    "optional": Variant(Layer.SCHEMA, optional=True),
-    "judged": Variant(Layer.SCHEMA),
+    "optional": Variant(Layer.SCHEMA, optional=True,
+                        fix="require {pointer} in {schema}: a later layer cannot do without it"),
+    "judged": Variant(Layer.SCHEMA, fix="require {pointer} in {schema}: a binding or freshness rule's value "
+                                        "comes from it, and the adapter must not invent one"),
 })
 def remove_member(ctx: MutationContext) -> Iterator[Mutant]:
     """A member no schema requires, removed: accepted, or rejected by the schema, never by a later layer.
@@ -167,8 +175,9 @@ def remove_member(ctx: MutationContext) -> Iterator[Mutant]:
 
 
 @operator(targets="every non-empty array", labelled=True, typical_code="schema.maxItems", variants={
-    "maxItems+1": Variant(Layer.SCHEMA, structural=True),
-    "oversized": Variant(Layer.SCHEMA, structural=True),
+    "maxItems+1": Variant(Layer.SCHEMA, structural=True, fix="bound {pointer} in {schema}: maxItems"),
+    "oversized": Variant(Layer.SCHEMA, structural=True,
+                         fix="bound {pointer} in {schema}: a maxItems its items fit under max_bytes"),
 })
 def stretch_array(ctx: MutationContext) -> Iterator[Mutant]:
     """An array one past its maxItems, or, where no maxItems fits under max_bytes, its first item
@@ -182,7 +191,7 @@ def stretch_array(ctx: MutationContext) -> Iterator[Mutant]:
             variant, shown = "maxItems+1", f"{count} items (maxItems {max(limits)})"
         else:
             room = min(OVERSIZED_ARRAY, ctx.room(items) - 3)  # the brackets, and one byte to spare
-            count = room // (len(dumps(items[0])) + 2)
+            count = _fitting(items, room)
             variant, shown = "oversized", f"{count:,} items (no maxItems below max_bytes)"
             if count <= len(items):
                 continue
@@ -208,6 +217,22 @@ def _arrays(ctx: MutationContext) -> Iterator[tuple[str, list[object]]]:
             if node and where:
                 yield where, node
             stack.extend((f"{where}/{i}", v) for i, v in enumerate(node))
+
+
+def _fitting(items: list[object], room: int) -> int:
+    """How many of ``items``, cycled (as :func:`_replaced_by_repeated` writes them, each after
+    the first with its ``", "``), fit in ``room`` bytes: the oversized array lands inside
+    max_bytes whatever its items' sizes."""
+    sizes = [len(dumps(item)) + 2 for item in items]
+    cycle = sum(sizes)
+    count = (room + 2) // cycle * len(items)
+    used = count // len(items) * cycle
+    for size in sizes:
+        if used + size > room + 2:
+            break
+        used += size
+        count += 1
+    return count
 
 
 def _replaced_by_repeated(ctx: MutationContext, where: str, items: list[object], count: int) -> bytes:

@@ -30,7 +30,7 @@ from harness.engine import (
 )
 from harness.reporting import Contributor
 from harness.reporting.files import problem_lines
-from harness.summary import fold, saved_line, undecided_line
+from harness.summary import coverage_line, fold, saved_line, undecided_line
 
 if TYPE_CHECKING:  # the progress bar's module is imported when a bar is shown (a terminal, not CI)
     from rich.progress import Progress
@@ -167,6 +167,8 @@ class TerminalReporter:
                 texts.append(f"... and {self.not_held - len(texts)} more (see the JSON report)")
         for text in texts:
             console.print(text, markup=False, soft_wrap=True)
+        if summary.coverage:
+            console.print(coverage_line(summary.coverage), markup=False, soft_wrap=True)
         if self.verbose and summary.differential and summary.differential.get("saved"):
             console.print(saved_line(summary.differential), markup=False, soft_wrap=True)
         if summary.differential and summary.differential.get("undecided"):

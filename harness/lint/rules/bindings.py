@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from harness.boundary.request import normalise_request
 from harness.contract import Contract
+from harness.contract.records import MAX_AGE_CEILING, MAX_FUTURE_SKEW_CEILING
 from harness.lint.registry import RULES, Hit, Severity, Target
 from harness.lint.scopes import ContractScope
 from harness.pointer import escape_token, join
@@ -194,12 +194,6 @@ def unbound_echo(scope: ContractScope) -> Iterator[Hit]:
                   fix=f"add to bindings: - {{name: {echo.argument}, result: {echo.result}, request: {request}}}")
 
 
-#: Ceilings of a freshness window, past which a window is more likely a mistake than a choice.
-#: A result older than a week is history, not status (weekly is the slowest cadence of the
-#: builds, reviews and deployments an agent acts on); hosts synchronised with NTP disagree by
-#: well under a second, and five minutes is the skew Kerberos tolerates by default.
-MAX_AGE_CEILING = timedelta(days=7)
-MAX_FUTURE_SKEW_CEILING = timedelta(minutes=5)
 
 
 @RULES.rule(
