@@ -35,7 +35,7 @@ def adapt(document: Mapping[str, Any], request: Mapping[str, Any]) -> dict[str, 
     ]
     if not statuses:
         raise ValueError("no status to judge the commit by")
-    newest = max(statuses, key=lambda s: _instant(s["updated_at"]))
+    newest = max(document["statuses"], key=lambda s: _instant(s["updated_at"]))["updated_at"]
     return {
         "owner": document["repository"]["owner"]["login"],
         "repo": document["repository"]["name"],
@@ -43,5 +43,5 @@ def adapt(document: Mapping[str, Any], request: Mapping[str, Any]) -> dict[str, 
         "state": COMBINED_STATES[state],
         "total_count": document["total_count"],
         "statuses": statuses,
-        "updated_at": newest["updated_at"],
+        "updated_at": newest,
     }
