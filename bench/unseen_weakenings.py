@@ -1,7 +1,8 @@
 """The unseen set's figure: how many weakenings of contracts the harness was not tuned on each
 command flags, and how many false alarms it raises on the sound contracts.
 
-    python bench/unseen_weakenings.py [--commands check,lint,fuzz] [--examples N] [--jobs N] [--only ID ...]
+    python bench/unseen_weakenings.py [--commands check,lint,fuzz] [--examples N] [--max-mutants N]
+                                      [--jobs N] [--only ID ...] [--verbose]
     python bench/unseen_weakenings.py --worklist
 
 The set is ``bench/unseen`` (six contracts written from the real-tools corpus and the docs
@@ -16,12 +17,14 @@ A weakening counts as **flagged** by a command when the weakened copy reports so
 sound copy did not (a case id with its problem, a lint finding at a pointer); a case that was
 already a false alarm cannot flag anything. A check flag none of whose new cases lands where the
 weakening is (the witness's pointer or the contract field it opens) is ``flagged*``: counted, and
-reported as fragile (a false alarm that moved with the sampling, say). Prints one row per
-weakening, the totals (``flagged N/M by check``), the false alarms, and the worklist: for each
-weakening check did not flag where it is, the near miss it needs (operator and field). Writes
-bench/results/unseen_weakenings.json. A command that ends in ``error`` on a weakened copy (no
-verdict: a child lost on a busy machine) is run once more. ``--worklist`` runs nothing and
-prints the worklist of the last run written there.
+reported as fragile (a false alarm that moved with the sampling, say). A command that ends in
+``error`` on a weakened copy (no verdict: a child lost on a busy machine) is run once more.
+
+Prints one row per weakening, the totals (``flagged N/M by check``), the false alarms, and the
+worklist: for each weakening check did not flag where it is, the near miss it needs (operator
+and field). Writes bench/results/unseen_weakenings.json; with ``--max-mutants N`` (passed to
+check: a large N shows which misses only sampling hides) unseen_weakenings_max_mutants_N.json.
+``--worklist`` runs nothing and prints the worklist of the last default run.
 """
 
 from __future__ import annotations
@@ -78,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="commands run at once (default 2)")
     parser.add_argument("--only", nargs="+", metavar="ID", default=[],
                         help="only these weakenings (ids as in tests/weakenings/unseen.py, e.g. weather/open_root)")
+    parser.add_argument("--max-mutants", type=int, metavar="N", default=None,
+                        help="check's --max-mutants (default: check's own, 64); a large N shows what sampling hides")
     parser.add_argument("--verbose", action="store_true", help="print what each command flagged")
     parser.add_argument("--worklist", action="store_true",
                         help="run nothing; print what check missed in the last run written to bench/results")
@@ -88,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(commands) - set(COMMANDS))
     if unknown or not commands:
         parser.error(f"--commands: unknown {', '.join(unknown) or 'none given'} (known: {', '.join(COMMANDS)})")
-    for name, value in (("--examples", args.examples), ("--jobs", args.jobs)):
+    for name, value in (("--examples", args.examples), ("--jobs", args.jobs), ("--max-mutants", args.max_mutants or 1)):
         if value < 1:
             parser.error(f"{name} must be at least 1, not {value}")
     for wanted in args.only:
@@ -107,15 +112,18 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"witness not visible: {line}", file=sys.stderr)
             return 2
 
+        extra = {"check": ("--max-mutants", str(args.max_mutants))} if args.max_mutants else {}
+
         def measure_sound(tool: str, command: str) -> tuple[Outcome, dict[str, Any]]:
             scratch = baseline_copy(tool, root / "sound" / command / tool)
-            return run(command, scratch, fuzz_examples=args.examples), summary_of(scratch, command)
+            outcome = run(command, scratch, fuzz_examples=args.examples, extra=extra.get(command, ()))
+            return outcome, summary_of(scratch, command)
 
         def measure(w: UnseenWeakening, command: str) -> Outcome:
             scratch = weakened_copy(w, root / "weakened" / command / w.id)
-            outcome = run(command, scratch, fuzz_examples=args.examples)
+            outcome = run(command, scratch, fuzz_examples=args.examples, extra=extra.get(command, ()))
             if outcome.status == "error":  # once more: a run lost on a busy machine is not a verdict
-                retried = run(command, scratch, fuzz_examples=args.examples)
+                retried = run(command, scratch, fuzz_examples=args.examples, extra=extra.get(command, ()))
                 print(f"{w.id} {command}: {outcome.describe()}; run again: {retried.describe()}", file=sys.stderr)
                 outcome = retried
             return outcome
@@ -172,9 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         totals[c] = sum(flagged(results[w.id][c]) for w in selected)
         odd = Counter(results[w.id][c]["status"] for w in selected
                       if results[w.id][c]["status"] in (FRAGILE, "refused", "error"))
-        extra = "".join(f", {n} {'only elsewhere (' + FRAGILE + ', fragile)' if status == FRAGILE else status}"
+        also = "".join(f", {n} {'only elsewhere (' + FRAGILE + ', fragile)' if status == FRAGILE else status}"
                         for status, n in sorted(odd.items()))
-        print(f"flagged {totals[c]}/{len(selected)} by {c}{extra}")
+        print(f"flagged {totals[c]}/{len(selected)} by {c}{also}")
     together = sum(any(flagged(results[w.id][c]) for c in commands) for w in selected)
     totals["+".join(commands)] = together
     print(f"flagged {together}/{len(selected)} by {'+'.join(commands)}")
@@ -187,11 +195,14 @@ def main(argv: list[str] | None = None) -> int:
     if worklist:
         print(render_worklist(worklist))
         print()
+    sampling = f", check --max-mutants {args.max_mutants}" if args.max_mutants else ""
     print(f"({len(selected)} weakenings of {len(tools)} contracts x {len(commands)} commands, "
-          f"fuzz --examples {args.examples}, {time.perf_counter() - started:.0f} s)")
-    path = save(RESULT_NAME, {"commands": list(commands), "fuzz_examples": args.examples, "totals": totals,
-                              "visible": len(selected), "false_alarms": alarms, "worklist": worklist,
-                              "weakenings": results})
+          f"fuzz --examples {args.examples}{sampling}, {time.perf_counter() - started:.0f} s)")
+    name = f"{RESULT_NAME}_max_mutants_{args.max_mutants}" if args.max_mutants else RESULT_NAME
+    path = save(name, {"commands": list(commands), "fuzz_examples": args.examples, "max_mutants": args.max_mutants,
+                       "totals": totals,
+                       "visible": len(selected), "false_alarms": alarms, "worklist": worklist,
+                       "weakenings": results})
     print(f"written: {path}")
     return 0
 
@@ -211,12 +222,16 @@ def witnesses_not_visible(selected: list[UnseenWeakening], root: Path) -> list[s
 
 def summary_of(scratch: Scratch, command: str) -> dict[str, Any]:
     """The counts of the command's JSON report on a sound copy (cases run, for the false-alarm
-    rate); empty where the report has none."""
+    rate), and the detail of each case that did not pass (why it is a false alarm); empty where
+    the report has none."""
     report = scratch.root / ".contract-harness" / f"weakening-{command}.json"
     if not report.is_file():
         return {}
-    summary = json.loads(report.read_text(encoding="utf-8")).get("summary", {})
-    return {k: summary[k] for k in ("total", "passed", "failed", "findings") if k in summary}
+    data = json.loads(report.read_text(encoding="utf-8"))
+    summary = data.get("summary", {})
+    counts = {k: summary[k] for k in ("total", "passed", "failed", "findings") if k in summary}
+    details = {case["id"]: case.get("detail") or "" for case in data.get("cases", []) if case.get("status") != "passed"}
+    return {**counts, "details": details} if details else counts
 
 
 def attributed(weakened: Outcome, sound: Outcome) -> tuple[str, list[str]]:
@@ -260,18 +275,23 @@ def operator_of(evidence: str) -> str:
 
 def false_alarms(sound: dict[tuple[str, str], tuple[Outcome, dict[str, Any]]]) -> dict[str, Any]:
     """What each command reported on each sound contract, per tool and grouped by cause (the
-    operator and problem of a check case, the lint rule, the fuzz property and problem)."""
+    operator and problem of a check case, the lint rule, the fuzz property and problem), with
+    the detail of the first case of each cause."""
     by_tool: dict[str, dict[str, Any]] = {}
     by_cause: dict[str, dict[str, dict[str, int]]] = {}
+    why: dict[str, dict[str, str]] = {}
     for (tool, command), (outcome, summary) in sorted(sound.items()):
         evidence = list(outcome.evidence)
+        details = summary.pop("details", {})
         by_tool.setdefault(tool, {})[command] = {"count": len(evidence), "summary": summary, "evidence": evidence}
         for e in evidence:
             case = _CASE.match(e)
             cause = f"{operator_of(e)} ({case['problem']})" if case else operator_of(e)
             tools = by_cause.setdefault(command, {}).setdefault(cause, {})
             tools[tool] = tools.get(tool, 0) + 1
-    return {"by_tool": by_tool, "by_cause": by_cause}
+            if case and cause not in why.setdefault(command, {}):
+                why[command][cause] = details.get(e[: -len(f" ({case['problem']})")], "")
+    return {"by_tool": by_tool, "by_cause": by_cause, "why": why}
 
 
 def render_false_alarms(alarms: dict[str, Any]) -> str:
@@ -292,12 +312,17 @@ def render_false_alarms(alarms: dict[str, Any]) -> str:
         causes = alarms["by_cause"].get(command, {})
         if causes:
             ordered = sorted(causes.items(), key=lambda item: (-sum(item[1].values()), item[0]))
-            rows = [[cause, str(sum(tools.values())), ", ".join(f"{t} {n}" for t, n in sorted(tools.items()))]
-                    for cause, tools in ordered]
-            lines += ["", table(rows, [f"{command} false alarms by cause", "", "tools"])]
+            why = alarms["why"].get(command, {})
+            rows = [[cause, str(sum(tools.values())), ", ".join(f"{t} {n}" for t, n in sorted(tools.items())),
+                     _short(why.get(cause, ""))] for cause, tools in ordered]
+            lines += ["", table(rows, [f"{command} false alarms by cause", "", "tools", "first case's detail"])]
     total = {c: sum(t[c]["count"] for t in alarms["by_tool"].values() if c in t) for c in ran}
     lines += ["", "false alarms in all: " + ", ".join(f"{n} by {c}" for c, n in total.items())]
     return "\n".join(lines)
+
+
+def _short(text: str, width: int = 100) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def worklist_of(selected: list[UnseenWeakening], results: dict[str, Any]) -> list[dict[str, str]]:

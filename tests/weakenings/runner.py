@@ -86,15 +86,16 @@ def arguments(command: str, tool: str, report: Path, fuzz_examples: int = FUZZ_E
 
 
 def run(command: str, scratch: Scratch, *, fuzz_examples: int = FUZZ_EXAMPLES, timeout: float = 600,
-        mode: str = "fork") -> Outcome:
+        mode: str = "fork", extra: tuple[str, ...] = ()) -> Outcome:
     """Run ``command`` on the scratch copy and classify what it said (``mode``: ``fork`` from the
-    fork server, or ``exec`` a new ``python -m harness``)."""
+    fork server, or ``exec`` a new ``python -m harness``; ``extra``: more options for the
+    command, such as ``--max-mutants N`` for check)."""
     state = scratch.root / ".contract-harness"
     state.mkdir(parents=True, exist_ok=True)
     report = state / f"weakening-{command}.json"
     report.unlink(missing_ok=True)
     env = {**os.environ, "CI": "1", "NO_COLOR": "1", "COLUMNS": "160"}
-    argv = arguments(command, scratch.tool, report, fuzz_examples)
+    argv = [*arguments(command, scratch.tool, report, fuzz_examples), *extra]
     out, err = state / f"weakening-{command}.stdout", state / f"weakening-{command}.stderr"
     if mode == "exec":
         try:
