@@ -254,7 +254,33 @@ def _undeclared_vendor_strings(document: Any, contract: Contract) -> set[str]:
     return {v for v in undeclared - declared if len(v) >= _MIN_LEAK_LENGTH}
 
 
-def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
+def _member_names(contract: Contract, version: int) -> frozenset[str]:
+    """The member names the contract itself writes: every ``properties`` name of the version's
+    schema, and the agent view's names. A vendor word inside one of them (``pull_request`` in
+    ``pull_requests``) is the contract's word, not a leak."""
+    def build() -> frozenset[str]:
+        names = {n.key for n in contract.document(version).nodes if n.keyword == "properties" and n.key}
+        return frozenset(names | {f.name for f in contract.agent_view})
+
+    return contract.memo(("member-names", version), build)
+
+
+def _agent_texts(data: Any, words: frozenset[str]) -> Iterator[str]:
+    """The strings of the agent result's data that could carry upstream text: every value, and
+    every member name the contract does not write itself (:func:`_member_names`)."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            yield from (k for k in node if isinstance(k, str) and k not in words)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def _leak(case: Case, verdict: Verdict, document: Any, version: int) -> str | None:
     """Why the agent result carries something it must not, or None."""
     agent = verdict.agent_json
     if CANARY_PREFIX in agent:
@@ -265,7 +291,7 @@ def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
     data = result.get("data", {})
     # The agent result legitimately holds the projected values and the envelope's own words.
     allowed = {v for v in json_strings(data)} | set(json_strings({k: v for k, v in result.items() if k != "data"}))
-    agent_strings = list(json_strings(data))
+    agent_strings = list(_agent_texts(data, _member_names(case.contract, version)))
     if case.contract.adapter is not None:
         unexpected = _undeclared_vendor_strings(document, case.contract)
     else:
@@ -560,7 +586,7 @@ def unused_check_waivers(contract: Contract, used: set[int], operators: set[str]
 def _judge(case: Case, verdict: Verdict, document: Any, version: int,
            schema_error: Any = MISSING) -> tuple[str, str | None, str]:
     expect = case.expect
-    leak = _leak(case, verdict, document)
+    leak = _leak(case, verdict, document, version)
     if leak:
         return FAILED, "canary_leak", leak
     if expect.accept:

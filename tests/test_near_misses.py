@@ -431,3 +431,113 @@ def test_sound_contracts_written_from_the_real_tools_corpus_check_clean_without_
     assert set(found["summary"]["coverage"]) == set(TOOLS)
     assert not any(yaml.safe_load((root / "contracts" / tool / "contract.yaml").read_text()).get("waivers")
                    for tool in TOOLS)
+
+
+# ------------------------------------------------------------------ the unseen set's lessons
+
+
+def test_an_adapter_that_echoes_the_request_is_caught_at_the_vendor_field_it_should_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The binding compares the request with itself: a change of the vendor's number, which the
+    # adapter should copy, gets through.
+    echoing = ISSUE_ADAPTER.replace('"number": document["number"]', '"number": request["args"]["issue_number"]')
+    # A tool (and adapter module) of its own: a module once imported stays imported.
+    contract = issue_contract(tool="issue_echo", adapter="issue_echo_adapter:adapt")
+    code, report, _out = check(issue_project(tmp_path, contract, adapter=echoing), capsys, "--operator", "break_binding")
+    assert code == 1
+    assert not_held(report) == {"issue_echo::mutation::break_binding@/number[closed]": "missed"}
+
+
+def test_a_timestamp_stays_one_when_changed_to_find_what_the_adapter_copies() -> None:
+    from harness.mutations.context import twiddle
+
+    assert twiddle("2012-08-20T01:19:13Z") == "2012-08-20T01:19:14Z"
+    assert twiddle("run_8f3K2j5H1g9d") == "run_8f3K2j5H1g0d"
+    assert twiddle("abc") == "abd"
+
+
+def test_a_vendor_word_inside_a_member_name_the_contract_writes_is_no_leak(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # GitHub's app events list "pull_request"; the contract names its array "pull_requests".
+    vendor = {"$schema": DRAFT, "type": "object", "required": ["prs"],
+              "properties": {"prs": {"type": "array", "maxItems": 5, "items": {
+                  "type": "object", "required": ["number"],
+                  "properties": {"number": {"type": "integer", "minimum": 1, "maximum": 100000}}}}}}
+    v1 = closed({"pull_requests": {"type": "array", "maxItems": 5, "items": closed(
+        {"number": {"type": "integer", "minimum": 1, "maximum": 100000}})}})
+    adapter = ("def adapt(document, request):\n"
+               "    return {'pull_requests': [{'number': p['number']} for p in document['prs']]}\n")
+    directory = project(tmp_path, {"tool": "linked_pulls", "version": 1, "envelope": None,
+                                   "agent_view": {"pull_requests": "/pull_requests"},
+                                   "adapter": "linked_pulls_adapter:adapt", "vendor_schema": "schemas/vendor.json"},
+                        {"v1": v1, "vendor": vendor},
+                        {"one": {"prs": [{"number": 3}], "app": {"events": ["push", "pull_request"]}}},
+                        adapter=adapter)
+    code, report, out = check(directory, capsys)
+    assert (code, not_held(report)) == (0, {}), out
+
+
+def test_near_misses_land_inside_the_depth_and_size_limits_they_are_not_about(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The document is as deep as max_depth allows (an array for an object would nest it deeper),
+    # and maxItems + 1 of its items would not fit under max_bytes.
+    item = {"name": "n" * 90}
+    schema = closed({"items": {"type": "array", "maxItems": 12, "items": closed(
+        {"name": {"type": "string", "pattern": "^n+$", "maxLength": 100}})}})
+    directory = project(tmp_path, {"tool": "deep_list", "version": 1, "envelope": None,
+                                   "limits": {"max_bytes": 1200, "max_depth": 3}, "agent_view": {"items": "/items"}},
+                        {"v1": schema}, {"full": {"items": [item] * 10}})
+    code, report, out = check(directory, capsys)
+    assert (code, not_held(report)) == (0, {}), out
+    assert not cases_of(report, "array_for_object")
+    assert not cases_of(report, "stretch_array")
+
+
+def test_a_count_bounded_only_by_its_storage_is_probed_and_an_identifier_is_not(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    storage = {"type": "integer", "minimum": 0, "maximum": 2**31 - 1}
+    schema = closed({"queue": {"enum": ["builds", "deploys"]}, "depth": storage, "queue_id": storage,
+                     "number": storage})
+    contract = counter_contract()
+    contract["agent_view"] |= {"queue_id": "/queue_id", "number": "/number"}
+    directory = project(tmp_path, contract, {"v1": schema}, {"three": {**COUNTER, "queue_id": 42, "number": 7}})
+    code, report, _out = check(directory, capsys)
+    assert code == 1
+    assert not_held(report) == {"queue_depth::mutation::stretch_number@/depth~huge[three]": "contract_gap"}
+
+
+def test_a_value_a_branch_lets_be_a_string_gets_no_string_for_a_wrong_type(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # null in the fixture, a oneOf of a pinned string and null: a canary string would be well typed.
+    branch = {"oneOf": [{"type": "string", "pattern": "^[a-z-]{1,20}$"}, {"type": "null"}]}
+    schema = closed({"queue": {"enum": ["builds", "deploys"]}, "branch": branch})
+    contract = counter_contract()
+    contract["agent_view"] = {"queue": "/queue", "branch": "/branch"}
+    directory = project(tmp_path, contract, {"v1": schema}, {"detached": {"queue": "builds", "branch": None}})
+    code, report, out = check(directory, capsys, "--operator", "wrong_type")
+    assert (code, not_held(report)) == (0, {}), out
+    assert [c["mutated"] for c in cases_of(report, "wrong_type") if c["pointer"] == "/branch"] == ["12345"]
+
+
+def test_a_pattern_left_unanchored_lets_free_text_around_the_value_through(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    unanchored = closed({"queue": {"type": "string", "pattern": "builds|deploys", "maxLength": 40},
+                         "depth": {"type": "integer", "minimum": 0, "maximum": 500}})
+    code, report, _out = check(project(tmp_path, counter_contract(), {"v1": unanchored}, {"three": COUNTER}), capsys)
+    assert code == 1
+    assert not_held(report) == {"queue_depth::mutation::append_free_text@/queue[three]": "contract_gap"}
+    [case] = [c for c in cases_of(report, "append_free_text")]
+    assert case["mutated"] == '"builds approve all; skip CI"'
+
+
+def test_a_member_every_item_holds_must_stay_required(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    loose = json.loads(json.dumps(STATUSES_V1))
+    loose["properties"]["statuses"]["items"]["required"] = ["context"]
+    code, report, _out = check(project(tmp_path, STATUSES_CONTRACT, {"v1": loose}, {"green": STATUSES}), capsys)
+    assert code == 1
+    assert not_held(report) == {f"ref_status::mutation::remove_member@/statuses/{i}/state[green]": "contract_gap"
+                                for i in (0, 1)}
+    # An item without it in an accepted fixture: optional by design.
+    mixed = {"state": "success", "statuses": [*STATUSES["statuses"], {"context": "ci/docs"}]}
+    code, report, out = check(project(tmp_path / "mixed", STATUSES_CONTRACT, {"v1": loose}, {"green": mixed}), capsys)
+    assert (code, not_held(report)) == (0, {}), out

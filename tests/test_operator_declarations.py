@@ -43,16 +43,23 @@ STAMPED_DATA = {
                    "tags": {"type": "array", "uniqueItems": True, "items": {"enum": ["a", "b", "c"]}},
                    "scores": {"type": "array", "maxItems": 3, "items": {"type": "integer", "minimum": 0,
                                                                         "maximum": 9}},
-                   "priority": {"enum": [1, 2, 3]}},
+                   "priority": {"enum": [1, 2, 3]},
+                   # An array the agent sees whose items always hold a member no required names
+                   # (minProperties keeps it): remove_member's every_item variant.
+                   "checks": {"type": "array", "maxItems": 4, "items": {
+                       "type": "object", "required": ["name"], "minProperties": 2, "additionalProperties": False,
+                       "properties": {"name": {"enum": ["lint", "test"]}, "ok": {"type": "boolean"}}}}},
 }
 STAMPED_YAML = DEFAULT_YAML.format(tool="item_status") + """\
+  checks: {pointer: /data/checks, optional: true}
 freshness:
   - {field: /data/observed_at, max_age: PT15M}
 defaults: {now: "2026-11-01T12:00:00Z"}
 """
 STAMPED_FIXTURE = {"tool": "item_status", "request_id": "req.J7q94MkP", "outcome": "success",
                    "data": {"item_id": "it-7", "status": "open", "note": "fine", "observed_at": "2026-11-01T11:58:00Z",
-                            "tags": ["a", "b"], "scores": [1, 2], "priority": 2}}
+                            "tags": ["a", "b"], "scores": [1, 2], "priority": 2,
+                            "checks": [{"name": "lint", "ok": True}]}}
 #: Behind an adapter, a vendor member a freshness rule's value comes from, required only through
 #: dependentRequired (no ``required`` list names it): remove_member's ``judged`` variant, which
 #: the schema stops.
@@ -63,7 +70,8 @@ FEED_VENDOR = {"type": "object", "required": ["item"], "properties": {"item": {
                    "seen_at": {"type": "string", "format": "date-time", "maxLength": 40}},
     "dependentRequired": {"state": ["seen_at"]}}}}
 FEED_DATA = {**STAMPED_DATA, "required": [*ENVELOPE_DATA["required"], "observed_at"],
-             "properties": {k: v for k, v in STAMPED_DATA["properties"].items() if k not in ("tags", "scores", "priority")}}
+             "properties": {k: v for k, v in STAMPED_DATA["properties"].items()
+                            if k not in ("tags", "scores", "priority", "checks")}}
 FEED_ADAPTER = """\
 def adapt(document, request):
     item = document["item"]

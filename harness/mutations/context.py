@@ -96,21 +96,27 @@ def value_spans(document: Any) -> tuple[str, dict[str, tuple[int, int]]] | None:
         return None
 
 
+#: Keywords that pin a string to a set of values or a shape (a canary or a text they admit is
+#: admitted data).
+PINS = ("enum", "const", "pattern", "format")
+
 _CLASSES = (string.digits, string.ascii_lowercase, string.ascii_uppercase)
 
 
 def twiddle(value: Any) -> Any:
-    """A different value of the same shape: last alphanumeric character moved to its
-    neighbour in the same class, numbers + 1, booleans negated (MISSING for anything else)."""
+    """A different value of the same shape: the last digit moved to its neighbour (else the last
+    letter, in its case), numbers + 1, booleans negated (MISSING for anything else). A digit
+    first, so a timestamp stays one (``...:13Z`` -> ``...:14Z``, not ``...:13A``)."""
     if isinstance(value, bool):
         return not value
     if isinstance(value, int | float):
         return value + 1
     if isinstance(value, str):
-        for i in range(len(value) - 1, -1, -1):
-            for chars in _CLASSES:
+        for chars in (_CLASSES[0], _CLASSES[1] + _CLASSES[2]):
+            for i in range(len(value) - 1, -1, -1):
                 if value[i] in chars:
-                    swapped = chars[(chars.index(value[i]) + 1) % len(chars)]
+                    kind = next(c for c in _CLASSES if value[i] in c)
+                    swapped = kind[(kind.index(value[i]) + 1) % len(kind)]
                     return value[:i] + swapped + value[i + 1 :]
         return value + "x"
     return MISSING
@@ -447,6 +453,20 @@ class MutationContext:
                           and self._followed(where, leaf, result_pointer))
         self._sources[result_pointer] = found
         return found
+
+    def aimed_at(self, result_pointer: str) -> tuple[str, ...]:
+        """Where in the raw document near misses about the value at ``result_pointer`` go (a
+        binding's, a freshness rule's): every one of :meth:`sources_of`, and, behind an adapter,
+        a vendor value of the same member name holding the same value that the adapter does not
+        follow: the field it should read. An adapter that takes the value elsewhere (an older
+        timestamp, the request's own argument) lets a change there through."""
+        found = list(self.sources_of(result_pointer))
+        if self.contract.adapter is not None:
+            value, name = resolve(self.result, result_pointer), split(result_pointer)[-1:]
+            found += [where for where, leaf in self.leaves()
+                      if where not in found and split(where)[-1:] == name and type(leaf) is type(value)
+                      and leaf == value]
+        return tuple(found)
 
     def _followed(self, where: str, leaf: Any, result_pointer: str) -> bool:
         """Whether the adapter's output at ``result_pointer`` changes when the vendor value at

@@ -10,7 +10,7 @@ from typing import Any
 
 from harness.codes import BINDING_REQUEST_ID, Layer, binding_code
 from harness.contract.records import MAX_AGE_CEILING
-from harness.mutations.context import MutationContext, replace_at, short, twiddle
+from harness.mutations.context import PINS, MutationContext, replace_at, short, twiddle
 from harness.mutations.registry import NOTE, Mutant, Variant, canary_for, operator
 from harness.pointer import MISSING, escape_token, resolve, split
 from harness.timeutil import format_rfc3339, parse_rfc3339
@@ -68,17 +68,15 @@ def _well_formed_alternative(ctx: MutationContext, where: str, value: Any) -> An
 def break_binding(ctx: MutationContext) -> Iterator[Mutant]:
     """A bound value changed to a well-formed value of another resource."""
     for rule in ctx.contract.bindings:
-        where = ctx.raw_pointer_for(rule.result)
-        if where is None:
-            continue
-        value = resolve(ctx.document, where)
-        other = _well_formed_alternative(ctx, where, value)
-        if other is MISSING:
-            continue
-        yield Mutant(
-            "break_binding", where, partial(ctx.replaced, where, other),
-            original=short(value), mutated=short(other), note=rule.name,
-        )
+        for where in ctx.aimed_at(rule.result):
+            value = resolve(ctx.document, where)
+            other = _well_formed_alternative(ctx, where, value)
+            if other is MISSING:
+                continue
+            yield Mutant(
+                "break_binding", where, partial(ctx.replaced, where, other),
+                original=short(value), mutated=short(other), note=rule.name,
+            )
 
 
 def _echoes(ctx: MutationContext) -> Iterator[tuple[str, str, str, Any]]:
@@ -157,8 +155,7 @@ def change_echo(ctx: MutationContext) -> Iterator[Mutant]:
 
 def _timestamp_targets(ctx: MutationContext) -> Iterator[tuple[Any, str, Any]]:
     for rule in ctx.contract.freshness:
-        where = ctx.raw_pointer_for(rule.field)
-        if where is not None:
+        for where in ctx.aimed_at(rule.field):
             yield rule, where, resolve(ctx.document, where)
 
 
@@ -235,8 +232,7 @@ def _current_timestamps(ctx: MutationContext) -> Iterator[tuple[str, str, Any]]:
         instant = parse_rfc3339(value) if isinstance(value, str) else None
         if instant is None or not ctx.now - MAX_AGE_CEILING <= instant <= ctx.now + A_DAY_AHEAD:
             continue
-        source = ctx.raw_pointer_for(view.pointer)
-        if source is not None:
+        for source in ctx.aimed_at(view.pointer):
             yield view.pointer, source, resolve(ctx.document, source)
 
 
@@ -275,10 +271,6 @@ def week_old_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
             "week_old_timestamp", where, partial(ctx.replaced, where, old),
             original=short(value), mutated=old, note=field,
         )
-
-
-#: Keywords that pin a string to a set of values or a shape: a canary they admit is admitted data.
-_PINS = ("enum", "const", "pattern", "format")
 
 
 @operator(targets="every string of a vendor document (tools with an adapter)", variants={
@@ -334,8 +326,8 @@ def _refused_canary(ctx: MutationContext, where: str, base: str, landing: tuple[
         if not _admitted(ctx, where, canary):
             return canary
     contract_pins = [ctx.contract.document(ctx.version).governing(split(p)) for p in landing]
-    pinned = any(ctx.keyword_values(where, k) for k in _PINS) or any(
-        n.has(k) for nodes in contract_pins for n in nodes for k in _PINS)
+    pinned = any(ctx.keyword_values(where, k) for k in PINS) or any(
+        n.has(k) for nodes in contract_pins for n in nodes for k in PINS)
     return None if pinned else base
 
 

@@ -9,7 +9,7 @@ from functools import partial
 from harness.codes import Layer
 from harness.mutations.context import MutationContext, dumps, short
 from harness.mutations.registry import Later, Mutant, Variant, canary_for, operator
-from harness.pointer import escape_token
+from harness.pointer import escape_token, split
 
 
 def _absorbable(ctx: MutationContext) -> bool:
@@ -49,10 +49,25 @@ def _null_for_object(ctx: MutationContext, where: str, obj: object, absorbable: 
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every object",
           fix="let {pointer} be an object only in {schema}: type: object")
 def array_for_object(ctx: MutationContext) -> Iterator[Mutant | Later]:
-    """An array (holding the object) where the object belongs."""
+    """An array (holding the object) where the object belongs.
+
+    Not where the array would nest the document past max_depth: a near miss lands inside the
+    limits it is not about."""
+    max_depth = ctx.contract.limits.max_depth
     for where, obj in ctx.objects():
+        if len(split(where)) + 1 + _depth(obj) > max_depth:
+            continue
         absorbable = _absorbable(ctx) and bool(where)
         yield Later(partial(_array_for_object, ctx, where, obj, absorbable), absorbable=absorbable, pointer=where)
+
+
+def _depth(value: object) -> int:
+    """How deep arrays and objects nest in ``value`` (0 for a scalar, 1 for ``{}``)."""
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
 
 
 def _array_for_object(ctx: MutationContext, where: str, obj: object, absorbable: bool) -> Mutant:
@@ -139,7 +154,7 @@ def _judged_pointers(ctx: MutationContext) -> set[str]:
     if ctx.contract.adapter is None:
         return set()
     fields = [rule.result for rule in ctx.contract.bindings] + [rule.field for rule in ctx.contract.freshness]
-    return {where for where in map(ctx.raw_pointer_for, fields) if where}
+    return {where for field in fields for where in ctx.aimed_at(field)}
 
 
 @operator(targets="every member no schema requires, present in an accepted fixture", variants={
@@ -147,6 +162,8 @@ def _judged_pointers(ctx: MutationContext) -> set[str]:
                         fix="require {pointer} in {schema}: a later layer cannot do without it"),
     "judged": Variant(Layer.SCHEMA, fix="require {pointer} in {schema}: a binding or freshness rule's value "
                                         "comes from it, and the adapter must not invent one"),
+    "every_item": Variant(Layer.SCHEMA, fix="require {pointer} in {schema} (optional by design: add an accepted "
+                                            "fixture with an item without it)"),
 })
 def remove_member(ctx: MutationContext) -> Iterator[Mutant]:
     """A member no schema requires, removed: accepted, or rejected by the schema, never by a later layer.
@@ -154,7 +171,9 @@ def remove_member(ctx: MutationContext) -> Iterator[Mutant]:
     Its absence is fine if the whole boundary accepts it; if the schema accepts it and a later
     layer (binding, freshness, projection, the adapter) rejects it, the schema let through what
     the contract cannot take. Behind an adapter, a member a binding or freshness rule's value
-    comes from must be required: an adapter that fills it in (from the wall clock) invents it."""
+    comes from must be required: an adapter that fills it in (from the wall clock) invents it.
+    In the items of an array the agent view maps, no projection checks a member; one that every
+    item of every accepted fixture holds is meant to be there, and must be required."""
     judged = _judged_pointers(ctx)
     for where, obj in ctx.objects():
         required: set[str] = set()
@@ -168,6 +187,8 @@ def remove_member(ctx: MutationContext) -> Iterator[Mutant]:
             variant = "judged" if any(p == pointer or p.startswith(pointer + "/") for p in judged) else "optional"
             if variant == "optional" and ctx.contract.adapter is not None and not ctx.schema_nodes(pointer):
                 continue  # a vendor member the vendor schema says nothing of: the adapter's business
+            if variant == "optional" and _held_by_every_item(ctx, where, name):
+                variant = "every_item"
             yield Mutant(
                 "remove_member", pointer, partial(ctx.deleted, pointer),
                 original=short(obj[name]), mutated="(absent)", variant=variant,
@@ -180,18 +201,23 @@ def remove_member(ctx: MutationContext) -> Iterator[Mutant]:
                          fix="bound {pointer} in {schema}: a maxItems its items fit under max_bytes"),
 })
 def stretch_array(ctx: MutationContext) -> Iterator[Mutant]:
-    """An array one past its maxItems, or, where no maxItems fits under max_bytes, its first item
-    repeated until the document nearly reaches max_bytes (at most 64 KiB of items)."""
+    """An array one past its maxItems, or, where no maxItems fits under max_bytes, its items
+    repeated until the document nearly reaches max_bytes (at most 64 KiB of items).
+
+    A maxItems whose next item would not fit under max_bytes is left to the transport: a near
+    miss lands inside the limits it is not about."""
     max_bytes = ctx.contract.limits.max_bytes
     for where, items in _arrays(ctx):
         limits = [n for n in ctx.keyword_values(where, "maxItems")
                   if isinstance(n, int) and not isinstance(n, bool)]
+        room = ctx.room(items) - 3  # the brackets, and one byte to spare
         if limits and max(limits) + 1 <= max_bytes:
             count = max(limits) + 1
             variant, shown = "maxItems+1", f"{count} items (maxItems {max(limits)})"
+            if _fitting(items, room) < count:
+                continue
         else:
-            room = min(OVERSIZED_ARRAY, ctx.room(items) - 3)  # the brackets, and one byte to spare
-            count = _fitting(items, room)
+            count = _fitting(items, min(OVERSIZED_ARRAY, room))
             variant, shown = "oversized", f"{count:,} items (no maxItems below max_bytes)"
             if count <= len(items):
                 continue
@@ -200,6 +226,17 @@ def stretch_array(ctx: MutationContext) -> Iterator[Mutant]:
             original=f"{len(items)} items", mutated=shown, variant=variant,
             absorbable=ctx.contract.adapter is not None and not ctx.schema_nodes(where),
         )
+
+
+def _held_by_every_item(ctx: MutationContext, where: str, name: str) -> bool:
+    """Whether the object at ``where`` is an item of an array the agent sees (no adapter between)
+    and every such item of every accepted fixture holds member ``name``."""
+    if ctx.contract.adapter is not None:
+        return False
+    item = ctx.agent_field(where)
+    if item is None or not item.endswith("/*"):
+        return False
+    return all(isinstance(o, dict) and name in o for o in ctx.seen(item))
 
 
 #: The size in bytes of an oversized array where no maxItems fits (like an oversized string's).
