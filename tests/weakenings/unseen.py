@@ -30,6 +30,7 @@ from tests.weakenings.catalogue import (
     KINDS,
     Apply,
     drop,
+    entry_problems,
     freshness_window,
     in_adapter,
     in_contract,
@@ -467,14 +468,8 @@ BY_ID = {w.id: w for w in CATALOGUE}
 
 def problems(catalogue: tuple[UnseenWeakening, ...] = CATALOGUE) -> list[str]:
     """What is wrong with the set itself (empty when it is well formed)."""
-    found: list[str] = []
-    seen: set[str] = set()
+    found = entry_problems([w.id for w in catalogue])
     for w in catalogue:
-        if w.id in seen:
-            found.append(f"{w.id}: duplicate id")
-        seen.add(w.id)
-        if not re.fullmatch(r"[a-z_]+/[a-z0-9_]+", w.id):
-            found.append(f"{w.id}: id must be <tool>/<snake_case>")
         if w.tool not in TOOLS:
             found.append(f"{w.id}: unknown tool {w.tool!r} (known: {', '.join(TOOLS)})")
         if w.kind not in KINDS or w.kind == "equivalent":
