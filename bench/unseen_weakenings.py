@@ -30,7 +30,6 @@ check: a large N shows which misses only sampling hides) unseen_weakenings_max_m
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import re
 import sys
@@ -51,7 +50,14 @@ sys.path.insert(0, str(Path(_HERE).parent))  # the repository: tests.weakenings
 from _util import RESULTS, save, table  # noqa: E402
 
 from tests.weakenings.catalogue import KINDS  # noqa: E402
-from tests.weakenings.runner import COMMANDS, FUZZ_EXAMPLES, Outcome, run  # noqa: E402
+from tests.weakenings.runner import (  # noqa: E402
+    COMMANDS,
+    FUZZ_EXAMPLES,
+    Outcome,
+    parse_commands,
+    run,
+    unknown_weakening,
+)
 from tests.weakenings.scratch import Scratch  # noqa: E402
 from tests.weakenings.unseen import (  # noqa: E402
     BY_ID,
@@ -89,17 +95,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.worklist:
         return print_saved_worklist()
-    commands = tuple(c for c in args.commands.split(",") if c)
-    unknown = sorted(set(commands) - set(COMMANDS))
-    if unknown or not commands:
-        parser.error(f"--commands: unknown {', '.join(unknown) or 'none given'} (known: {', '.join(COMMANDS)})")
+    try:
+        commands = parse_commands(args.commands)
+    except ValueError as exc:
+        parser.error(str(exc))
     for name, value in (("--examples", args.examples), ("--jobs", args.jobs), ("--max-mutants", args.max_mutants or 1)):
         if value < 1:
             parser.error(f"{name} must be at least 1, not {value}")
-    for wanted in args.only:
-        if wanted not in BY_ID:
-            close = difflib.get_close_matches(wanted, BY_ID, n=3)
-            parser.error(f"--only: no weakening {wanted!r}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
+    problem = unknown_weakening(args.only, BY_ID, "the ids are in tests/weakenings/unseen.py")
+    if problem:
+        parser.error(problem)
     selected = [BY_ID[i] for i in args.only] if args.only else list(CATALOGUE)
     tools = sorted({w.tool for w in selected})
     started = time.perf_counter()
