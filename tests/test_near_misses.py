@@ -94,7 +94,7 @@ def adapt(document, request):
 '''
 ISSUE_DOCUMENT = {"number": 7, "state": "closed", "created_at": "2026-11-01T11:50:00Z",
                   "updated_at": "2026-11-01T11:50:00Z", "closed_at": "2026-11-01T11:50:00Z",
-                  "owner": {"login": "octo-org"}, "user": {"login": "octo-org"}}
+                  "owner": {"login": "octo-org"}, "user": {"login": "octo-org"}, "milestone": {"number": 7}}
 
 
 def issue_contract(**more: Any) -> dict[str, Any]:
@@ -123,6 +123,8 @@ def test_near_misses_behind_an_adapter_are_aimed_at_the_vendor_field_it_copies(t
     assert ctx.sources_of("/updated_at") == ("/updated_at",)
     assert ctx.raw_pointer_for("/author") == "/user/login"
     assert ctx.raw_pointer_for("/number") == "/number"
+    # The milestone's number is 7 too: a value of that name elsewhere is no field of the result's.
+    assert ctx.aimed_at("/number") == ("/number",)
     aimed = {c.operator: c.pointer for c in cases_for(contract, sources=("mutation",), max_mutants=None).cases
              if c.operator in ("stale_timestamp", "week_old_timestamp", "break_binding")}
     assert aimed == {"stale_timestamp": "/updated_at", "week_old_timestamp": "/updated_at", "break_binding": "/number"}

@@ -457,16 +457,25 @@ class MutationContext:
     def aimed_at(self, result_pointer: str) -> tuple[str, ...]:
         """Where in the raw document near misses about the value at ``result_pointer`` go (a
         binding's, a freshness rule's): every one of :meth:`sources_of`, and, behind an adapter,
-        a vendor value of the same member name holding the same value that the adapter does not
-        follow: the field it should read. An adapter that takes the value elsewhere (an older
-        timestamp, the request's own argument) lets a change there through."""
+        the vendor value of the same member name holding the same value that the adapter does
+        not follow, where it is the field the adapter should read: beside a source (its
+        ``updated_at`` where it reads ``created_at``), or, where the adapter copies the value from
+        no vendor field (it echoes the request's argument), at the same pointer, else the
+        shallowest of that name. A value of that name elsewhere (a check suite's ``id`` equal to
+        the check run's) is no field of the result's."""
         found = list(self.sources_of(result_pointer))
-        if self.contract.adapter is not None:
-            value, name = resolve(self.result, result_pointer), split(result_pointer)[-1:]
-            found += [where for where, leaf in self.leaves()
-                      if where not in found and split(where)[-1:] == name and type(leaf) is type(value)
-                      and leaf == value]
-        return tuple(found)
+        if self.contract.adapter is None:
+            return tuple(found)
+        value, name = resolve(self.result, result_pointer), split(result_pointer)[-1:]
+        named = [where for where, leaf in self.leaves()
+                 if where not in found and split(where)[-1:] == name and type(leaf) is type(value) and leaf == value]
+        if found:
+            beside = {source.rsplit("/", 1)[0] for source in found}
+            return (*found, *(where for where in named if where.rsplit("/", 1)[0] in beside))
+        if result_pointer in named:
+            return (result_pointer,)
+        shallowest = min((where.count("/") for where in named), default=0)
+        return tuple(where for where in named if where.count("/") == shallowest)
 
     def _followed(self, where: str, leaf: Any, result_pointer: str) -> bool:
         """Whether the adapter's output at ``result_pointer`` changes when the vendor value at

@@ -279,12 +279,12 @@ def week_old_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
     "unread": Variant(Layer.SCHEMA, structural=True),
 })
 def vendor_canary(ctx: MutationContext) -> Iterator[Mutant]:
-    """A canary in place of each vendor string: one the vendor schema declares (what the adapter
-    reads) must be refused, never mapped to a value the adapter invents; any other may be
-    absorbed, but never reach the agent.
+    """A canary in place of each vendor string: refused where read, absorbed elsewhere, never shown.
 
-    The canary is one the field's pins reject (the vendor schema's, or the contract schema's on
-    the value the adapter copies): ``hx-canary-<hex>`` is a well-formed branch or check name, so
+    One the vendor schema declares (what the adapter reads) must be refused, never mapped to a
+    value the adapter invents; any other may be absorbed, but never reach the agent. The canary
+    is one the field's pins reject (the vendor schema's, or the contract schema's on the value
+    the adapter copies): ``hx-canary-<hex>`` is a well-formed branch or check name, so
     where a pattern admits it, a space and punctuation are added. A pinned field that admits
     every canary counts as pinned (no mutant): what it lets through is admitted data, not a leak."""
     if ctx.contract.adapter is None:

@@ -201,9 +201,9 @@ def remove_member(ctx: MutationContext) -> Iterator[Mutant]:
                          fix="bound {pointer} in {schema}: a maxItems its items fit under max_bytes"),
 })
 def stretch_array(ctx: MutationContext) -> Iterator[Mutant]:
-    """An array one past its maxItems, or, where no maxItems fits under max_bytes, its items
-    repeated until the document nearly reaches max_bytes (at most 64 KiB of items).
+    """An array one past its maxItems, or where none fits under max_bytes, one of nearly max_bytes.
 
+    Its items are repeated until the document nearly reaches max_bytes (at most 64 KiB of items).
     A maxItems whose next item would not fit under max_bytes is left to the transport: a near
     miss lands inside the limits it is not about."""
     max_bytes = ctx.contract.limits.max_bytes
