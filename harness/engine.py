@@ -265,21 +265,6 @@ def _member_names(contract: Contract, version: int) -> frozenset[str]:
     return contract.memo(("member-names", version), build)
 
 
-def _agent_texts(data: Any, words: frozenset[str]) -> Iterator[str]:
-    """The strings of the agent result's data that could carry upstream text: every value, and
-    every member name the contract does not write itself (:func:`_member_names`)."""
-    stack = [data]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            yield node
-        elif isinstance(node, dict):
-            yield from (k for k in node if isinstance(k, str) and k not in words)
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-
-
 def _leak(case: Case, verdict: Verdict, document: Any, version: int) -> str | None:
     """Why the agent result carries something it must not, or None."""
     agent = verdict.agent_json
@@ -291,7 +276,7 @@ def _leak(case: Case, verdict: Verdict, document: Any, version: int) -> str | No
     data = result.get("data", {})
     # The agent result legitimately holds the projected values and the envelope's own words.
     allowed = {v for v in json_strings(data)} | set(json_strings({k: v for k, v in result.items() if k != "data"}))
-    agent_strings = list(_agent_texts(data, _member_names(case.contract, version)))
+    agent_strings = list(json_strings(data, _member_names(case.contract, version)))
     if case.contract.adapter is not None:
         unexpected = _undeclared_vendor_strings(document, case.contract)
     else:
