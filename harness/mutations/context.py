@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from harness.boundary.binding import json_equal
-from harness.errors import ContractError
+from harness.errors import HarnessError
 from harness.lock import digest, read_lock
 from harness.pointer import MISSING, escape_token, resolve, split
 from harness.schemas import Document, Node
@@ -156,7 +156,7 @@ def published_versions(contract: Contract, version: int) -> tuple[int, ...]:
     older = tuple(v for v in contract.versions if v < version)
     try:
         recorded = read_lock(contract) or {}
-    except ContractError:  # a lock check refuses the contract before any case runs
+    except HarnessError:  # a lock check refuses the contract before any case runs
         recorded = {}
     locked = version in contract.schemas and recorded.get(version) == digest(contract.schema(version))
     return (*older, version) if locked else older
