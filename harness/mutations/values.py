@@ -204,7 +204,8 @@ WORD_SIZED = 2**31 - 1
     "minimum-1": Variant(Layer.SCHEMA, structural=True, fix="bound {pointer} in {schema}: minimum ({note})"),
     "huge": Variant(Layer.SCHEMA, structural=True, fix="bound {pointer} in {schema}: a maximum ({note})"),
     "negative": Variant(Layer.SCHEMA, structural=True, fix="bound {pointer} in {schema}: a minimum"),
-    "published": Variant(Layer.SCHEMA, structural=True, fix="keep {pointer} in {schema} within {note}"),
+    "published": Variant(Layer.SCHEMA, structural=True,
+                         fix="keep {pointer} in {schema} as the published version has it ({note})"),
 })
 def stretch_number(ctx: MutationContext) -> Iterator[Mutant]:
     """A number past its bounds, from the schema and from what a weakening does not move.
