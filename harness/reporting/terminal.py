@@ -168,7 +168,7 @@ class TerminalReporter:
         for text in texts:
             console.print(text, markup=False, soft_wrap=True)
         if summary.coverage:
-            console.print(coverage_line(summary.coverage), markup=False, soft_wrap=True)
+            console.print(coverage_line(summary.coverage), markup=False)  # wrapped to the terminal
         if self.verbose and summary.differential and summary.differential.get("saved"):
             console.print(saved_line(summary.differential), markup=False, soft_wrap=True)
         if summary.differential and summary.differential.get("undecided"):
