@@ -17,8 +17,8 @@
   ``>S``), so a slow version of the code cannot stall the run. Each command's CPU seconds are
   printed beside its wall seconds (the machine may be shared). ``--before PATH`` runs the same
   GitHub commands with another checkout's package (``git worktree add /tmp/compat-before
-  ffdcaf3``, the tree before the compat work) in the same run, so today's and the earlier
-  numbers sit side by side.
+  ffdcaf3``, a tree without the compat witnesses) in the same run, so both trees' numbers sit
+  side by side.
 
 Results are written to bench/results/compat.json.
 """

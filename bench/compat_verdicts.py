@@ -12,7 +12,7 @@ The pairs, each compared in both directions' verdicts (reader and writer):
   examples): the comparison ``contract-harness import ... --strict`` makes;
 - **loosen**: the same pairs the other way round (the strict version relaxed back to the
   original, as when a too-strict version is rolled back);
-- **pairs** (with ``--pairs``): the table of original/update pairs of ``tests/compat_pairs.py``,
+- **pairs** (with ``--pairs``): the table of original/update pairs of ``tests/helpers/compat_pairs.py``,
   each with its answer from JSON Schema semantics; these also count the verdicts that are
   *wrong* (a ``safe`` answered ``breaking`` or the reverse; ``unknown`` is counted apart).
 
@@ -21,9 +21,9 @@ the pair-level verdicts that are ``unknown``, and the classifier contradictions 
 BUG`` lines). ``--static-only`` counts the classifier's static verdicts without any witness
 search (fast on every version of the code); otherwise every pair gets the full report with the
 given search budget (default: the ``compat`` command's). Results go to
-``bench/results/compat_verdicts.json``. The script uses only the compat API that existed before
-this measure (``compare``, ``compare_schemas``, ``Comparison``), so the same command measures any
-commit: run it with that checkout's package importable (its editable install, or
+``bench/results/compat_verdicts.json``. The script uses only the oldest compat API
+(``compare``, ``compare_schemas``, ``Comparison``), so the same command measures any commit:
+run it with that checkout's package importable (its editable install, or
 ``PYTHONPATH=<checkout>``).
 """
 
@@ -76,11 +76,11 @@ def strict_pairs(only: str) -> list[tuple[str, Any, Any]]:
 
 
 def table_pairs(only: str) -> list[tuple[str, Any, Any, dict[str, str]]]:
-    """(name, old, new, expected verdicts) of tests/compat_pairs.py."""
+    """(name, old, new, expected verdicts) of tests/helpers/compat_pairs.py."""
     root = str(Path(__file__).resolve().parents[1])
     if root not in sys.path:
         sys.path.insert(0, root)
-    from tests.compat_pairs import PAIRS
+    from tests.helpers.compat_pairs import PAIRS
 
     found = []
     for item in PAIRS:
@@ -126,7 +126,7 @@ def main() -> int:
     parser.add_argument("--examples", type=int, default=Budget().examples)
     parser.add_argument("--samples", type=int, default=Budget().samples)
     parser.add_argument("--only", default="", help="only pairs whose name contains this")
-    parser.add_argument("--pairs", action="store_true", help="also the table of pairs of tests/compat_pairs.py")
+    parser.add_argument("--pairs", action="store_true", help="also the table of pairs of tests/helpers/compat_pairs.py")
     args = parser.parse_args()
     budget = Budget(examples=args.examples, samples=args.samples)
     results: dict[str, dict[str, Any]] = {}

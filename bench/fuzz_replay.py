@@ -21,7 +21,8 @@ All in one run, on a copy of the demo project (contracts/ and fixtures/) in a te
   do not slow each other.
 - **examples/s per property**: each property of each demo tool run alone in a fresh process
   (``run_property``, ci profile, the strategy's build included), by this checkout and by the
-  baseline — the harness as of ``--baseline`` (default: the commit before this work), exported
+  baseline — the harness as of ``--baseline`` (default: 5b857fd, before replay and the sampled
+  generators), exported
   with ``git archive`` into a temporary folder and imported from there — alternating, best of
   ``--repeat`` (the baseline on a copy without the ``check:`` waivers it does not know); and
   valid documents per second of ``from_schema(..., compiled=True,
@@ -63,7 +64,7 @@ sys.path.append(_HERE)
 from _util import byte_compiled, parallel_ceiling, save, table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The last commit before fuzz replay and the faster generators (issue 17's fuzz part).
+#: The baseline of the fuzz rates: the last commit before fuzz replay and the faster generators.
 BASELINE = "5b857fd"
 TOOLS = ("deployment_status", "job_status", "review_status")
 

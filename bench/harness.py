@@ -25,7 +25,7 @@ saved``: the reference validator then runs on no document it has seen; a run bef
 measured ones saves them). The smallest scale is the baseline the others' memory is a ratio of
 (flat in the number of cases: about 1.0x). The ``--jobs 2`` ratios are printed beside this
 machine's ceiling for two processes (``_util.parallel_ceiling``: one CPU-bound child alone
-against two at once; 2.0x where two cores do not slow each other). Targets (issue 17): peak RSS
+against two at once; 2.0x where two cores do not slow each other). Targets: peak RSS
 under 500 MB with ``--json`` at any size (470,000 cases: ``--tools 1000 --max-mutants 46
 --scales '' --memory-scales 1``), and 10,000 cases/s on the 100-tool corpus.
 
@@ -249,15 +249,15 @@ def instructions(tmp: Path, args: argparse.Namespace) -> dict[str, Any] | None:
 
 
 def knows_jobs(code: Path | None) -> bool:
-    """Whether the harness run from ``code`` (None: this checkout) has ``check --jobs`` (since
-    issue 17; one process per usable CPU without it): an earlier tree's one-job variants are then
-    given ``--jobs 1`` too, as this one's are."""
+    """Whether the harness run from ``code`` (None: this checkout) has ``check --jobs`` (one
+    process per usable CPU without it): an earlier tree's one-job variants are then given
+    ``--jobs 1`` too, as this one's are."""
     return code is None or (Path(code) / "harness" / "jobs.py").is_file()
 
 
 #: Variants an earlier version (--before) does not have: measured for this one only.
 NEW_VARIANTS = {"check --jobs 2", "check, verdicts saved", "check --jobs 2, verdicts saved", "check (no --jobs: auto)"}
-#: Variants run as ``check`` runs without ``--jobs`` (since issue 17: one process per usable CPU);
+#: Variants run as ``check`` runs without ``--jobs`` (one process per usable CPU);
 #: every other variant without ``--jobs`` is given ``--jobs 1`` (the code before knows no --jobs:
 #: one job is all it has).
 DEFAULT_JOBS_VARIANTS = {"check (no --jobs: auto)"}

@@ -1,5 +1,5 @@
 """The weakening suite's figure: how many realistic weakenings of the demo contracts each command
-flags today (issue 15).
+flags.
 
     python bench/weakenings.py [--commands check,lint,fuzz] [--examples N] [--jobs N] [--only ID ...]
     python bench/weakenings.py --worklist
@@ -10,10 +10,10 @@ then ``check``, ``lint`` and ``fuzz --profile ci --examples N`` run on the copy 
 The baseline is measured in the same run: every command on every unweakened copy must hold,
 or nothing can be attributed to a weakening and the script stops. Prints one row per weakening
 (``flagged``, ``held``, ``refused`` = exit 2), marks with ``!`` a result that differs from what
-the catalogue records for today, and the totals: ``flagged N/M by check``, by check+lint+fuzz
+the catalogue records, and the totals: ``flagged N/M by check``, by check+lint+fuzz
 together, the invisible ones (equivalent rewrites, documented, not counted in M). Writes
 bench/results/weakenings.json. Exit 1 when a result differs from the catalogue (update it).
-``--worklist`` runs nothing: it prints what the catalogue says check misses today, or flags only
+``--worklist`` runs nothing: it prints what the catalogue says check misses, or flags only
 by accident, and what check needs to flag each.
 """
 

@@ -8,8 +8,10 @@ Under pytest the package's modules are imported unrewritten (PYTEST_DONT_REWRITE
 pytest reads here; see :class:`harness.pytest_plugin.PlainImports`).
 """
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness.lazy import lazy_exports
+from harness.version import __version__
 
 if TYPE_CHECKING:
     from harness.boundary import (
@@ -32,7 +34,6 @@ if TYPE_CHECKING:
     from harness.contract import Contract, load_contract
     from harness.errors import ContractError, HarnessError, InvalidRequest, RejectedInput, UsageError
 
-__version__ = "0.1.0"
 
 __all__ = [
     "AgentCode",
@@ -71,24 +72,6 @@ _EXPORTS = {
     **dict.fromkeys(("ContractError", "HarnessError", "InvalidRequest", "RejectedInput", "UsageError"),
                     "harness.errors"),
 }
-
-
-def lazy_exports(package: str, exports: dict[str, str], scope: dict[str, Any]) -> Callable[[str], Any]:
-    """A package's ``__getattr__``: each name of ``exports`` (name -> the module defining it)
-    imported on first use and kept in the package's ``scope``, so importing the package costs
-    nothing until a name is needed (``harness``, ``harness.boundary``, ``harness.guard``)."""
-
-    def __getattr__(name: str) -> Any:
-        module = exports.get(name)
-        if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        import importlib
-
-        value = getattr(importlib.import_module(module), name)
-        scope[name] = value
-        return value
-
-    return __getattr__
 
 
 __getattr__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import operator
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +26,6 @@ from harness.mutations import REGISTRY, Coverage, Mutant, MutationContext, Opera
 from harness.mutations.context import dumps
 from harness.project import DEFAULT_MAX_MUTANTS as DEFAULT_MAX_MUTANTS  # defined there for check --help
 from harness.project import SOURCES as SOURCES
-from harness.summary import ToolCoverage
 from harness.timeutil import parse_rfc3339
 
 
@@ -291,6 +290,29 @@ def fix_line(variant: Variant, mutant: Mutant, schema: str, field_name: str) -> 
 
 
 @dataclass(frozen=True, slots=True)
+class ToolCoverage:
+    """What one contract's near misses probed: the agent-visible fields, the operator classes
+    (an operator, or a variant of a labelled one), the (field, class) pairs probed — each
+    applicable pair at least once, whatever ``--max-mutants`` says — and how many cases that
+    coverage kept past the cap."""
+
+    tool: str
+    fields: int
+    classes: int
+    pairs: int
+    added: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"fields": self.fields, "operator_classes": self.classes, "pairs": self.pairs,
+                "added_past_cap": self.added}
+
+    def line(self) -> str:
+        return (f"{self.tool}: {self.fields} agent-visible field{'s' if self.fields != 1 else ''} x "
+                f"{self.classes} operator class{'es' if self.classes != 1 else ''}: {self.pairs:,} probed"
+                + (f" ({self.added:,} past --max-mutants)" if self.added else ""))
+
+
+@dataclass(frozen=True, slots=True)
 class Coverages:
     """What the near misses of one contract probed: in the documents it is given (the vendor's,
     for a tool with an adapter) and in the contract objects an adapter emits."""
@@ -380,7 +402,3 @@ def shard(cases: list[_Item], index: int, count: int) -> list[_Item]:
     cases, and of results decided before the run)."""
     ordered = sorted(cases, key=lambda c: c.id)
     return [c for i, c in enumerate(ordered) if i % count == index - 1]
-
-
-def iter_ids(cases: Iterable[Case]) -> Iterator[str]:
-    return (c.id for c in cases)

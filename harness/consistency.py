@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.errors import ContractError
+from harness.locate import position_in_file
 from harness.pointer import escape_token, split
 from harness.schemas import Declared, Document, Node
 
 if TYPE_CHECKING:
-    from harness.contract import Contract, Envelope
+    from harness.contract.records import Contract, Envelope
 
 #: The members an enveloped result carries (default names; ``envelope:`` may rename them).
 ENVELOPE_MEMBERS = ("tool", "request_id", "outcome")
@@ -49,7 +50,7 @@ def _shown(tokens: list[str] | tuple[str, ...]) -> str:
 def schema_documents(file: Path, schemas: Mapping[int, Any], resources: list[tuple[str, Any]]) -> dict[int, Document]:
     """The schema model of each version of the contract at ``file`` (what
     :meth:`~harness.contract.Contract.document` gives, built once while loading)."""
-    from harness.contract import SCHEMAS_DIR
+    from harness.contract.records import SCHEMAS_DIR
 
     return {v: Document(s, file=file.parent / SCHEMAS_DIR / f"v{v}.json", resources=resources)
             for v, s in sorted(schemas.items())}
@@ -59,7 +60,7 @@ def envelope_for(file: Path, data: Mapping[str, Any], documents: Mapping[int, Do
     """The contract's envelope: as ``envelope:`` says (checked against every schema version's
     model, :func:`schema_documents`), else inferred from the schemas. Raises
     :class:`ContractError` with the fix."""
-    from harness.contract import SCHEMAS_DIR, Envelope
+    from harness.contract.records import SCHEMAS_DIR, Envelope
 
     if "envelope" in data:
         raw = data["envelope"]
@@ -75,7 +76,7 @@ def envelope_for(file: Path, data: Mapping[str, Any], documents: Mapping[int, Do
                     f"at the root of {SCHEMAS_DIR}/v{version}.json, so no result can carry "
                     f"{'it' if len(missing) == 1 else 'them'}: declare {_listed(names)} in the schema "
                     "(in each oneOf branch), or write `envelope: null` for a bare result the boundary wraps",
-                    file=str(file), pointer="/envelope", code="contract.envelope")
+                    file=str(file), pointer="/envelope", locate=position_in_file, code="contract.envelope")
         return envelope
     kinds: dict[int, bool] = {}
     for version, document in documents.items():
@@ -152,7 +153,7 @@ def _is_date_time(node: Node) -> bool:
 
 def problems(contract: Contract, version: int) -> Iterator[Problem]:
     """Every binding, freshness and agent_view pointer that schema ``version`` does not back."""
-    from harness.contract import SCHEMAS_DIR
+    from harness.contract.records import SCHEMAS_DIR
 
     document = contract.document(version)
     label = f"v{version}"
@@ -217,12 +218,12 @@ def check(contract: Contract) -> None:
             "`envelope: {}` for one carrying tool, request_id and outcome",
             file=str(contract.path), code="contract.envelope")
     for problem in request_problems(contract):
-        raise ContractError(problem.message, file=str(contract.path), pointer=problem.pointer,
+        raise ContractError(problem.message, file=str(contract.path), pointer=problem.pointer, locate=position_in_file,
                             code="contract.pointer")
     for problem in problems(contract, contract.version):
         if problem.optional and _declared_somewhere(contract, problem.pointer):
             continue
-        raise ContractError(problem.message, file=str(contract.path), pointer=problem.pointer,
+        raise ContractError(problem.message, file=str(contract.path), pointer=problem.pointer, locate=position_in_file,
                             code="contract.freshness_field" if problem.kind == "date_time" else "contract.pointer")
 
 

@@ -20,13 +20,14 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.boundary.parse import strict_loads
 from harness.boundary.schema import SchemaValidator, validator_for
 from harness.codes import Layer, layer_of
 from harness.contract import load_yaml, schema_error
 from harness.documents import packaged
 from harness.errors import ContractError
 from harness.files import MAX_SCHEMA_BYTES, read_bytes, shown
+from harness.locate import position_in_file
+from harness.strict_json import strict_loads
 
 if TYPE_CHECKING:
     from harness.boundary.pipeline import Verdict
@@ -123,7 +124,7 @@ def load_sidecar(path: Path, *, within: Path | None = None) -> Sidecar:
             int(k): Expectation.from_sidecar(v) for k, v in data.get("expect_by_version", {}).items()
         }
     except ValueError as exc:
-        raise ContractError(str(exc), file=str(path), pointer="/expect",
+        raise ContractError(str(exc), file=str(path), pointer="/expect", locate=position_in_file,
                             code="fixture.invalid_sidecar") from None
     return Sidecar(
         expect=expect,
@@ -209,7 +210,7 @@ def _fixture(contract: Contract, kind: str, payload: Path, label: str | None) ->
         raise ContractError(
             "an accepted fixture cannot expect a rejection; move it to fixtures/rejected/",
             file=str(side_path),
-            pointer="/expect",
+            pointer="/expect", locate=position_in_file,
             code="fixture.invalid_sidecar",
         )
     return Fixture(
@@ -241,13 +242,13 @@ def checked_sidecar(contract: Contract, sidecar: Sidecar, path: Path) -> Sidecar
     if sidecar.version is not None and sidecar.version not in contract.versions:
         raise ContractError(f"version {sidecar.version}: {contract.tool} has no schema version {sidecar.version}",
                             file=shown(path), pointer="/version", allowed=list(contract.versions),
-                            code="fixture.invalid_sidecar")
+                            code="fixture.invalid_sidecar", locate=position_in_file)
     if sidecar.request is not None:
         try:
             contract.normalise_request(sidecar.request)
         except InvalidRequest as exc:
             raise ContractError(str(exc), file=shown(path), pointer="/request",
-                                code="fixture.invalid_sidecar") from None
+                                code="fixture.invalid_sidecar", locate=position_in_file) from None
     return sidecar
 
 

@@ -11,20 +11,18 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import types
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
-import jsonschema._keywords
-import jsonschema._legacy_keywords
-import jsonschema._utils
 import referencing
 import referencing.exceptions
 import referencing.jsonschema
+from jsonschema.exceptions import ValidationError
 
+from harness.internals import jsonschema_applicable, jsonschema_init_fields, jsonschema_resolver
 from harness.schemas.dialects import registry as offline_registry
 from harness.schemas.dialects import resource
 
@@ -90,60 +88,171 @@ class _BoundedRe:
             raise PatternTimeout(pattern) from None
 
 
-def _rebound(func: Callable[..., Any], **names: Any) -> Any:
-    """``func`` itself (the library's code, unchanged) with some of its global names bound to
-    other objects: python-jsonschema offers no hook for its regex engine."""
-    scope = {**func.__globals__, **names}
-    copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__, func.__closure__)
-    scope.update({name: copy for name, value in names.items() if value is _SELF})
-    return copy
+def _search(pattern: str, string: str) -> bool:
+    return _BoundedRe.search(pattern, string) is not None
 
 
-_SELF = object()
+def _extras(extras: list[Any]) -> tuple[str, str]:
+    return ", ".join(repr(extra) for extra in extras), "was" if len(extras) == 1 else "were"
 
 
-def _bounded_keywords() -> dict[Callable[..., Any], Any]:
-    """Each python-jsonschema keyword function that searches with a pattern -> its bounded twin."""
-    keywords, utils = jsonschema._keywords, jsonschema._utils
-    find_additional = _rebound(utils.find_additional_properties, re=_BoundedRe)
-    find_evaluated = _rebound(utils.find_evaluated_property_keys_by_schema, re=_BoundedRe,
-                              find_evaluated_property_keys_by_schema=_SELF)
-    return {
-        keywords.pattern: _rebound(keywords.pattern, re=_BoundedRe),
-        keywords.patternProperties: _rebound(keywords.patternProperties, re=_BoundedRe),
-        keywords.additionalProperties: _rebound(keywords.additionalProperties,
-                                                find_additional_properties=find_additional),
-        keywords.unevaluatedProperties: _rebound(keywords.unevaluatedProperties,
-                                                 find_evaluated_property_keys_by_schema=find_evaluated),
-    }
+def _no_error(errors: Iterator[Any]) -> bool:
+    return next(errors, None) is None
 
 
-_BOUNDED: dict[Callable[..., Any], Any] | None = None
+# python-jsonschema's ``pattern``, ``patternProperties``, ``additionalProperties`` and
+# ``unevaluatedProperties`` (Draft 2020-12's), written again with each search bounded: the library
+# offers no hook for its regex engine. The same errors, in the same order, as the library's.
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    if validator.is_type(instance, "string") and not _search(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if _search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional(instance: Any, schema: Any) -> Iterator[Any]:
+    properties = schema.get("properties", {})
+    patterns = "|".join(schema.get("patternProperties", {}))
+    for key in instance:
+        if key not in properties and not (patterns and _search(patterns, key)):
+            yield key
+
+
+def _additional_properties(validator: Any, additional: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    extras = set(_additional(instance, schema))
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif not additional and extras:
+        if "patternProperties" in schema:
+            verb = "does" if len(extras) == 1 else "do"
+            joined = ", ".join(repr(each) for each in sorted(extras))
+            patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
+            yield ValidationError(f"{joined} {verb} not match any of the regexes: {patterns}")
+        else:
+            names, verb = _extras(sorted(extras, key=str))
+            yield ValidationError(f"Additional properties are not allowed ({names} {verb} unexpected)")
+
+
+def _evaluated_keys(validator: Any, instance: Any, schema: Any) -> list[Any]:
+    """The members of ``instance`` that ``schema``'s applicators evaluate (what
+    ``unevaluatedProperties`` leaves out)."""
+    if validator.is_type(schema, "boolean"):
+        return []
+    found: list[Any] = []
+    for keyword in ("$ref", "$dynamicRef"):
+        reference = schema.get(keyword)
+        if reference is not None:
+            resolved = jsonschema_resolver(validator).lookup(reference)
+            evolved = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+            found.extend(_evaluated_keys(evolved, instance, resolved.contents))
+    properties = schema.get("properties")
+    if validator.is_type(properties, "object"):
+        found += properties.keys() & instance.keys()
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        if (subschema := schema.get(keyword)) is None:
+            continue
+        found += (key for key, value in instance.items() if _no_error(validator.descend(value, subschema)))
+    if "patternProperties" in schema:
+        for key in instance:
+            for pattern in schema["patternProperties"]:
+                if _search(pattern, key):
+                    found.append(key)
+    if "dependentSchemas" in schema:
+        for key, subschema in schema["dependentSchemas"].items():
+            if key in instance:
+                found += _evaluated_keys(validator, instance, subschema)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for subschema in schema.get(keyword, []):
+            if _no_error(validator.descend(instance, subschema)):
+                found += _evaluated_keys(validator, instance, subschema)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            found += _evaluated_keys(validator, instance, schema["if"])
+            if "then" in schema:
+                found += _evaluated_keys(validator, instance, schema["then"])
+        elif "else" in schema:
+            found += _evaluated_keys(validator, instance, schema["else"])
+    return found
+
+
+def _unevaluated_properties(validator: Any, unevaluated: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    evaluated = _evaluated_keys(validator, instance, schema)
+    invalid = [key for key in instance if key not in evaluated
+               for _ in validator.descend(instance[key], unevaluated, path=key, schema_path=key)]
+    if not invalid:
+        return
+    if unevaluated is False:
+        names, verb = _extras(sorted(invalid, key=str))
+        yield ValidationError(f"Unevaluated properties are not allowed ({names} {verb} unexpected)")
+    else:
+        names, verb = _extras(invalid)
+        yield ValidationError(f"Unevaluated properties are not valid under the given schema "
+                              f"({names} {verb} unevaluated and invalid)")
+
+
+#: Keyword -> its bounded function, replacing the library's (Draft 2020-12's) wherever a class
+#: uses that one: ``pattern``, ``patternProperties`` and ``additionalProperties`` in every dialect;
+#: draft 2019-09's ``unevaluatedProperties`` is another function, kept.
+_BOUNDED_KEYWORDS = {
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+    "unevaluatedProperties": _unevaluated_properties,
+}
 _BOUNDED_CLASSES: dict[Any, Any] = {}
 
 
 def bounded(cls: Any) -> Any:
     """A python-jsonschema validator class whose pattern searches are time-bounded (one per
-    class: making a class costs about a millisecond), and stay bounded below it.
+    class: making a class costs about a millisecond), made with ``jsonschema.validators.extend``,
+    and staying bounded below its root.
 
     python-jsonschema's ``evolve`` (which ``descend`` and every applicator call) picks the class
     of each subschema it evaluates again, with ``validator_for(subschema, default=cls)``: a
     subschema that names its dialect (``$schema``: a schema file's root, reached through the
-    ``$ref`` to its file's URI, or any resource of its own) gets the library's stock class, whose
-    pattern searches are not bounded. So the bounded class's ``evolve`` is the library's own
-    function, with that one name bound to :func:`_bounded_validator_for`: the stock class's
-    bounded twin."""
-    global _BOUNDED
+    ``$ref`` to its file's URI, or any resource of its own) would get the library's stock class,
+    whose pattern searches are not bounded. So the bounded class's ``evolve`` is
+    :func:`_bounded_evolve`, which picks :func:`_bounded_validator_for` instead."""
     found = _BOUNDED_CLASSES.get(cls)
     if found is not None:
         return found
-    if _BOUNDED is None:
-        _BOUNDED = _bounded_keywords()
-    replaced = {name: _BOUNDED[func] for name, func in cls.VALIDATORS.items() if func in _BOUNDED}
+    stock = jsonschema.Draft202012Validator.VALIDATORS
+    replaced = {name: ours for name, ours in _BOUNDED_KEYWORDS.items() if cls.VALIDATORS.get(name) is stock[name]}
     found = jsonschema.validators.extend(cls, replaced)
-    found.evolve = _rebound(found.evolve, validator_for=_bounded_validator_for)
+    found.evolve = _bounded_evolve
     _BOUNDED_CLASSES[cls] = _BOUNDED_CLASSES[found] = found
     return found
+
+
+_INIT_FIELDS: dict[Any, list[tuple[str, str]]] = {}
+
+
+def _bounded_evolve(self: Any, **changes: Any) -> Any:
+    """python-jsonschema's ``evolve`` (a validator for another schema, every other field kept),
+    with the new validator's class bounded."""
+    cls = type(self)
+    schema = changes.setdefault("schema", self.schema)
+    fields = _INIT_FIELDS.get(cls)
+    if fields is None:
+        fields = _INIT_FIELDS[cls] = jsonschema_init_fields(cls)
+    for attribute, argument in fields:
+        if argument not in changes:
+            changes[argument] = getattr(self, attribute)
+    return _bounded_validator_for(schema, default=cls)(**changes)
 
 
 def _bounded_validator_for(schema: Any, default: Any = None) -> Any:
@@ -296,18 +405,22 @@ class ReferenceValidator:
 
 # --------------------------------------------------------------- confirming a rejection
 
-_KEYWORDS, _LEGACY = jsonschema._keywords, jsonschema._legacy_keywords
+#: python-jsonschema's keyword functions, as its Draft 2020-12 class and (``items`` for an array
+#: of schemas, drafts 6 to 2019-09) its draft-07 class hold them: the walks know a keyword by its
+#: function, which is how a subschema's class says what the keyword means in its dialect.
+_KEYWORDS = jsonschema.Draft202012Validator.VALIDATORS
+_LEGACY_ITEMS = jsonschema.Draft7Validator.VALIDATORS["items"]
 #: python-jsonschema keyword functions that apply a subschema conjunctively to an instance fixed
 #: by the schema and the instance alone, by how the walk takes their step.
 _CONJUNCTIVE: dict[Callable[..., Any], str] = {
-    _KEYWORDS.properties: "properties",
-    _KEYWORDS.allOf: "allOf",
-    _KEYWORDS.prefixItems: "prefixItems",
-    _KEYWORDS.items: "items",
-    _LEGACY.items_draft6_draft7_draft201909: "items-legacy",
-    _KEYWORDS.ref: "$ref",
+    _KEYWORDS["properties"]: "properties",
+    _KEYWORDS["allOf"]: "allOf",
+    _KEYWORDS["prefixItems"]: "prefixItems",
+    _KEYWORDS["items"]: "items",
+    _LEGACY_ITEMS: "items-legacy",
+    _KEYWORDS["$ref"]: "$ref",
 }
-_BRANCHING = frozenset({_KEYWORDS.oneOf, _KEYWORDS.anyOf})
+_BRANCHING = frozenset({_KEYWORDS["oneOf"], _KEYWORDS["anyOf"]})
 #: How many of the production's errors inside one branch are tried before giving up on it.
 _TRIES_PER_BRANCH = 3
 _SPECIFICATIONS: dict[type, Any] = {}
@@ -330,12 +443,13 @@ def _descend(validator: Any, schema: Any, resolver: Any = None) -> Any:
     if isinstance(schema, bool):
         return validator.evolve(schema=schema)
     if resolver is None:
-        resolver = validator._resolver.in_subresource(_specification(type(validator)).create_resource(schema))
+        resource = _specification(type(validator)).create_resource(schema)
+        resolver = jsonschema_resolver(validator).in_subresource(resource)
     return validator.evolve(schema=schema, _resolver=resolver)
 
 
 def _descend_ref(validator: Any, ref: str) -> Any:
-    resolved = validator._resolver.lookup(ref)  # as ``_validate_reference`` looks it up
+    resolved = jsonschema_resolver(validator).lookup(ref)  # as ``_validate_reference`` looks it up
     return _descend(validator, resolved.contents, resolved.resolver)
 
 
@@ -371,7 +485,7 @@ class _Steps:
         found = self._known.get(key)
         if found is None:
             validator = make(*args, **kwargs)
-            applicable = {name: (function, value) for function, name, value in validator._validators} \
+            applicable = {name: (function, value) for function, name, value in jsonschema_applicable(validator)} \
                 if isinstance(validator.schema, dict) else {}
             found = (validator, applicable, next(_NODES), {}, [])
             if len(self._known) < _MAX_STEPS:
@@ -695,13 +809,13 @@ def _evaluate(reference: ReferenceValidator, at: _Node, path: tuple[Any, ...], i
 #: (``_CALLED``) is called as ``iter_errors`` calls it.
 _CALLED, _PROPERTIES, _ALL_OF, _REF, _PREFIX_ITEMS, _ITEMS, _ANY_OF, _ONE_OF = range(8)
 _WALKED: dict[Callable[..., Any], int] = {
-    _KEYWORDS.properties: _PROPERTIES,
-    _KEYWORDS.allOf: _ALL_OF,
-    _KEYWORDS.ref: _REF,
-    _KEYWORDS.prefixItems: _PREFIX_ITEMS,
-    _KEYWORDS.items: _ITEMS,
-    _KEYWORDS.anyOf: _ANY_OF,
-    _KEYWORDS.oneOf: _ONE_OF,
+    _KEYWORDS["properties"]: _PROPERTIES,
+    _KEYWORDS["allOf"]: _ALL_OF,
+    _KEYWORDS["$ref"]: _REF,
+    _KEYWORDS["prefixItems"]: _PREFIX_ITEMS,
+    _KEYWORDS["items"]: _ITEMS,
+    _KEYWORDS["anyOf"]: _ANY_OF,
+    _KEYWORDS["oneOf"]: _ONE_OF,
 }
 
 

@@ -54,9 +54,7 @@ def files_below(folder: Path, *, skip: frozenset[str] = frozenset()) -> Iterator
 
 @cache
 def _source_digest() -> str:
-    import harness
-
-    package = Path(harness.__file__).parent
+    package = Path(__file__).parent  # this module's folder: the harness package
     return file_digest((name, path) for name, path in files_below(package) if name.endswith((".py", ".json")))
 
 
@@ -104,8 +102,8 @@ def installed_version(name: str) -> str | None:
 def harness_digest(*libraries: str) -> str:
     """The harness's version and source (a development checkout changes its code without
     changing its version), and the installed versions of ``libraries`` (distribution names)."""
-    import harness
+    import harness.version
 
-    versions = [f"harness={harness.__version__}"]
+    versions = [f"harness={harness.version.__version__}"]
     versions += [f"{name}={installed_version(name) or 'absent'}" for name in libraries]
     return hashlib.sha256(("\n".join(versions) + _source_digest()).encode()).hexdigest()

@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from harness.boundary.parse import strict_loads
 from harness.errors import ContractError, RejectedInput
 from harness.files import MAX_SCHEMA_BYTES, MAX_YAML_BYTES, read_bytes, read_text, shown
-from harness.locate import offset_position
+from harness.locate import offset_position, position_in_file
 from harness.pointer import escape_token
+from harness.strict_json import strict_loads
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available
 
@@ -28,10 +28,9 @@ def packaged(name: str) -> bytes:
     ``importlib.resources`` would import ``zipfile`` and ``tempfile`` into every ``lint``."""
     import os
 
-    import harness
-
-    loader: Any = harness.__spec__.loader if harness.__spec__ is not None else None
-    folder = os.path.dirname(harness.__file__ or "")
+    # This module's loader and folder: the package's (this module is at its top).
+    loader: Any = __spec__.loader if __spec__ is not None else None
+    folder = os.path.dirname(__file__)
     if loader is None or not hasattr(loader, "get_data"):
         with open(os.path.join(folder, name), "rb") as file:
             return file.read()
@@ -195,14 +194,15 @@ def _json_model(value: Any, path: Path, where: str) -> Any:
         for key, item in value.items():
             if isinstance(key, bool) or not isinstance(key, str | int):
                 raise ContractError(
-                    f"mapping key {key!r} must be a string (quote it)", file=shown(path), pointer=where or "/"
+                    f"mapping key {key!r} must be a string (quote it)", file=shown(path), pointer=where or "/",
+                    locate=position_in_file,
                 )
             out[str(key)] = _json_model(item, path, f"{where}/{escape_token(key)}")
         return out
     if isinstance(value, list):
         return [_json_model(item, path, f"{where}/{i}") for i, item in enumerate(value)]
     if isinstance(value, float) and value != value:
-        raise ContractError("NaN is not allowed", file=shown(path), pointer=where)
+        raise ContractError("NaN is not allowed", file=shown(path), pointer=where, locate=position_in_file)
     return value
 
 
@@ -214,6 +214,6 @@ def load_json_file(path: Path, *, within: Path | None = None, what: str = "JSON 
     except RejectedInput as exc:
         line, column = offset_position(data, exc.offset) if exc.offset is not None else (None, None)
         raise ContractError(f"not valid JSON ({exc.code}: {exc.message})", file=shown(path),
-                            pointer=exc.pointer if line is None else None,
+                            pointer=exc.pointer if line is None else None, locate=position_in_file,
                             line=line, column=column) from None
 

@@ -15,47 +15,36 @@ For each case the boundary runs, and the verdict is compared with the expectatio
 from __future__ import annotations
 
 import json
-import operator
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+import harness.lock as lock
 from harness.boundary.base import UNEXPLAINED
 from harness.boundary.pipeline import Boundary, Examined, Verdict
 from harness.boundary.request import normalise_request
-from harness.cases import Case, CaseExpectation
+from harness.cases import Case, CaseExpectation, ToolCoverage
 from harness.codes import Layer
 from harness.contract import Contract, Waiver
 from harness.errors import HarnessError, InvalidRequest
-from harness.frozen import fast_frozen
+from harness.events import (
+    FAILED,
+    FINDING,
+    PASSED,
+    VERSIONS,
+    CaseFinished,
+    CaseResult,
+    Event,
+    RunFinished,
+    RunStarted,
+    Summary,
+)
 from harness.mutations import CANARY_PREFIX, REGISTRY
 from harness.pointer import MISSING, escape_token
 from harness.redaction import json_strings
 from harness.reference_verdicts import ReferenceVerdicts, document_key
-from harness.summary import (  # re-exported: the engine's event family names them
-    ACCEPTED_COLUMN as ACCEPTED_COLUMN,
-)
-from harness.summary import (
-    FAILED as FAILED,
-)
-from harness.summary import (
-    FINDING as FINDING,
-)
-from harness.summary import (
-    PASSED as PASSED,
-)
-from harness.summary import (
-    Summary as Summary,
-)
-from harness.summary import (
-    ToolCoverage as ToolCoverage,
-)
-from harness.summary import (
-    ToolSummary as ToolSummary,
-)
 
 if TYPE_CHECKING:
     from harness.differential import ReferenceValidator
@@ -64,147 +53,6 @@ _MIN_LEAK_LENGTH = 6
 #: Sources whose cases are generated near misses: when the schema layer was expected to
 #: reject one and the contract's own schema accepts it, that is a finding about the contract.
 _NEAR_MISS_SOURCES = frozenset({"mutation", "fuzz"})
-
-
-@fast_frozen
-@dataclass(frozen=True, slots=True)
-class CaseResult:
-    """One case, judged. ``payload`` is kept only for cases that did not pass."""
-
-    id: str
-    tool: str
-    source: str
-    status: str
-    problem: str | None
-    expected: CaseExpectation
-    layer: Layer | None
-    code: str | None
-    instance_pointer: str | None
-    schema_pointer: str | None
-    message: str | None
-    detail: str
-    operator: str | None
-    pointer: str | None
-    original: str
-    mutated: str
-    fixture: str | None
-    version: int
-    contract_dir: str
-    now: str | None
-    request: dict[str, Any] | None
-    duration_s: float
-    payload: bytes | None = field(default=None, repr=False)
-    reproduce: str | None = None
-    #: The first bytes of the payload, for people (HTML report); never parsed.
-    excerpt: str = ""
-    #: ``contract``: the payload is the contract object of a tool with an adapter.
-    shape: str = "upstream"
-    #: A near miss that got through (``contract_gap``, ``missed``): what to change in the
-    #: contract, and the check waiver to paste to keep it on purpose, in one line.
-    fix: str | None = None
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        # Pickled as the class and its fields' values, in order (``--jobs`` sends every result
-        # to the parent): about 4x cheaper to load than a slots dataclass's own state.
-        return type(self), _RESULT_FIELDS(self)
-
-    @property
-    def actual(self) -> str:
-        return self.code or ACCEPTED_COLUMN
-
-    @property
-    def column(self) -> str:
-        """Where the case lands in the tools x layers table (a finding about a published version,
-        which no layer decided, in none of its columns: it counts among the cases and findings)."""
-        if self.layer:
-            return self.layer.value
-        return VERSIONS if self.source == VERSIONS else ACCEPTED_COLUMN
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "tool": self.tool,
-            "source": self.source,
-            "operator": self.operator,
-            "pointer": self.pointer,
-            "fixture": self.fixture,
-            "version": self.version,
-            "expected": self.expected.to_dict(),
-            "actual": {
-                "accepted": self.layer is None and self.problem != "error" and self.source != VERSIONS,
-                "layer": self.layer.value if self.layer else None,
-                "code": self.code,
-                "instance_pointer": self.instance_pointer,
-                "schema_pointer": self.schema_pointer,
-                "message": self.message,
-            },
-            "status": self.status,
-            "problem": self.problem,
-            "detail": self.detail,
-            "original": self.original,
-            "mutated": self.mutated,
-            "reproduce": self.reproduce,
-            "fix": self.fix,
-            "duration_s": round(self.duration_s, 6),
-        }
-
-
-_RESULT_FIELDS = operator.attrgetter(*(f.name for f in fields(CaseResult)))
-
-
-# ------------------------------------------------------------------------ events
-#
-# One family for every runner: the engine (fixtures, mutations), fuzz and drift. A runner that
-# carries more subclasses an event (``DriftChecked(CaseFinished)``, ``PropertyFinished``,
-# ``FuzzFinished(RunFinished)``): a reporter that knows nothing of it still handles the case.
-
-
-#: The source of a finding about a contract's published schema versions (schemas.lock): decided
-#: before the run, by no layer.
-VERSIONS = "versions"
-
-
-@dataclass(frozen=True, slots=True)
-class RunStarted:
-    """A run begins: how many cases it has (None when they are streamed, not counted first) and
-    for which tools."""
-
-    total: int | None
-    tools: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class CaseStarted:
-    """A case about to run (for a progress display; runners whose cases are quick skip it)."""
-
-    index: int
-    id: str
-    tool: str
-
-
-@dataclass(frozen=True, slots=True)
-class CaseFinished:
-    index: int
-    result: CaseResult
-
-
-@dataclass(frozen=True, slots=True)
-class CaseSkipped:
-    """A case deliberately not run (drift: a request that may change data, an upstream with no
-    sample requests). Never a failure, and not counted in the summary; reporters that know
-    nothing of the reason may ignore it."""
-
-    id: str
-    tool: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class RunFinished:
-    summary: Summary
-
-
-Event = RunStarted | CaseStarted | CaseFinished | CaseSkipped | RunFinished
 
 
 # ------------------------------------------------------------------------ judging
@@ -300,7 +148,7 @@ def _schema_accepts(contract: Contract, version: int, document: Any, schema_erro
     validator = contract.vendor_validator() if contract.adapter else contract.validator(version)
     if validator is None or document is None:
         return None
-    return validator.is_valid(document)
+    return bool(validator.is_valid(document))
 
 
 class _Validators:
@@ -629,6 +477,22 @@ def _request_of(case: Case) -> dict[str, Any] | None:
         return dict(case.contract.normalise_request(case.request))
     except InvalidRequest:
         return dict(case.request) if isinstance(case.request, Mapping) else None
+
+
+def version_findings(contract: Contract) -> list[CaseResult]:
+    """A published schema version changed in place (schemas.lock), as ``check`` reports it: a
+    finding of the contract's tool, one per version, beside its cases (the run goes on)."""
+    found = []
+    for problem in lock.changes(contract):
+        version = int(problem.file.stem[1:])  # schemas/v<N>.json
+        found.append(CaseResult(
+            id=f"{contract.tool}::{VERSIONS}::v{version}", tool=contract.tool, source=VERSIONS, status=FINDING,
+            problem="version_changed", expected=CaseExpectation(False, (), problem.code), layer=None,
+            code=problem.code, instance_pointer=None, schema_pointer=None, message=None, detail=problem.message,
+            operator=None, pointer=None, original="", mutated="", fixture=str(problem.file), version=version,
+            contract_dir=str(contract.directory), now=None, request=None, duration_s=0.0,
+            reproduce=f"contract-harness lock --check {contract.directory}"))
+    return found
 
 
 class Engine:

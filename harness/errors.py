@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from harness.codes import Layer, layer_of
@@ -55,14 +55,17 @@ class RejectedInput(HarnessError):
         return f"{self.code}: {self.message}{where}"
 
 
+#: Finds where a JSON pointer is in a file: ``(line, column)``, 1-based, or None.
+Locate = Callable[[str, str], "tuple[int, int] | None"]
+
+
 class ContractError(HarnessError):
     """A contract file or schema is unusable. Names the file, the pointer and what is allowed.
 
     Rendered as one line, ``file:line:column: pointer: message (allowed: ...)``. ``line`` and
-    ``column`` may be given (a YAML or JSON syntax error knows them); otherwise, when the file
-    is YAML or JSON and a pointer is given, they are found from the pointer when the error is
-    first shown (:mod:`harness.locate`), so every error raised with a file and a pointer gets a
-    position without the raiser computing one.
+    ``column`` may be given (a YAML or JSON syntax error knows them); otherwise, given a file, a
+    pointer and ``locate`` (:func:`harness.locate.position_in_file`), they are found from the
+    pointer when the error is first shown, so the raiser computes no position that nobody reads.
     """
 
     code = "contract.invalid"
@@ -77,6 +80,7 @@ class ContractError(HarnessError):
         code: str | None = None,
         line: int | None = None,
         column: int | None = None,
+        locate: Locate | None = None,
     ) -> None:
         Exception.__init__(self, message)
         if code is not None:
@@ -87,6 +91,7 @@ class ContractError(HarnessError):
         self.detail = message
         self.line = line
         self.column = column
+        self.locate = locate
         self._text: str | None = None
 
     @property
@@ -102,10 +107,8 @@ class ContractError(HarnessError):
         """``(line, column)`` of the problem in ``file`` (1-based), when known or findable."""
         if self.line is not None:
             return self.line, self.column or 1
-        if self.file and self.pointer is not None:
-            from harness.locate import position_in_file
-
-            return position_in_file(self.file, self.pointer)
+        if self.file and self.pointer is not None and self.locate is not None:
+            return self.locate(self.file, self.pointer)
         return None
 
     def _render(self) -> str:
@@ -142,8 +145,6 @@ def one_line(exc: BaseException) -> str:
     """Any error as ``code: message`` on one line. Our own errors carry their code; an
     ``OSError`` (disk full, permissions) is the environment's (``file.error``); anything else
     is a bug in the harness (``harness.internal``), reported with a hint to ``--debug``."""
-    from harness.files import shown
-
     if isinstance(exc, HarnessError):
         text, code = str(exc), exc.code
     elif isinstance(exc, OSError):
@@ -186,3 +187,17 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     string."""
     close = closest(word, choices)
     return f" (did you mean {close!r}?)" if close else ""
+
+
+def shown(path: os.PathLike[str] | str) -> str:
+    """A path as text that always encodes: undecodable bytes of a file name shown escaped."""
+    text = os.fspath(path)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8") if _unencodable(text) else text
+
+
+def _unencodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from harness.errors import ContractError, HarnessError
+from harness.errors import shown as shown  # where most of the package finds it
 
 #: Caps on what one file may weigh. Contracts and sidecars are hand-written YAML; schemas may
 #: be generated (OpenAPI components), so they get more room.
@@ -43,20 +44,6 @@ _KINDS = (
 def kind_of(mode: int) -> str:
     """What a non-regular file is, in words (``a directory``, ``a FIFO``, ...)."""
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
-
-
-def shown(path: Path | str) -> str:
-    """A path as text that always encodes: undecodable bytes of a file name shown escaped."""
-    text = os.fspath(path)
-    return text.encode("utf-8", "backslashreplace").decode("utf-8") if _unencodable(text) else text
-
-
-def _unencodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def inside(path: Path | str, folder: Path | str) -> bool:

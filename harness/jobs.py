@@ -37,9 +37,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from harness.engine import CaseFinished, CaseResult, Engine, Event, RunFinished, RunStarted, Summary
+from harness.cases import ToolCoverage
+from harness.engine import Engine, version_findings
 from harness.errors import HarnessError, UsageError, one_line
-from harness.summary import ToolCoverage
+from harness.events import CaseFinished, CaseResult, Event, RunFinished, RunStarted, Summary
+from harness.internals import process_pool_processes
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -303,7 +305,7 @@ def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator
     finally:
         _TASK = None
         if not finished:
-            for process in list(getattr(pool, "_processes", {}).values()):  # stop, not wait for, the tasks
+            for process in process_pool_processes(pool):  # stop, not wait for, the tasks
                 process.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
         for fd in watch or ():
@@ -316,7 +318,6 @@ def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator
 def _run_contract(contract: Contract, options: Options) -> Batch:
     """In a worker: the cases of one contract, made and run."""
     from harness.cases import cases_for
-    from harness.cli._common import version_findings
     from harness.reference_verdicts import ReferenceVerdicts
 
     batch = Batch()
@@ -339,7 +340,7 @@ def _run_contract(contract: Contract, options: Options) -> Batch:
 def _load_and_run(directory: Path, selected: bool, options: Options) -> Batch:
     """In a worker: the contract in ``directory`` loaded and checked (as one job loads every
     contract, also one ``--tool`` leaves out), and its cases run when it is ``selected``."""
-    from harness.cli._common import load_checked
+    from harness.contract.load import load_checked
 
     contract = load_checked(directory, locks=False)  # a version changed in place: a finding of the run
     return _run_contract(contract, options) if selected else Batch()

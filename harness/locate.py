@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-
-import yaml
+from typing import Any
 
 from harness.pointer import escape_token, split
 
@@ -72,13 +71,15 @@ def yaml_positions(text: str) -> dict[str, Position]:
 
     An aliased node is indexed once, where its anchor is: walking the expansion of an alias
     bomb would never end."""
+    import yaml  # here: the boundary raises errors that may ask for a position, and runs without YAML
+
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
         return {}
     found: dict[str, Position] = {}
     seen: set[int] = set()
-    stack: list[tuple[str, yaml.Node | None]] = [("", root)]
+    stack: list[tuple[str, Any]] = [("", root)]
     while stack:
         pointer, node = stack.pop()
         if node is None or id(node) in seen:
@@ -95,7 +96,7 @@ def yaml_positions(text: str) -> dict[str, Position]:
     return found
 
 
-def _mark(node: yaml.Node) -> Position:
+def _mark(node: Any) -> Position:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 

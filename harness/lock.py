@@ -33,7 +33,7 @@ from harness.errors import ContractError, UsageError
 from harness.files import read_text
 
 if TYPE_CHECKING:
-    from harness.contract import Contract
+    from harness.contract.records import Contract
 
 LOCK_FILE = "schemas.lock"
 #: A lock holds one line per published version: anything larger is not one.
@@ -208,8 +208,8 @@ def check_ref(ref: str) -> None:
 def base_changes(contract: Contract, ref: str) -> Iterator[Problem]:
     """Version files that exist at git ``ref`` (the base branch) and differ from the working
     tree: an in-place edit even where the lock file was edited along with it."""
-    from harness.boundary.parse import strict_loads
     from harness.errors import RejectedInput
+    from harness.strict_json import strict_loads
 
     check_ref(ref)
     top = _git(contract.directory, "rev-parse", "--show-toplevel")

@@ -6,7 +6,7 @@ each consecutive version pair, the drift items (with ``--drift``) and the fuzz i
 is a :class:`ContractItem`: it checks one thing, and when that does not hold, pytest shows the
 harness's own text for it (the same as the CLI's), never a traceback into the harness.
 
-The hooks and options are in :mod:`harness.pytest_plugin`, which imports this module only when
+The hooks are in :mod:`harness.pytest_plugin`, which imports this module only when
 it collects a contract.
 """
 
@@ -22,7 +22,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.pytest_plugin import ENGINE, FUZZ_GENERATORS, FUZZ_PROFILES, LAYOUTS, STORE_DRIFT, boolean, setting, switch
+from harness.pytest_options import (
+    ENGINE,
+    FUZZ_GENERATORS,
+    FUZZ_PROFILES,
+    LAYOUTS,
+    STORE_DRIFT,
+    boolean,
+    setting,
+    switch,
+)
 
 if TYPE_CHECKING:
     from harness.cases import Case
@@ -145,7 +154,7 @@ class ContractFile(pytest.File):
     """``contracts/<tool>/contract.yaml``: one collector per case source below it."""
 
     def collect(self) -> Any:
-        from harness import lock
+        import harness.lock as lock
         from harness.cases import DEFAULT_MAX_MUTANTS, cases_for
         from harness.contract import load_contract
         from harness.errors import one_line

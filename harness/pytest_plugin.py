@@ -21,8 +21,8 @@ says what it collected and from where. Hypothesis, which the fuzz and compat
 items use, keeps its caches in ``.contract-harness/hypothesis`` while they run: no
 ``.hypothesis/`` is left at the project's root.
 
-This module keeps the hooks and the options (with :func:`setting` and :func:`switch`, the one
-place an option and its ini key are resolved); the collectors and items are in
+This module keeps the hooks; the options and the one place an option and its ini key are
+resolved are :mod:`harness.pytest_options`; the collectors and items are in
 :mod:`harness.pytest_items`, imported when a contract is collected. It imports almost nothing at
 the top, so ``pytest`` stays fast where the plugin is installed but unused.
 """
@@ -35,16 +35,19 @@ from typing import Any
 
 import pytest
 
-CONTRACT_FILE = "contract.yaml"
-#: The fuzz profiles (harness.fuzz.runner.PROFILES, named here so this module imports nothing).
-FUZZ_PROFILES = ("ci", "nightly")
-FUZZ_GENERATORS = ("sampled", "native")
-#: Per-run state of the items: the engine, the fuzz options (``harness.pytest_items``).
-ENGINE = pytest.StashKey[dict[str, Any]]()
-#: Drift checks already run, by contract file and upstream.
-STORE_DRIFT = pytest.StashKey[dict[tuple[str, str], dict[str, Any]]]()
-#: Each project root's layout check, once a session: its first problem, or None.
-LAYOUTS = pytest.StashKey[dict[Path, Exception | None]]()
+from harness.pytest_options import (
+    CONTRACT_FILE,
+    ENGINE,
+    FUZZ_GENERATORS,
+    FUZZ_PROFILES,
+    LAYOUTS,
+    STORE_DRIFT,
+    add_options,
+    boolean,
+    scheduling,
+    setting,
+)
+
 _ADDED = pytest.StashKey[tuple[Path, str] | None]()
 _SOURCE_MARKERS = {
     "accepted": "fixtures/accepted", "rejected": "fixtures/rejected",
@@ -56,53 +59,7 @@ _SOURCE_MARKERS = {
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("contract-harness", "tool-result contract harness")
-    group.addoption("--contracts", action="append", default=None, metavar="DIR",
-                    help="collect contract cases from DIR (a contracts/ folder or a project root)")
-    group.addoption("--max-mutants", type=int, default=None, metavar="N",
-                    help="cap near-miss mutants per fixture (default 64)")
-    group.addoption("--no-contracts", action="store_true",
-                    help="do not collect contract cases even where contracts/ exists")
-    group.addoption("--drift", action="store_true",
-                    help="also collect drift items: send each contract's upstream sample requests "
-                         "(opt-in, it talks to live upstreams; marker: drift)")
-    parser.addini("contract_harness_contracts", type="paths", default=[],
-                  help="contract folders to collect, like --contracts")
-    parser.addini("contract_harness_collect_root", type="bool", default=True,
-                  help="collect the project's contracts/ even where testpaths leaves it out")
-    parser.addini("contract_harness_max_mutants", type="string", default="",
-                  help="cap near-miss mutants per fixture")
-    group.addoption("--no-differential", action="store_true",
-                    help="skip the reference validator (python jsonschema) on each case: faster, "
-                         "but disagreements with the production validator go unnoticed")
-    parser.addini("contract_harness_differential", type="bool", default=True,
-                  help="run the reference validator on each case (differential findings)")
-    group.addoption("--no-saved-verdicts", action="store_true",
-                    help="validate every document with the reference afresh: neither read nor write "
-                         "the reference's verdicts saved by earlier runs (.contract-harness/check/reference/)")
-    parser.addini("contract_harness_saved_verdicts", type="bool", default=True,
-                  help="take the reference's verdicts saved by earlier runs (and save this run's)")
-    group.addoption("--no-fuzz", action="store_true", help="do not collect the contracts' fuzz items")
-    group.addoption("--fuzz-profile", choices=FUZZ_PROFILES, default=None,
-                    help="hypothesis profile of the fuzz items (default ci)")
-    group.addoption("--fuzz-examples", type=int, default=None, metavar="N",
-                    help="examples per fuzz item (overrides the profile)")
-    group.addoption("--fuzz-regenerate", action="store_true", default=None,
-                    help="generate new fuzz examples even where a property's inputs are unchanged since its "
-                         "last green run (the ci profile otherwise replays that run's examples)")
-    parser.addini("contract_harness_fuzz_regenerate", type="string", default="",
-                  help="always generate fuzz examples (true/false), like --fuzz-regenerate")
-    group.addoption("--fuzz-generator", choices=FUZZ_GENERATORS, default=None,
-                    help="sampled: each value sampled from one hypothesis seed, a failure searched again "
-                         "natively to shrink it (default); native: hypothesis draws every choice")
-    parser.addini("contract_harness_fuzz_generator", type="string", default="sampled",
-                  help="how the fuzz items draw their examples: sampled or native")
-    parser.addini("contract_harness_fuzz", type="bool", default=True,
-                  help="collect one fuzz item per contract and property")
-    parser.addini("contract_harness_fuzz_profile", type="string", default="ci",
-                  help="hypothesis profile of the fuzz items: ci or nightly")
-    parser.addini("contract_harness_fuzz_examples", type="string", default="",
-                  help="examples per fuzz item (overrides the profile)")
+    add_options(parser)
 
 
 class PlainImports:
@@ -148,9 +105,7 @@ def _import_plainly() -> None:
     import os
     import sys
 
-    import harness
-
-    packages = {"harness": tuple(harness.__path__)}
+    packages: dict[str, tuple[str, ...]] = {"harness": (os.path.dirname(__file__),)}  # this folder: the package
     if sys.dont_write_bytecode:
         found = importlib.util.find_spec("hypothesis")  # its location only: nothing is imported
         if found is not None and found.submodule_search_locations:
@@ -291,48 +246,6 @@ def pytest_report_header(config: pytest.Config) -> str | None:
             "--no-contracts or contract_harness_collect_root = false leaves it out)")
 
 
-def setting(config: pytest.Config, option: str, ini: str, convert: Callable[[str], Any] = str, *,
-            choices: tuple[str, ...] | None = None) -> Any:
-    """A setting's value: the command-line ``option`` when given, else the ``ini`` key when set in
-    the project's configuration (converted; a bad value is a one-line usage error), else None.
-    A number below the option's :data:`MINIMUM` is a usage error too, however it was given."""
-    value = config.getoption(option)
-    given = f"{option} {value}"
-    if value is None:
-        text = config.getini(ini)
-        if text in ("", None):
-            return None
-        try:
-            value = convert(text)
-        except ValueError:
-            raise pytest.UsageError(f"{ini} {text!r}: not a valid {getattr(convert, '__name__', 'value')}") from None
-        if choices is not None and value not in choices:
-            raise pytest.UsageError(f"{ini} {text!r}: use one of {', '.join(choices)}")
-        given = f"{ini} {text!r}"
-    least = MINIMUM.get(option)
-    if least is not None and value < least:
-        raise pytest.UsageError(f"{given}: must be at least {least}")
-    return value
-
-
-#: The least value of the numeric settings (on the command line or in the ini file).
-MINIMUM = {"--max-mutants": 0, "--fuzz-examples": 1}
-
-
-def boolean(text: str) -> bool:
-    """An ini key's true/false (also yes/no, on/off, 1/0); anything else is a ValueError."""
-    value = {"true": True, "yes": True, "on": True, "1": True,
-             "false": False, "no": False, "off": False, "0": False}.get(text.strip().lower())
-    if value is None:
-        raise ValueError(text)
-    return value
-
-
-def switch(config: pytest.Config, off: str, ini: str) -> bool:
-    """A feature on by default: off with the ``off`` flag, or with ``ini = false``."""
-    return not config.getoption(off) and bool(config.getini(ini))
-
-
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Save the reference's verdicts this process obtained (each xdist worker its own)."""
     store = session.config.stash.get(ENGINE, {})
@@ -366,12 +279,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Under ``-n`` with xdist's default ``--dist load``: the items that share one computation
-    (a compat pair's, a drift upstream's, in the ci profile a contract's fuzz items) go to one
-    worker together, and the long ones go out first, the short ones last
-    (:mod:`harness.pytest_schedule`). Any other ``--dist``, or an xdist other than 3.x, is
-    xdist's own."""
-    if config.getvalue("dist") != "load" or not _tested_xdist():
+    """With ``--contract-scheduling``, under ``-n`` with xdist's default ``--dist load``: the
+    items that share one computation (a compat pair's, a drift upstream's, in the ci profile a
+    contract's fuzz items) go to one worker together, and the long ones go out first, the short
+    ones last (:mod:`harness.pytest_schedule`). Without it, with any other ``--dist``, or with an
+    xdist other than 3.x, scheduling is xdist's own."""
+    if not scheduling(config) or config.getvalue("dist") != "load" or not _tested_xdist():
         return None
     from harness.pytest_schedule import ContractScheduling
 
@@ -433,7 +346,7 @@ class LayerTable:
                 self.state_warnings[warning] = None
             if props.get("contract_harness") == "1":
                 if self.summary is None:
-                    from harness.summary import Summary  # the layer vocabulary only: no engine
+                    from harness.events import Summary
 
                     self.summary = Summary()
                 self.summary.count_case(str(props["tool"]), str(props["layer"]), str(props["status"]))
@@ -463,7 +376,7 @@ class LayerTable:
         terminalreporter.write_sep("=", "contract cases by rejecting layer")
         width = terminalreporter.config.get_terminal_writer().fullwidth
         if sum(widths) + 2 * (len(widths) - 1) > width:
-            from harness.summary import fold  # a narrow terminal: a block per tool, its name whole
+            from harness.events import fold  # a narrow terminal: a block per tool, its name whole
 
             for line in fold(header, rows, width):
                 terminalreporter.write_line(line)
@@ -474,10 +387,10 @@ class LayerTable:
                     for i, (cell, w) in enumerate(zip(row, widths, strict=True))
                 ))
         if self.verdicts["saved"] and terminalreporter.config.option.verbose > 0:
-            from harness.summary import saved_line
+            from harness.events import saved_line
 
             terminalreporter.write_line(saved_line(self.verdicts))
         if self.verdicts["undecided"]:
-            from harness.summary import undecided_line
+            from harness.events import undecided_line
 
             terminalreporter.write_line(undecided_line(self.verdicts))

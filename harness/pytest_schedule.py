@@ -1,6 +1,6 @@
-"""pytest-xdist scheduling for the contract items: xdist's ``load`` scheduling, except that the
-long items go out first, one unit at a time to each worker, and the items sharing one computation
-go to one worker together.
+"""pytest-xdist scheduling for the contract items, opt-in (``--contract-scheduling``): xdist's
+``load`` scheduling, except that the long items go out first, one unit at a time to each worker,
+and the items sharing one computation go to one worker together.
 
 Some of a contract's items share work that the first of them does and the others reuse, in the
 process that runs them (:mod:`harness.pytest_items`):
@@ -27,38 +27,44 @@ logic gives them out and they even out the workers — all but one at a time beh
 xdist worker runs an item only once it holds the next.
 
 Used where ``-n`` runs with xdist's default ``--dist load``; any other ``--dist`` the user asks
-for is xdist's own. Units are known from the node ids alone (the controller collects nothing).
+for is xdist's own. Units are known from the node ids alone (the controller collects nothing):
+the ids :mod:`harness.pytest_items` gives, ``<contract file>::<kind>::<name>``, read by
+:func:`unit_of`. (xdist's ``xdist_group`` marks would carry a unit in the item, but xdist 3.8
+writes it into the id through an attribute pytest 9.2 no longer reads.) It extends xdist's
+``LoadScheduling``, whose internals have no public equivalent, reached through
+:func:`harness.internals.xdist_load_scheduling`.
 """
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from xdist.scheduler import LoadScheduling
+from harness.internals import xdist_load_scheduling
+from harness.pytest_options import CONTRACT_FILE
 
-from harness.pytest_plugin import CONTRACT_FILE
-
-_CONTRACT_ITEM = re.compile(r"^(?P<file>(?:.*/)?" + re.escape(CONTRACT_FILE) + r")::(?P<rest>.+)$")
-_COMPAT = re.compile(r"^(compat-v\d+-v\d+)::[^:]+$")
-_DRIFT = re.compile(r"^drift::([^\[]+)\[")
-_FUZZ = re.compile(r"^fuzz::[^:]+$")
+LoadScheduling = xdist_load_scheduling()
 
 
-def group_of(nodeid: str, *, fuzz_by_contract: bool) -> str | None:
-    """The group ``nodeid`` belongs to (items of one group run in one worker), or None."""
-    found = _CONTRACT_ITEM.match(nodeid)
-    if found is None:
+def unit_of(nodeid: str, *, fuzz_by_contract: bool) -> str | None:
+    """The unit ``nodeid`` belongs to (its items run in one worker, long ones first), or None
+    for a short item: a compat pair (``<file>::compat-v1-v2::<check>``), a drift upstream
+    (``<file>::drift::<upstream>[<request>]``), a contract's fuzz items (``<file>::fuzz::<property>``)
+    where ``fuzz_by_contract``, else each fuzz item alone."""
+    file, _, rest = nodeid.partition("::")
+    if file.rpartition("/")[2] != CONTRACT_FILE:
         return None
-    rest = found["rest"]
-    if (pair := _COMPAT.match(rest)) is not None:
-        return f"{found['file']}::{pair[1]}"
-    if (upstream := _DRIFT.match(rest)) is not None:
-        return f"{found['file']}::drift::{upstream[1]}"
-    if fuzz_by_contract and _FUZZ.match(rest):
-        return f"{found['file']}::fuzz"
+    kind, _, name = rest.partition("::")
+    if not name:
+        return None
+    if kind == "fuzz" and "::" not in name:
+        return f"{file}::fuzz" if fuzz_by_contract else nodeid
+    if kind == "drift" and "[" in name:
+        return f"{file}::drift::{name.partition('[')[0]}"
+    versions = kind.removeprefix("compat-v").split("-v")
+    if kind.startswith("compat-v") and len(versions) == 2 and all(v.isdigit() for v in versions) and "::" not in name:
+        return f"{file}::{kind}"
     return None
 
 
@@ -70,19 +76,14 @@ def weight(unit: Sequence[str]) -> int:
     """A long unit's weight, for giving out the heaviest first: a fuzz item counts one, three for
     ``rejects_near_misses``; a compat pair or a drift upstream (one computation) one. A guess from
     the demo's durations, not a measurement: nothing is timed before it runs."""
-    fuzz = [nodeid.rsplit("::", 1)[-1] for nodeid in unit if "::fuzz::" in nodeid]
+    fuzz = [nodeid.rpartition("::")[2] for nodeid in unit if "::fuzz::" in nodeid]
     return sum(_PROPERTY_WEIGHT.get(name, 1) for name in fuzz) if fuzz else 1
 
 
 def plan(collection: Sequence[str], *, fuzz_by_contract: bool) -> tuple[list[tuple[int, ...]], list[int]]:
     """The long units (each a tuple of indices in collection order), heaviest first (ties in
     collection order), and the short items' indices in collection order."""
-    keys: list[str | None] = []
-    for nodeid in collection:
-        key = group_of(nodeid, fuzz_by_contract=fuzz_by_contract)
-        if key is None and _CONTRACT_ITEM.match(nodeid) and "::fuzz::" in nodeid:
-            key = nodeid  # a fuzz item alone: long, a unit of one
-        keys.append(key)
+    keys = [unit_of(nodeid, fuzz_by_contract=fuzz_by_contract) for nodeid in collection]
     units: dict[str, list[int]] = {}
     short: list[int] = []
     for index, key in enumerate(keys):
@@ -94,7 +95,7 @@ def plan(collection: Sequence[str], *, fuzz_by_contract: bool) -> tuple[list[tup
     return [tuple(unit) for unit in ordered], short
 
 
-class ContractScheduling(LoadScheduling):  # type: ignore[misc]
+class ContractScheduling(LoadScheduling):  # type: ignore[misc,valid-type]
     """``--dist load`` for the short items; the long units (:func:`plan`) first, one at a time
     per worker."""
 

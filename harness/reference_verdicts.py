@@ -59,7 +59,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from harness import state
+import harness.state as state
 from harness.digests import harness_digest
 from harness.errors import HarnessError
 from harness.files import shown

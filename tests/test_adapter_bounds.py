@@ -16,7 +16,7 @@ import pytest
 
 from harness import Boundary, load_contract
 from harness.contract.records import DEFAULT_ADAPTER_TIMEOUT_S
-from tests.conftest import run_cli
+from tests.helpers.cli import run_cli
 
 TOOL = "job_status"
 FIXTURE = f"fixtures/accepted/{TOOL}/failed_run.json"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 SCRIPTS = sorted(p for p in (REPO / "bench").glob("*.py") if not p.name.startswith("_"))
 
@@ -23,3 +23,14 @@ def test_benchmark_starts_and_explains_its_options(script) -> None:  # type: ign
                           cwd=REPO)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.startswith("usage:") and "Traceback" not in proc.stderr
+
+
+def test_every_recorded_run_names_its_benchmark_command_and_figures() -> None:
+    import json
+
+    lines = (REPO / "bench/results/history.jsonl").read_text(encoding="utf-8").splitlines()
+    assert lines
+    for line in lines:
+        run = json.loads(line)
+        assert {"bench", "command", "figures"} <= run.keys(), line
+        assert run["figures"] and run["command"].strip(), line

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from harness import Boundary, InvalidRequest, MemoryAuditSink, RawStore, load_contract
-from tests.conftest import DEFAULT_YAML, envelope_schema, item
+from tests.helpers.contracts import DEFAULT_YAML, envelope_schema, item
 
 CANARY = "CANARY-7f3a"
 NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)

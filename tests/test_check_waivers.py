@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from tests.conftest import DEFAULT_YAML
+from tests.helpers.contracts import DEFAULT_YAML
 
 NOTE_VIEW = "  note: {pointer: /data/note, optional: true}\n"
 FIXTURE = {"tool": "item_status", "request_id": "req.J7q94MkP", "outcome": "success",

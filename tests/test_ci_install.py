@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import REPO
-from tests.workflow_steps import JobRun, harness_source, run_steps, runner_env, scratch_python
+from tests.helpers.paths import REPO
+from tests.helpers.workflow_steps import JobRun, harness_source, run_steps, runner_env, scratch_python
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.invalid", "GIT_COMMITTER_NAME": "Dev",
            "GIT_COMMITTER_EMAIL": "dev@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from tests.conftest import item
+from tests.helpers.contracts import item
 
 
 def test_check_on_the_embedded_demo_holds(capsys, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -121,7 +121,7 @@ def test_a_project_checked_from_elsewhere_keeps_its_state_in_its_own_folder(
         capsys, make_contract, tmp_path, tmp_path_factory, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # Saved verdicts and reproductions belong to the project checked, not to whichever folder
     # the command ran from (a CI step, a shell in the home folder).
-    from tests.conftest import item
+    from tests.helpers.contracts import item
 
     contract = make_contract()
     project = contract.parent.parent

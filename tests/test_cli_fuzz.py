@@ -15,7 +15,7 @@ import pytest
 
 from harness import validator_for
 from harness.cli import main
-from tests.conftest import ENVELOPE_DATA, envelope_schema
+from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema
 
 
 def test_the_ci_profile_passes_on_the_demo_tools_and_writes_every_report(capsys, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

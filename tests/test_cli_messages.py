@@ -88,7 +88,7 @@ def test_did_you_mean_suggests_only_a_close_name(word: str, choices: list[str], 
 
 def test_the_guard_suggests_no_unrelated_contract_for_a_tool_the_server_does_not_list(
         make_contract: Any, tmp_path: Path) -> None:
-    from tests.guard_support import STATUS_SCHEMA, STATUS_YAML, TEST_SERVER, guard
+    from tests.helpers.guard import STATUS_SCHEMA, STATUS_YAML, TEST_SERVER, guard
 
     # The server lists service_status; the contract guards order_status: no typo of it.
     make_contract("order_status", STATUS_YAML.replace("service_status", "order_status"), {1: STATUS_SCHEMA})
@@ -124,7 +124,8 @@ def test_the_saved_verdicts_line_is_shown_under_verbose_only(project: Path) -> N
 def test_the_progress_bar_of_a_streamed_run_counts_its_tools(demo: Callable[[str], Any],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     from harness.cases import cases_for
-    from harness.engine import CaseFinished, Engine, RunStarted
+    from harness.engine import Engine
+    from harness.events import CaseFinished, RunStarted
     from harness.reporting import dispatch
     from harness.reporting.terminal import TerminalReporter
 

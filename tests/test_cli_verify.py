@@ -133,7 +133,7 @@ upstreams:
 def test_verify_redacts_an_upstream_secret_from_its_output_and_the_audit_file(  # type: ignore[no-untyped-def]
     capsys, make_contract, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.conftest import envelope_schema
+    from tests.helpers.contracts import envelope_schema
 
     data = {"type": "object", "required": ["item_id"], "properties": {"item_id": {"type": "string"}},
             "additionalProperties": {"type": "string"}}

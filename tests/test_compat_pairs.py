@@ -1,5 +1,5 @@
 """compat against a table of original/update pairs whose answers follow from JSON Schema
-semantics (tests/compat_pairs.py): it decides what is decidable and never cries wolf.
+semantics (tests/helpers/compat_pairs.py): it decides what is decidable and never cries wolf.
 
 For every pair: the static classification alone already gives every ``safe`` direction as
 ``safe`` (a named rule decided it) and never calls a breaking direction safe; the full report
@@ -23,7 +23,7 @@ from harness.compat import Budget, Direction, Evidence, Verdict, compare_schemas
 from harness.compat.classify import Comparison
 from harness.compat.model import worst
 from harness.compat.normalise import prepare
-from tests.compat_pairs import BREAKING, PAIRS, SAFE, Pair
+from tests.helpers.compat_pairs import BREAKING, PAIRS, SAFE, Pair
 
 BUDGET = Budget(examples=15, samples=4, seconds=120)
 IDS = [f"{p.category}: {p.title}" for p in PAIRS]

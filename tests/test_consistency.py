@@ -12,7 +12,7 @@ import pytest
 
 from harness import Boundary, ContractError, load_contract
 from harness.lint import lint_contract
-from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema, item
+from tests.helpers.contracts import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema, item
 
 BARE = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -7,7 +7,7 @@ import pytest
 
 from harness import ContractError, load_contract
 from harness.contract import discover
-from tests.conftest import DEFAULT_YAML, envelope_schema, item
+from tests.helpers.contracts import DEFAULT_YAML, envelope_schema, item
 
 
 def error(path: Path) -> ContractError:

@@ -21,9 +21,11 @@ from harness.cases import Case, CaseExpectation, cases_for
 from harness.codes import Layer
 from harness.contract import Contract
 from harness.differential import ReferenceValidator
-from harness.engine import CaseFinished, Engine, RunFinished
+from harness.engine import Engine
 from harness.errors import RejectedInput
-from tests.conftest import ENVELOPE_DATA, corpus, envelope_schema, item
+from harness.events import CaseFinished, RunFinished
+from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema, item
+from tests.helpers.paths import corpus
 
 PROPERTIES: dict[str, Any] = dict(ENVELOPE_DATA["properties"])  # type: ignore[call-overload]
 

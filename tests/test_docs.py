@@ -20,7 +20,7 @@ def test_the_getting_started_walkthrough_works_as_written(tmp_path, capsys, monk
     import re
 
     from harness.cli import main
-    from tests.conftest import REPO
+    from tests.helpers.paths import REPO
 
     doc = (REPO / "docs/getting-started.md").read_text()
     contract_yaml = re.search(r"```yaml\n(tool: ticket_status.*?)```", doc, re.S).group(1)  # type: ignore[union-attr]
@@ -55,7 +55,7 @@ def test_the_getting_started_walkthrough_works_as_written(tmp_path, capsys, monk
 def test_ci_runs_the_readmes_two_commands_as_written() -> None:
     import re
 
-    from tests.conftest import REPO
+    from tests.helpers.paths import REPO
 
     readme = (REPO / "README.md").read_text()
     first, second = re.findall(r"```sh\n(.*?)\n```", readme, re.S)[:2]

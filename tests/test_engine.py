@@ -5,8 +5,9 @@ import json
 from harness import load_contract
 from harness.cases import Case, CaseExpectation, cases_for, shard
 from harness.codes import Layer
-from harness.engine import Engine, RunFinished
-from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema, item
+from harness.engine import Engine
+from harness.events import RunFinished
+from tests.helpers.contracts import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema, item
 
 
 def _fixture(tmp_path, tool: str, body: bytes, kind: str = "accepted", name: str = "ok",

@@ -23,7 +23,8 @@ import pytest
 
 from harness import Boundary, ContractError, MemoryAuditSink, load_contract
 from harness.cli import main
-from tests.conftest import REPO, item
+from tests.helpers.contracts import item
+from tests.helpers.paths import REPO
 
 # --------------------------------------------------------------------------- helpers
 
@@ -132,7 +133,7 @@ def test_a_fixture_name_that_is_not_utf8_is_a_one_line_error(project: Path, caps
 @pytest.mark.parametrize("target", ["../../../outside.json", "/etc/hostname"])
 def test_vendor_schema_is_confined_to_the_contract_directory(project: Path, target: str) -> None:
     (project / "outside.json").write_text('{"type": "object"}')
-    append_to_contract(project, f"adapter: tests.conftest:item\nvendor_schema: {target}\n")
+    append_to_contract(project, f"adapter: tests.helpers.contracts:item\nvendor_schema: {target}\n")
     with pytest.raises(ContractError) as info:
         load_contract(project / "contracts/item_status")
     assert info.value.code == "file.outside" and "vendor_schema file resolves outside" in str(info.value)
@@ -229,7 +230,7 @@ def test_a_complex_yaml_key_is_a_one_line_error(project: Path) -> None:
 
 
 def test_a_ref_cycle_that_never_descends_is_a_load_error(make_contract: Any) -> None:
-    from tests.conftest import envelope_schema
+    from tests.helpers.contracts import envelope_schema
 
     schema = envelope_schema("item_status", {"$ref": "#/$defs/a"})
     schema["$defs"] = {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}
@@ -243,7 +244,7 @@ def test_a_ref_cycle_that_never_descends_is_a_load_error(make_contract: Any) -> 
 
 
 def test_a_recursive_schema_that_descends_still_loads(make_contract: Any) -> None:
-    from tests.conftest import ENVELOPE_DATA, envelope_schema
+    from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema
 
     data = json.loads(json.dumps(ENVELOPE_DATA))
     data["properties"]["children"] = {"type": "array", "maxItems": 3, "items": {"$ref": "#/$defs/data"}}
@@ -461,7 +462,7 @@ def test_a_duration_past_what_python_holds_is_a_one_line_error_with_its_position
 @pytest.mark.parametrize("limit", ["1e30", "1000000000000000000000000000000", "64.0"])
 def test_a_huge_or_fractional_max_length_is_not_a_crash(make_contract: Any, tmp_path: Path, capsys: Any,
                                                         monkeypatch: pytest.MonkeyPatch, limit: str) -> None:
-    from tests.conftest import ENVELOPE_DATA, envelope_schema
+    from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema
 
     data = json.loads(json.dumps(ENVELOPE_DATA))
     schema_text = json.dumps(envelope_schema("item_status", data)).replace('"maxLength": 20', f'"maxLength": {limit}')
@@ -479,7 +480,7 @@ def test_a_huge_or_fractional_max_length_is_not_a_crash(make_contract: Any, tmp_
 def test_an_agent_view_pointer_with_a_superscript_digit_is_not_a_crash(make_contract: Any, tmp_path: Path,
                                                                        capsys: Any,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
+    from tests.helpers.contracts import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
 
     data = json.loads(json.dumps(ENVELOPE_DATA))
     data["properties"]["tags"] = {"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": 5}}
@@ -500,7 +501,7 @@ def test_a_leap_second_at_the_edge_of_the_calendar_is_a_verdict_not_an_exception
     # format check lets through (an older schema version, a validator that accepts it).
     from harness.boundary import freshness
     from harness.boundary.base import Evaluation
-    from tests.conftest import DEFAULT_YAML, envelope_schema
+    from tests.helpers.contracts import DEFAULT_YAML, envelope_schema
 
     data = {"type": "object", "properties": {"item_id": {"type": "string"}, "status": {"type": "string"},
                                              "note": {"type": "string", "format": "date-time"}}}

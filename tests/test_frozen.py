@@ -13,7 +13,7 @@ import pytest
 from harness.boundary.pipeline import Diagnostic, Examined, Verdict
 from harness.cases import Case, CaseExpectation
 from harness.codes import Layer
-from harness.engine import CaseResult
+from harness.events import CaseResult
 from harness.frozen import fast_frozen
 from harness.mutations.registry import Later, Mutant
 

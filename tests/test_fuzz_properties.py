@@ -19,7 +19,7 @@ from harness.corpus import fixtures_for
 from harness.engine import Engine
 from harness.fuzz import PROFILES, PROPERTIES, FuzzOptions, Outcome, fuzz
 from harness.fuzz.runner import FuzzFinished
-from tests.conftest import ENVELOPE_DATA, envelope_schema
+from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema
 
 TOOLS = ("review_status", "job_status", "deployment_status")
 

@@ -115,7 +115,7 @@ def test_each_input_of_a_contract_changed_makes_the_cli_generate_again_and_says_
         (folder / ".pytest_cache/v/lastfailed").write_text("{}")
         (folder / ".gitkeep").write_text("")
     assert run().startswith("job_status: replayed 3 saved examples (inputs unchanged since 20")
-    monkeypatch.setattr("harness.__version__", "99.0")  # another release of the harness
+    monkeypatch.setattr("harness.version.__version__", "99.0")  # another release of the harness
     _harness_digest.cache_clear()
     try:
         assert run() == "job_status: generated 3 examples (harness version changed)"

@@ -26,7 +26,7 @@ from harness.fuzz.model import Finding, Observation, PropertyViolation
 from harness.fuzz.properties import PropertyRegistry
 from harness.fuzz.runner import FuzzOptions, run_property
 from harness.fuzz.subject import Subject
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 DEMO = REPO / "contracts"
 

@@ -34,7 +34,7 @@ from harness.fuzz.subject import Subject
 from harness.fuzz.vendor import known_values
 from harness.mutations import CANARY_PREFIX, REGISTRY
 from harness.timeutil import parse_rfc3339
-from tests.conftest import envelope_schema
+from tests.helpers.contracts import envelope_schema
 
 TOOLS = ("review_status", "job_status", "deployment_status")
 

@@ -16,8 +16,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from tests.conftest import REPO
-from tests.workflow_steps import harness_source, runner_env
+from tests.helpers.paths import REPO
+from tests.helpers.workflow_steps import harness_source, runner_env
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.invalid", "GIT_COMMITTER_NAME": "Dev",
            "GIT_COMMITTER_EMAIL": "dev@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}

@@ -16,7 +16,8 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.guard_support import CONTRACT_HARNESS, REPO, StdioPeer, audit_lines, weather_project
+from tests.helpers.guard import CONTRACT_HARNESS, StdioPeer, audit_lines, weather_project
+from tests.helpers.paths import REPO
 
 SCRIPTED = [sys.executable, str(REPO / "tests" / "servers" / "scripted_mcp.py")]
 CANARY = "CANARY-91c2"

@@ -43,9 +43,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from harness.guard.messages import Message, classify
-from tests.guard_support import (
+from tests.helpers.guard import (
     CONTRACT_HARNESS,
-    REPO,
     STATUS_SCHEMA,
     STATUS_YAML,
     WEATHER_SCHEMA,
@@ -53,9 +52,13 @@ from tests.guard_support import (
     missing_reference,
     reference_server,
 )
+from tests.helpers.paths import REPO
 
 PUPPET = [sys.executable, str(REPO / "tests" / "servers" / "puppet_mcp.py")]
 CANARY = "CNRY7"
+#: The client's own mark: the guard may quote a client's text back to it (which argument is
+#: wrong), so only the server's canary is held to "never but in an accepted view".
+CLIENT_MARK = "CLNT5"
 GUARDED = ("get_weather", "service_status")
 HIDDEN = ("delete_item", "drop_table")
 TIMEOUT_S = 1.0
@@ -209,15 +212,15 @@ def _issued_ping(message: Any, answered: set[Any]) -> Any:
 
 
 # --------------------------------------------------------------------------- what peers write
-def canary_text() -> st.SearchStrategy[str]:
-    return st.builds(lambda a, b: f"{a}{CANARY}{b}", st.text(max_size=5), st.text(max_size=5))
+def canary_text(mark: str = CANARY) -> st.SearchStrategy[str]:
+    return st.builds(lambda a, b: f"{a}{mark}{b}", st.text(max_size=5), st.text(max_size=5))
 
 
-def canary_json(depth: int = 2) -> st.SearchStrategy[Any]:
-    """JSON values whose every string (member names too) carries the canary."""
-    leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), canary_text())
+def canary_json(depth: int = 2, mark: str = CANARY) -> st.SearchStrategy[Any]:
+    """JSON values whose every string (member names too) carries the mark."""
+    leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), canary_text(mark))
     return st.recursive(leaves, lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(canary_text(), inner, max_size=3)), max_leaves=6)
+        st.lists(inner, max_size=3), st.dictionaries(canary_text(mark), inner, max_size=3)), max_leaves=6)
 
 
 IDS = st.one_of(st.integers(1, 30), st.sampled_from(["a", "b", "x y"]))
@@ -232,8 +235,8 @@ TOOL_NAMES = st.sampled_from([*GUARDED, *HIDDEN, "Delete_Item", "get_weather ", 
 
 def call_params(names: st.SearchStrategy[str] = TOOL_NAMES) -> st.SearchStrategy[dict[str, Any]]:
     arguments = st.one_of(
-        st.fixed_dictionaries({"city": st.one_of(st.just("Oslo"), canary_text())}),
-        st.dictionaries(canary_text(), canary_json(1), max_size=2),
+        st.fixed_dictionaries({"city": st.one_of(st.just("Oslo"), canary_text(CLIENT_MARK))}),
+        st.dictionaries(canary_text(CLIENT_MARK), canary_json(1, CLIENT_MARK), max_size=2),
     )
     meta = st.one_of(st.none(), st.fixed_dictionaries({"progressToken": st.sampled_from(["p1", "p2", 7])}),
                      st.just({"io.modelcontextprotocol/protocolVersion": "2026-07-28"}))
@@ -242,15 +245,15 @@ def call_params(names: st.SearchStrategy[str] = TOOL_NAMES) -> st.SearchStrategy
 
 def client_message() -> st.SearchStrategy[dict[str, Any]]:
     request = st.builds(lambda i, m, p: {"jsonrpc": "2.0", "id": i, "method": m, "params": p}, IDS, METHODS,
-                        st.one_of(call_params(), st.dictionaries(canary_text(), canary_json(1), max_size=2)))
+                        st.one_of(call_params(), st.dictionaries(canary_text(CLIENT_MARK), canary_json(1, CLIENT_MARK), max_size=2)))
     call = st.builds(lambda i, p: {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": p}, IDS, call_params())
     notification = st.builds(
         lambda m, p: {"jsonrpc": "2.0", "method": m, "params": p},
         st.sampled_from(["notifications/initialized", "notifications/cancelled", "notifications/progress",
                          "tools/call", "notifications/roots/list_changed"]),
-        st.one_of(call_params(), st.fixed_dictionaries({"requestId": IDS, "reason": canary_text()})),
+        st.one_of(call_params(), st.fixed_dictionaries({"requestId": IDS, "reason": canary_text(CLIENT_MARK)})),
     )
-    answer = st.builds(lambda i, r: {"jsonrpc": "2.0", "id": i, "result": r}, st.integers(1, 6), canary_json(1))
+    answer = st.builds(lambda i, r: {"jsonrpc": "2.0", "id": i, "result": r}, st.integers(1, 6), canary_json(1, CLIENT_MARK))
     bad_id = st.builds(lambda i, p: {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": p}, BAD_IDS,
                        call_params())
     return st.one_of(call, call, request, notification, answer, bad_id)
@@ -261,8 +264,8 @@ def encode(message: Any) -> bytes:
 
 
 @st.composite
-def hostile_line(draw: st.DrawFn, messages: st.SearchStrategy[Any]) -> bytes:
-    """A message as written, or twisted the ways attackers twist them."""
+def hostile_line(draw: st.DrawFn, messages: st.SearchStrategy[Any], mark: str = CANARY) -> bytes:
+    """A message as written, or twisted the ways attackers twist them (``mark``: the writer's canary)."""
     message = draw(messages)
     line = encode(message)
     twist = draw(st.sampled_from(["none", "none", "none", "batch", "duplicate", "utf8", "surrogate", "extra",
@@ -276,17 +279,17 @@ def hostile_line(draw: st.DrawFn, messages: st.SearchStrategy[Any]) -> bytes:
     if twist == "surrogate" and b'"' in line:
         return line.replace(b'"', b'"\\ud800', 1)
     if twist == "extra" and isinstance(message, dict):
-        return encode({**message, draw(st.sampled_from(["result", "error", "method", "id", "x"])): CANARY})
+        return encode({**message, draw(st.sampled_from(["result", "error", "method", "id", "x"])): mark})
     if twist == "both" and isinstance(message, dict):
-        return encode({**message, "result": {"structuredContent": CANARY}, "method": "tools/call"})
+        return encode({**message, "result": {"structuredContent": mark}, "method": "tools/call"})
     if twist == "trailing":
         return line + b" " + line
     if twist == "nan":
         return line.replace(b"1", b"NaN", 1)
     if twist == "bytes":
-        return draw(st.binary(max_size=40)).replace(b"\n", b"") + CANARY.encode()
+        return draw(st.binary(max_size=40)).replace(b"\n", b"") + mark.encode()
     if twist == "json":
-        return encode(draw(canary_json(3)))
+        return encode(draw(canary_json(3, mark)))
     return line
 
 
@@ -465,7 +468,7 @@ class HostilePeers(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def client_writes(self, data: st.DataObject) -> None:
-        line = data.draw(hostile_line(client_message()))
+        line = data.draw(hostile_line(client_message(), CLIENT_MARK))
         self.sent.append(line)
         self.wire.client_send(line)
         self.wire.client_barrier()
@@ -560,7 +563,8 @@ def test_a_hostile_client_gets_nothing_around_the_guard_of_the_filesystem_server
                          IDS, FS_TOOLS, path)
 
     @settings(max_examples=6, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
-    @given(st.lists(st.one_of(hostile_line(messages), hostile_line(client_message())), min_size=1, max_size=6))
+    @given(st.lists(st.one_of(hostile_line(messages), hostile_line(client_message(), CLIENT_MARK)), min_size=1,
+                    max_size=6))
     def run(lines: list[bytes]) -> None:
         log = tmp_path / f"fs-{time.monotonic_ns()}.log"
         wire = Wire(tmp_path, server=[*PUPPET, "--record", str(log), "--", *FILESYSTEM, str(notes)])

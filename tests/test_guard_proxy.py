@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from harness.guard.lines import HEAD
-from tests.guard_support import (
+from tests.helpers.guard import (
     CONTRACT_HARNESS,
     TEST_SERVER,
     audit_lines,
@@ -97,7 +97,7 @@ def test_a_call_of_a_tool_without_a_contract_is_answered_with_the_failure_envelo
 def test_the_audit_file_and_the_diagnostics_never_hold_a_secret_the_contracts_use(
     make_contract: Any, tmp_path: Path, secret: str
 ) -> None:
-    from tests.guard_support import WEATHER_SCHEMA, WEATHER_YAML
+    from tests.helpers.guard import WEATHER_SCHEMA, WEATHER_YAML
 
     text = WEATHER_YAML.format(timeout=10).replace(
         'meta: {request_id: "{request_id}"}', 'meta: {request_id: "{request_id}", auth: "${GUARD_TOKEN}"}'
@@ -350,7 +350,7 @@ def test_a_contract_guards_the_mcp_tool_its_upstream_names(make_contract: Any, t
 
 
 def test_a_map_option_puts_a_contract_in_front_of_a_differently_named_tool(make_contract: Any, tmp_path: Path) -> None:
-    from tests.guard_support import STATUS_SCHEMA, STATUS_YAML
+    from tests.helpers.guard import STATUS_SCHEMA, STATUS_YAML
 
     make_contract("health", STATUS_YAML.replace("service_status", "health"), {1: STATUS_SCHEMA})
     with guard("--map", "service_status=health", server=TEST_SERVER, cwd=tmp_path) as peer:
@@ -367,7 +367,7 @@ def test_a_map_option_puts_a_contract_in_front_of_a_differently_named_tool(make_
 def test_a_contract_whose_tool_the_server_does_not_list_is_named_with_the_nearest_tool(
     make_contract: Any, tmp_path: Path
 ) -> None:
-    from tests.guard_support import WEATHER_SCHEMA, WEATHER_YAML
+    from tests.helpers.guard import WEATHER_SCHEMA, WEATHER_YAML
 
     make_contract("get_wether", WEATHER_YAML.format(timeout=5).replace("tool: get_weather", "tool: get_wether"),
                   {1: WEATHER_SCHEMA})
@@ -444,7 +444,7 @@ def test_the_installed_command_reports_a_bad_configuration_in_one_line(project: 
 def test_two_contracts_for_one_mcp_tool_are_a_configuration_error(
     make_contract: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.guard_support import STATUS_SCHEMA, STATUS_YAML
+    from tests.helpers.guard import STATUS_SCHEMA, STATUS_YAML
 
     make_contract("service_status", STATUS_YAML, {1: STATUS_SCHEMA})
     make_contract("health", STATUS_YAML.replace("service_status", "health"), {1: STATUS_SCHEMA})
@@ -510,7 +510,7 @@ def test_the_stable_demo_server_answers_each_tool_with_its_agent_view(demo_root:
 
 
 def test_an_argument_a_meta_template_cannot_use_is_refused_before_sending(make_contract: Any, tmp_path: Path) -> None:
-    from tests.guard_support import WEATHER_SCHEMA
+    from tests.helpers.guard import WEATHER_SCHEMA
 
     yaml_text = """\
         tool: get_weather
@@ -570,7 +570,7 @@ def test_an_input_required_answer_is_refused_unless_the_contract_allows_it(proje
 def test_an_allowed_input_request_reaches_the_client_as_the_protocol_defines_it_and_the_retry_is_guarded(
     make_contract: Any, tmp_path: Path
 ) -> None:
-    from tests.guard_support import STATUS_SCHEMA, STATUS_YAML, WEATHER_SCHEMA, WEATHER_YAML
+    from tests.helpers.guard import STATUS_SCHEMA, STATUS_YAML, WEATHER_SCHEMA, WEATHER_YAML
 
     text = WEATHER_YAML.format(timeout=10).replace("      timeout_s:", "      input_required: allowed\n      timeout_s:")
     make_contract("get_weather", text, {1: WEATHER_SCHEMA})
@@ -646,18 +646,14 @@ def test_the_relay_reads_and_writes_the_servers_pipes_through_asyncios_own_strea
     # them, the relay would still work through the wrapper, only slower: this says so.
     import anyio
 
-    from harness.contract import demo_root
     from harness.drift.process import stop
-    from harness.guard.policy import Guard
-    from harness.guard.relay import Relay
-    from harness.guard.stdio import start_server
+    from harness.guard.stdio import ProcessServer, start_server
 
     async def main() -> tuple[bool, bool]:
         process = await start_server([sys.executable, "-c", "import sys; sys.stdin.read()"])
         try:
-            relay = Relay(Guard.from_paths([demo_root() / "contracts"]), process, None,  # type: ignore[arg-type]
-                          max_message_bytes=1 << 20, log=lambda text: None)
-            return relay._server_writer is not None, relay._server_reader is not None
+            server = ProcessServer(process, cap=1 << 20)
+            return server._writer is not None, server._reader is not None
         finally:
             await stop(process)
 

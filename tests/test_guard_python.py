@@ -14,8 +14,8 @@ import pytest
 from harness.errors import InvalidRequest, UsageError
 from harness.guard import Guard, guard_tool, guarded_stdio_client
 from harness.guard.lines import HEAD, NO_ID, LineSplitter, Oversized, recover_id
-from tests.conftest import item
-from tests.guard_support import TEST_SERVER, WEATHER_SCHEMA, WEATHER_YAML, weather_project
+from tests.helpers.contracts import item
+from tests.helpers.guard import TEST_SERVER, WEATHER_SCHEMA, WEATHER_YAML, weather_project
 
 VIEW = {"city": "Oslo", "temperature_c": 21.5, "conditions": "clear"}
 
@@ -215,7 +215,7 @@ def test_the_client_configuration_lines_in_the_guide_parse_as_written() -> None:
     import shlex
 
     from harness.cli import build_parser
-    from tests.conftest import REPO
+    from tests.helpers.paths import REPO
 
     guide = (REPO / "docs" / "guard.md").read_text()
     config = json.loads(re.search(r"```json\n(\{\n  \"mcpServers\".*?)```", guide, re.S).group(1))  # type: ignore[union-attr]

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.guard_support import audit_lines, guard, missing_reference, reference_server
+from tests.helpers.guard import audit_lines, guard, missing_reference, reference_server
 
 FILESYSTEM = reference_server("filesystem")
 MEMORY = reference_server("memory")

@@ -57,7 +57,7 @@ def test_html_report_is_self_contained(report: Path) -> None:
 def test_embedded_data_cannot_break_out_of_its_script_tag(demo) -> None:  # type: ignore[no-untyped-def]
     from dataclasses import replace
 
-    from harness.engine import Summary
+    from harness.events import Summary
 
     case = cases_for(demo("review_status"), sources=("accepted",)).cases[0]
     hostile = replace(Engine().evaluate(case), detail="</script><script>alert(1)</script>")

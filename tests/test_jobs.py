@@ -242,7 +242,7 @@ def test_a_result_pickles_whole_as_the_workers_send_it(tmp_path: Path) -> None:
 
     from harness.cases import CaseExpectation
     from harness.codes import Layer
-    from harness.engine import CaseResult
+    from harness.events import CaseResult
 
     expected = CaseExpectation(False, (Layer.SCHEMA, Layer.BINDING), "schema.type", "/a", "/properties/a", True)
     values = {f.name: f"{f.name}-value" for f in dataclasses.fields(CaseResult)}

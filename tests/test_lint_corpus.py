@@ -9,7 +9,7 @@ import pytest
 
 from harness.lint import LintReport, lint_paths, lint_schema
 from harness.pointer import MISSING, resolve
-from tests.conftest import corpus
+from tests.helpers.paths import corpus
 
 pytestmark = pytest.mark.corpus
 

@@ -27,7 +27,7 @@ from harness.lint import (
 )
 from harness.lint.locate import json_lines, yaml_lines
 from harness.lint.reporters import render_json, render_text
-from tests.conftest import envelope_schema
+from tests.helpers.contracts import envelope_schema
 
 # --------------------------------------------------------------------------- registry
 
@@ -120,7 +120,7 @@ _WITH_VENDOR = """\
         version: 1
         agent_view:
           item_id: /data/item_id
-        adapter: tests.conftest:item
+        adapter: tests.helpers.contracts:item
 """
 
 

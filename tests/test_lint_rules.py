@@ -19,7 +19,7 @@ import pytest
 
 from harness.lint import RULES, lint_contract, lint_schema
 from harness.schemas.dialects import ASSERTED_FORMATS, ORDER
-from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
+from tests.helpers.contracts import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
 
 D07 = "http://json-schema.org/draft-07/schema#"
 D04 = "http://json-schema.org/draft-04/schema#"

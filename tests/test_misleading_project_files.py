@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import one_line
-from tests.conftest import run_cli
+from tests.helpers.cli import run_cli
 
 TOOL = "weather_lookup"
 

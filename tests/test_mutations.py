@@ -108,7 +108,7 @@ def test_sampling_is_deterministic_capped_and_keeps_every_operator() -> None:
 
 def test_max_mutants_bounds_a_huge_payload(make_contract, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from harness import load_contract
-    from tests.conftest import ENVELOPE_DATA, envelope_schema
+    from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema
 
     data = {"type": "object", "properties": {"items": {"type": "array", "maxItems": 5000, "items": ENVELOPE_DATA}},
             "required": ["items"], "additionalProperties": False}
@@ -134,7 +134,8 @@ def test_max_mutants_bounds_a_huge_payload(make_contract, tmp_path) -> None:  # 
 def test_wrong_type_picks_a_type_the_schema_does_not_allow(make_contract) -> None:  # type: ignore[no-untyped-def]
     """A null in a field typed [string, null] must not become a (valid) canary string."""
     from harness.cases import cases_for
-    from harness.engine import PASSED, Engine
+    from harness.engine import Engine
+    from harness.events import PASSED
 
     data = {"type": "object", "required": ["item_id", "status", "note"],
             "properties": {"item_id": {"type": "string", "pattern": "^it-[0-9]{1,6}$", "maxLength": 9},
@@ -142,7 +143,7 @@ def test_wrong_type_picks_a_type_the_schema_does_not_allow(make_contract) -> Non
                            "note": {"type": ["string", "null"], "maxLength": 20},
                            "flag": {"type": ["string", "integer", "boolean", "null"]}},
             "additionalProperties": False}
-    from tests.conftest import envelope_schema, item
+    from tests.helpers.contracts import envelope_schema, item
 
     directory = make_contract(schemas={1: envelope_schema("item_status", data)},
                               files={"fixtures/accepted/item_status/ok.json": item(note=None, flag=None)})
@@ -171,7 +172,7 @@ def test_success_plus_error_is_no_finding_when_the_vendor_schema_has_no_error_co
         "    item = document['item']\n"
         "    return {'tool': 'item_status', 'request_id': request['request_id'], 'outcome': 'success',\n"
         "            'data': {'item_id': item['id'], 'status': item['state']}}\n")
-    from tests.conftest import DEFAULT_YAML
+    from tests.helpers.contracts import DEFAULT_YAML
 
     yaml_text = (DEFAULT_YAML.format(tool="item_status") + "adapter: vendor_items_adapter:adapt\n"
                  + f"vendor_schema: {json.dumps(vendor)}\n")
@@ -190,8 +191,9 @@ def test_a_vendor_string_the_adapter_copies_into_a_mapped_field_is_a_leak(make_c
     """The agent view maps note from the contract object; the adapter fills it from the vendor's
     remark, which the vendor schema does not declare: vendor text reaches the agent."""
     from harness import load_contract
-    from harness.engine import FAILED, Engine
-    from tests.conftest import DEFAULT_YAML
+    from harness.engine import Engine
+    from harness.events import FAILED
+    from tests.helpers.contracts import DEFAULT_YAML
 
     vendor = {"type": "object", "required": ["item"], "properties": {"item": {
         "type": "object", "required": ["id", "state"],
@@ -219,7 +221,7 @@ def test_a_string_without_a_bound_gets_an_oversized_near_miss_below_max_bytes(
     so only the schema can refuse it, and a schema that does not is a contract gap."""
     from harness import load_contract
     from harness.engine import Engine
-    from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
+    from tests.helpers.contracts import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
 
     data = {**ENVELOPE_DATA, "properties": {**ENVELOPE_DATA["properties"], "note": {"type": "string"}}}
     fixture = {"tool": "item_status", "request_id": "req.J7q94MkP", "outcome": "success",

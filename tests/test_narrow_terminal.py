@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.summary import fold
+from harness.events import fold
 
 WIDTHS = [60, 80, 100, 200]
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

@@ -421,7 +421,7 @@ def test_the_sound_contracts_of_the_unseen_set_check_clean_without_a_waiver(
     """bench/unseen: contracts written from the real-tools corpus without the demo in view."""
     import shutil
 
-    from tests.conftest import REPO
+    from tests.helpers.paths import REPO
 
     root = tmp_path / "unseen"
     shutil.copytree(REPO / "bench" / "unseen", root, ignore=shutil.ignore_patterns(".contract-harness"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 
 def test_every_onboarding_error_code_is_in_the_docs_table() -> None:

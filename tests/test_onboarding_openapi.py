@@ -12,7 +12,8 @@ from harness import load_contract
 from harness.cases import cases_for
 from harness.cli import main
 from harness.contract import load_yaml
-from harness.engine import PASSED, Engine
+from harness.engine import Engine
+from harness.events import PASSED
 from harness.onboarding import OnboardingError, import_openapi
 from harness.onboarding.openapi import Bundle, Spec
 

@@ -23,9 +23,10 @@ from harness.cases import cases_for
 from harness.cli import main
 from harness.codes import Layer
 from harness.contract import load_yaml
-from harness.engine import PASSED, Engine
+from harness.engine import Engine
+from harness.events import PASSED
 from harness.onboarding import import_openapi
-from tests.conftest import corpus, corpus_files, corpus_params
+from tests.helpers.paths import corpus, corpus_files, corpus_params
 
 pytestmark = pytest.mark.corpus
 

@@ -25,9 +25,10 @@ from harness.cases import cases_for, mutation_context
 from harness.codes import Layer
 from harness.contract import Contract
 from harness.corpus import fixtures_for
-from harness.engine import PASSED, Engine
+from harness.engine import Engine
+from harness.events import PASSED
 from harness.mutations import REGISTRY, Later, Mutant, MutationContext, OperatorRegistry, Variant, sample
-from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
+from tests.helpers.contracts import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
 
 DEMO_TOOLS = ("review_status", "job_status", "deployment_status")
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "harness", "contracts", "fixtures")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness import RejectedInput, strict_loads
-from tests.conftest import corpus, corpus_params
+from tests.helpers.paths import corpus, corpus_params
 
 pytestmark = pytest.mark.corpus
 

@@ -349,7 +349,7 @@ def test_a_bad_ini_value_is_a_one_line_usage_error(demo_project, ini: str, messa
 
 def test_the_plugin_names_the_fuzz_profiles_the_runner_has() -> None:
     from harness.fuzz.runner import PROFILES
-    from harness.pytest_plugin import FUZZ_PROFILES
+    from harness.pytest_options import FUZZ_PROFILES
 
     assert tuple(PROFILES) == FUZZ_PROFILES
 
@@ -398,7 +398,8 @@ def test_loading_the_plugin_imports_none_of_the_library() -> None:
     code = ("import sys, harness.pytest_plugin; "
             "print(sorted(m for m in sys.modules if m.startswith(('harness.', 'jsonschema', 'yaml'))))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert proc.stdout.strip() == "['harness.pytest_plugin']"
+    # The plugin's options, and the package's version and lazy-export helper: nothing else.
+    assert proc.stdout.strip() == "['harness.lazy', 'harness.pytest_options', 'harness.pytest_plugin', 'harness.version']"
 
 
 @pytest.mark.parametrize("cache", ["written", "not written"])
@@ -435,7 +436,7 @@ def test_the_library_loads_unrewritten_and_the_users_tests_are_rewritten(
 def test_a_document_the_reference_could_not_decide_in_time_is_said_in_the_summary(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     import harness.differential as differential
-    from tests.conftest import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema, item
+    from tests.helpers.contracts import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema, item
 
     monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)
     data = dict(ENVELOPE_DATA, properties={**ENVELOPE_DATA["properties"],  # type: ignore[dict-item]

@@ -12,7 +12,7 @@ import pytest
 from harness.cli import main
 from harness.errors import ContractError
 from harness.project import ensure_git_entries, find_root, layout_problems, state_dir
-from tests.conftest import item
+from tests.helpers.contracts import item
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
-"""Under ``pytest -n`` (xdist's default ``--dist load``) the plugin's scheduling: long units first,
-one at a time per worker; the items sharing one computation given to one worker together.
+"""Under ``pytest -n`` (xdist's default ``--dist load``) with ``--contract-scheduling``, the plugin's
+scheduling: long units first, one at a time per worker; the items sharing one computation given
+to one worker together. Without the option, xdist schedules.
 
 The runs are real pytest sessions with real xdist workers, in subprocesses (pytester)."""
 
@@ -11,22 +12,23 @@ from collections import defaultdict
 
 import pytest
 
-from harness.pytest_schedule import group_of, plan
+from harness.pytest_schedule import plan, unit_of
 
 pytest_plugins = ["pytester"]
 
 FILE = "contracts/deployment_status/contract.yaml"
 
 
-def test_a_compat_pair_a_drift_upstream_and_in_ci_a_contracts_fuzz_items_are_each_one_group() -> None:
-    assert group_of(f"{FILE}::compat-v1-v2::policy", fuzz_by_contract=True) == f"{FILE}::compat-v1-v2"
-    assert group_of(f"{FILE}::compat-v1-v2::replay", fuzz_by_contract=False) == f"{FILE}::compat-v1-v2"
-    assert group_of(f"{FILE}::drift::sandbox[staging]", fuzz_by_contract=True) == f"{FILE}::drift::sandbox"
-    assert group_of(f"{FILE}::fuzz::accepts_valid", fuzz_by_contract=True) == f"{FILE}::fuzz"
-    assert group_of(f"{FILE}::fuzz::accepts_valid", fuzz_by_contract=False) is None
+def test_a_compat_pair_a_drift_upstream_and_in_ci_a_contracts_fuzz_items_are_each_one_unit() -> None:
+    assert unit_of(f"{FILE}::compat-v1-v2::policy", fuzz_by_contract=True) == f"{FILE}::compat-v1-v2"
+    assert unit_of(f"{FILE}::compat-v1-v2::replay", fuzz_by_contract=False) == f"{FILE}::compat-v1-v2"
+    assert unit_of(f"{FILE}::drift::sandbox[staging]", fuzz_by_contract=True) == f"{FILE}::drift::sandbox"
+    assert unit_of(f"{FILE}::fuzz::accepts_valid", fuzz_by_contract=True) == f"{FILE}::fuzz"
+    assert unit_of(f"{FILE}::fuzz::accepts_valid", fuzz_by_contract=False) == f"{FILE}::fuzz::accepts_valid"  # alone
     for alone in (f"{FILE}::mutation::wrong_type@/state[healthy]", f"{FILE}::lint", f"{FILE}::accepted::healthy",
-                  "tests/test_x.py::test_compat-v1-v2::policy", "contract.yaml.bak::fuzz::x"):
-        assert group_of(alone, fuzz_by_contract=True) is None, alone
+                  "tests/test_x.py::test_compat-v1-v2::policy", "contract.yaml.bak::fuzz::x",
+                  f"{FILE}::compat-vx-v2::policy", f"{FILE}::drift::sandbox"):
+        assert unit_of(alone, fuzz_by_contract=True) is None, alone
 
 
 def test_the_plan_gives_out_the_heaviest_units_first_and_keeps_the_short_items_in_order() -> None:
@@ -78,7 +80,8 @@ def _by_group(ran: dict[str, str], marker: str) -> dict[str, set[str]]:
 
 
 def test_under_xdist_every_item_runs_once_and_shared_work_stays_in_one_worker(two_tools) -> None:  # type: ignore[no-untyped-def]
-    result = two_tools.runpytest_subprocess("-n", "2", "-v", "-p", "no:randomly", timeout=300)
+    result = two_tools.runpytest_subprocess("-n", "2", "-v", "-p", "no:randomly", "--contract-scheduling",
+                                            timeout=300)
     ran = _workers(result)
     collected = two_tools.runpytest_subprocess("--co", "-q").stdout.lines
     assert len(ran) == sum(1 for line in collected if "::" in line) > 100
@@ -96,13 +99,14 @@ def test_under_xdist_every_item_runs_once_and_shared_work_stays_in_one_worker(tw
 def test_a_run_of_long_units_only_ends(two_tools, selection: list[str], profile: str) -> None:  # type: ignore[no-untyped-def]
     # An xdist worker runs an item only once it holds the next: with no short item to follow a
     # unit, the scheduler must send the next unit or the end, not leave the worker waiting.
-    result = two_tools.runpytest_subprocess("-n", "2", "-v", "--fuzz-profile", profile, *selection, timeout=300)
+    result = two_tools.runpytest_subprocess("-n", "2", "-v", "--contract-scheduling", "--fuzz-profile", profile,
+                                            *selection, timeout=300)
     ran = _workers(result)
     assert ran and result.ret == 0, result.stdout.str()[-2000:]
     assert all(any(word in nodeid for word in ("fuzz", "compat")) for nodeid in ran)
 
 
-def test_only_the_default_dist_mode_is_scheduled_by_the_plugin(two_tools) -> None:  # type: ignore[no-untyped-def]
+def test_the_plugin_schedules_only_when_asked_and_only_the_default_dist_mode(two_tools) -> None:  # type: ignore[no-untyped-def]
     from harness.pytest_plugin import pytest_xdist_make_scheduler
     from harness.pytest_schedule import ContractScheduling
 
@@ -115,9 +119,12 @@ def test_only_the_default_dist_mode_is_scheduled_by_the_plugin(two_tools) -> Non
             made.option.dist = "load"
         return made
 
-    found = pytest_xdist_make_scheduler(config("-n", "2"), None)
+    assert pytest_xdist_make_scheduler(config("-n", "2"), None) is None  # xdist's own, by default
+    found = pytest_xdist_make_scheduler(config("-n", "2", "--contract-scheduling"), None)
     assert isinstance(found, ContractScheduling) and found.fuzz_by_contract
-    nightly = pytest_xdist_make_scheduler(config("-n", "2", "--fuzz-profile", "nightly"), None)
+    nightly = pytest_xdist_make_scheduler(config("-n", "2", "--contract-scheduling", "--fuzz-profile", "nightly"), None)
     assert isinstance(nightly, ContractScheduling) and not nightly.fuzz_by_contract
+    two_tools.makeini("[pytest]\ncontract_harness_fuzz_examples = 5\ncontract_harness_scheduling = true\n")
+    assert isinstance(pytest_xdist_make_scheduler(config("-n", "2"), None), ContractScheduling)
     for dist in ("loadfile", "loadscope", "loadgroup", "worksteal", "each"):
         assert pytest_xdist_make_scheduler(config("-n", "2", "--dist", dist), None) is None

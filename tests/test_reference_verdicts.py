@@ -20,9 +20,10 @@ from harness import load_contract
 from harness.cases import Case, CaseExpectation
 from harness.cli import main
 from harness.codes import Layer
-from harness.engine import CaseFinished, Engine, RunFinished
+from harness.engine import Engine
+from harness.events import CaseFinished, RunFinished
 from harness.reference_verdicts import FORMAT, VERDICTS_DIR, ReferenceVerdicts, document_key, validator_identity
-from tests.conftest import ENVELOPE_DATA, envelope_schema, item
+from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema, item
 
 SAVED = Path(*(".contract-harness", *VERDICTS_DIR))
 PROPERTIES: dict[str, Any] = dict(ENVELOPE_DATA["properties"])  # type: ignore[call-overload]

@@ -24,7 +24,8 @@ from rich.errors import MarkupError
 
 from harness.cases import cases_for
 from harness.contract import Contract
-from harness.engine import CaseFinished, CaseResult, CaseStarted, Engine, Event, RunFinished, RunStarted
+from harness.engine import Engine
+from harness.events import CaseFinished, CaseResult, CaseStarted, Event, RunFinished, RunStarted
 from harness.fuzz import FuzzOptions, fuzz
 from harness.fuzz.runner import FuzzFinished, FuzzStarted, PropertyFinished, PropertyStarted
 from harness.reporting import Contributor, dispatch, reporters_for

@@ -14,7 +14,7 @@ from harness.cases import cases_for
 from harness.engine import Engine
 from harness.reporting import dispatch
 from harness.reporting.files import JsonReporter, JUnitReporter, MarkdownReporter, json_report, write_reproduction
-from tests.conftest import item
+from tests.helpers.contracts import item
 
 
 @pytest.fixture
@@ -65,6 +65,17 @@ def test_junit_report_parses_back_with_one_testcase_per_case(broken_project, tmp
     by_binding = [t for t in testcases
                   if {p.get("name"): p.get("value") for p in t.findall("properties/property")}["actual_layer"] == "binding"]
     assert suite_props["rejected_by_binding"] == str(len(by_binding)) and by_binding
+
+
+def test_the_junit_report_leaves_out_every_character_xml_does_not_allow() -> None:
+    from harness.reporting.files import legal_xml
+
+    text = "".join(map(chr, range(0x110000)))
+    written = legal_xml(ET.tostring(ET.Element("testcase", name=text), encoding="unicode"))
+    kept = ET.fromstring(written).get("name") or ""  # an XML parser reads it back
+    assert not set(kept) & {"\x00", "\x08", "\x0b", "\x1f", "\x7f", "\x9f", chr(0xD800), chr(0xDFFF), "\ufdd0",
+                            "\ufffe", "\uffff", "\U0001fffe", "\U0010ffff"}
+    assert {"\x85", "\xa0", "\ud7ff", "\ue000", "\ufffd", "\U00010000", "\U0010fffd"} <= set(kept)
 
 
 def test_markdown_report_has_the_layer_table_and_the_failing_case(broken_project, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from harness import Boundary, RetryPolicy, UpstreamError, UsageError, run_with_retry
-from tests.conftest import item
+from tests.helpers.contracts import item
 
 
 class FakeTime:

@@ -20,7 +20,8 @@ import pytest
 
 from harness import load_contract, state
 from harness.fuzz.replay import ReplayStore, inputs_of
-from tests.conftest import ENVELOPE_DATA, envelope_schema, item, run_cli
+from tests.helpers.cli import run_cli
+from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema, item
 
 STATE = Path(".contract-harness")
 REPLAY = STATE / "fuzz" / "replay"

@@ -20,7 +20,7 @@ import pytest
 
 from harness import Boundary, load_contract
 from harness.schemas import Document
-from tests.conftest import CORPORA, absent_corpus
+from tests.helpers.paths import CORPORA, absent_corpus
 
 pytestmark = pytest.mark.corpus
 

@@ -20,7 +20,7 @@ from harness.contract import load_schema_resources
 from harness.errors import ContractError
 from harness.schemas import Document, Node
 from harness.schemas import document as model
-from tests.conftest import corpus_params
+from tests.helpers.paths import corpus_params
 
 REPO = Path(__file__).resolve().parent.parent
 

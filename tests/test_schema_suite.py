@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from harness import validator_for
-from tests.conftest import CORPORA, absent_corpus, corpus
+from tests.helpers.paths import CORPORA, absent_corpus, corpus
 
 pytestmark = pytest.mark.corpus
 

@@ -25,10 +25,11 @@ from harness import load_contract
 from harness.cases import Case, CaseExpectation, cases_for
 from harness.codes import Layer
 from harness.contract import Contract
-from harness.engine import FAILED, FINDING, CaseFinished, CaseSkipped, Engine, Event, RunFinished, RunStarted
+from harness.engine import Engine
+from harness.events import FAILED, FINDING, CaseFinished, CaseSkipped, Event, RunFinished, RunStarted
 from harness.reporting import dispatch
 from harness.reporting.files import JUnitReporter, _properties, junit_case, skipped_case
-from tests.conftest import ENVELOPE_DATA, envelope_schema, item
+from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema, item
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -16,7 +16,7 @@ import pytest
 
 from harness import validator_for
 from harness.timeutil import parse_rfc3339
-from tests.conftest import CORPORA, absent_corpus
+from tests.helpers.paths import CORPORA, absent_corpus
 
 DATE_TIME = CORPORA / "json-schema-test-suite" / "tests" / "draft2020-12" / "optional" / "format" / "date-time.json"
 _VALIDATOR = validator_for({"format": "date-time"})

@@ -3,7 +3,7 @@ template's steps on a pull request, and a published schema version edited in pla
 
 Everything runs for real: ``contract-harness`` as a subprocess, git with a bare "origin" on
 disk, and every ``run:`` step of the composite action and of the reusable workflow executed with
-bash as GitHub's runner would (tests/workflow_steps.py). The templates install the harness as
+bash as GitHub's runner would (tests/helpers/workflow_steps.py). The templates install the harness as
 they do for any user, from their own files (a commit of this work tree standing for the
 harness's repository at the ref a user pins), into a Python of their own that has the
 dependencies but no harness, with no package index (``PIP_NO_INDEX=1``).
@@ -23,8 +23,8 @@ import pytest
 import yaml
 
 from harness import __version__
-from tests.conftest import REPO
-from tests.workflow_steps import JobRun, harness_source, run_steps, runner_env, scratch_python
+from tests.helpers.paths import REPO
+from tests.helpers.workflow_steps import JobRun, harness_source, run_steps, runner_env, scratch_python
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.invalid", "GIT_COMMITTER_NAME": "Dev",
            "GIT_COMMITTER_EMAIL": "dev@example.invalid", "GIT_CONFIG_GLOBAL": "/dev/null",

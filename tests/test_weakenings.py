@@ -1,4 +1,4 @@
-"""The weakening suite (issue 15): ``check`` — the command run on every connector change — must
+"""The weakening suite: ``check`` — the command run on every connector change — must
 flag every realistic weakening of a demo contract that a fixture-based test can see.
 
 One test per weakening of tests/weakenings/catalogue.py, each running ``contract-harness check``
@@ -37,7 +37,7 @@ def _param(weakening: Weakening) -> object:
     marks = []
     if weakening.check != "flagged":
         # raises=NotFlagged: a copy that does not load, or a runner error, still fails for real.
-        marks.append(pytest.mark.xfail(strict=True, raises=NotFlagged, reason=f"issue 15: {weakening.needs}"))
+        marks.append(pytest.mark.xfail(strict=True, raises=NotFlagged, reason=f"check needs: {weakening.needs}"))
     return pytest.param(weakening, id=weakening.id, marks=marks)
 
 

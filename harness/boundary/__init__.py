@@ -7,7 +7,7 @@ pipeline, audit and retry it never runs.
 
 from typing import TYPE_CHECKING
 
-from harness import lazy_exports
+from harness.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness.boundary.audit import AuditRecord, AuditSink, JsonlAuditSink, MemoryAuditSink, RawStore

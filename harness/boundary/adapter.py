@@ -24,6 +24,7 @@ from harness.boundary.base import Evaluation, Rejection
 from harness.boundary.compiled import schema_validator
 from harness.codes import ADAPTER_ERROR, ADAPTER_OUTPUT_INVALID, ADAPTER_TIMEOUT
 from harness.errors import ContractError
+from harness.locate import position_in_file
 
 if TYPE_CHECKING:
     from harness.contract.records import Contract
@@ -58,11 +59,11 @@ def _import_adapter(contract: Contract) -> Callable[..., Any]:
     except (Exception, SystemExit) as exc:  # sys.exit() at import ends nothing but this contract
         raise ContractError(
             f"adapter {contract.adapter!r} cannot be imported: {_one_line(exc)}",
-            file=str(contract.path), pointer="/adapter", code="contract.adapter_import",
+            file=str(contract.path), pointer="/adapter", locate=position_in_file, code="contract.adapter_import",
         ) from None
     if not callable(func):
         raise ContractError(f"adapter {contract.adapter!r} is not callable", file=str(contract.path),
-                            pointer="/adapter", code="contract.adapter_import")
+                            pointer="/adapter", locate=position_in_file, code="contract.adapter_import")
     return func  # type: ignore[no-any-return]
 
 

@@ -9,14 +9,18 @@ the document, is a :class:`~harness.errors.ContractError` naming the file and po
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
+from harness.boundary.validator import SchemaValidator, validator_for
 from harness.errors import ContractError
+from harness.locate import position_in_file
+from harness.schemas.bundle import Bundle
+from harness.schemas.dialects import BRANCHES
 
 if TYPE_CHECKING:
-    from harness.boundary.schema import SchemaValidator
     from harness.contract.records import Contract
     from harness.schemas import Document
 
@@ -29,10 +33,35 @@ def schema_validator(contract: Contract, version: int | None = None) -> SchemaVa
 
 def view_schema(contract: Contract, version: int | None = None) -> dict[str, Any]:
     """The closed schema of the agent-facing ``data`` object, derived from a version."""
-    from harness.boundary.projection import derive_view_schema
-
     version = contract.version if version is None else version
     return contract.memo(("view", version), lambda: derive_view_schema(contract, version))
+
+
+def derive_view_schema(contract: Contract, version: int | None = None) -> dict[str, Any]:
+    """The closed schema every agent ``data`` object of this contract must satisfy.
+
+    Each field's schema is a self-contained copy (:class:`~harness.schemas.bundle.Bundle`) of
+    the subschemas the schema model finds at the field's pointer (through ``properties``,
+    items, references and ``allOf``/``oneOf``/``anyOf``): one, or ``anyOf`` the several, or
+    ``true`` where the schema says nothing."""
+    document = contract.document(version)
+    bundle = Bundle(document)
+    properties = {f.name: bundle.any_of(document.instance_nodes(f.tokens, through=BRANCHES))
+                  for f in contract.agent_view}
+    view: dict[str, Any] = {}
+    schema = document.schema
+    if isinstance(schema, Mapping) and "$schema" in schema:
+        view["$schema"] = schema["$schema"]
+    view.update(
+        {
+            "type": "object",
+            "required": [f.name for f in contract.agent_view if not f.optional],
+            "properties": properties,
+            "additionalProperties": False,
+        }
+    )
+    view.update(bundle.defs)
+    return view
 
 
 def view_validator(contract: Contract, version: int | None = None) -> SchemaValidator:
@@ -52,21 +81,15 @@ def request_validator(contract: Contract) -> SchemaValidator:
     return contract.memo(("request",), lambda: _compile_request(contract))
 
 
-def _validator_for(schema: Any, **options: Any) -> SchemaValidator:
-    from harness.boundary.schema import validator_for  # not at the top: the schema layer imports this module
-
-    return validator_for(schema, **options)
-
-
 def _compile(contract: Contract, version: int) -> SchemaValidator:
     file = contract.schema_path(version)
     schema = contract.schema(version)
     base = file.resolve().as_uri()
     try:
-        validator = _validator_for(schema, resources=contract.schema_resources(), base_uri=base)
+        validator = validator_for(schema, resources=contract.schema_resources(), base_uri=base)
     except ContractError as exc:
         _refuse_dangling(contract.document(version), file, exc.code)
-        raise ContractError(exc.detail, file=str(file), pointer=exc.pointer,
+        raise ContractError(exc.detail, file=str(file), pointer=exc.pointer, locate=position_in_file,
                             allowed=exc.allowed, code=exc.code) from None
     _refuse_ref_cycles(contract.document(version), file)
     return validator
@@ -80,7 +103,7 @@ def _compile_view(contract: Contract, version: int) -> SchemaValidator:
     if isinstance(schema, dict) and isinstance(schema.get("$id"), str):
         base = schema["$id"]
     try:
-        return _validator_for(
+        return validator_for(
             view_schema(contract, version),
             resources=contract.schema_resources(),
             base_uri=urljoin(base, f"agent-view-v{version}.json"),
@@ -88,7 +111,7 @@ def _compile_view(contract: Contract, version: int) -> SchemaValidator:
     except ContractError as exc:
         raise ContractError(
             f"the agent view derived from v{version} does not compile: {exc.detail}",
-            file=str(contract.path), pointer="/agent_view", code=exc.code,
+            file=str(contract.path), pointer="/agent_view", locate=position_in_file, code=exc.code,
         ) from None
 
 
@@ -96,7 +119,7 @@ def _compile_vendor(contract: Contract) -> SchemaValidator:
     named = contract.raw.get("vendor_schema")
     base = contract.path.resolve().as_uri()
     try:
-        validator = _validator_for(contract.vendor_schema, resources=contract.schema_resources(), base_uri=base)
+        validator = validator_for(contract.vendor_schema, resources=contract.schema_resources(), base_uri=base)
     except ContractError as exc:
         document = contract.vendor_document()
         if document is not None:
@@ -104,8 +127,10 @@ def _compile_vendor(contract: Contract) -> SchemaValidator:
             _refuse_dangling(document, in_file, exc.code, "" if isinstance(named, str) else "/vendor_schema")
         if isinstance(named, str):  # a file beside the contract: the pointer is in that file
             raise ContractError(exc.detail, file=str(contract.directory / named), pointer=exc.pointer,
+                                locate=position_in_file,
                                 code=exc.code) from None
         raise ContractError(exc.detail, file=str(contract.path), pointer="/vendor_schema" + (exc.pointer or ""),
+                            locate=position_in_file,
                             code=exc.code) from None
     file = contract.directory / named if isinstance(named, str) else contract.path
     prefix = "" if isinstance(named, str) else "/vendor_schema"
@@ -117,9 +142,10 @@ def _compile_vendor(contract: Contract) -> SchemaValidator:
 
 def _compile_request(contract: Contract) -> SchemaValidator:
     try:
-        return _validator_for(contract.request_schema)
+        return validator_for(contract.request_schema)
     except ContractError as exc:
         raise ContractError(exc.detail, file=str(contract.path), pointer="/request/schema" + (exc.pointer or ""),
+                            locate=position_in_file,
                             code=exc.code) from None
 
 
@@ -133,7 +159,7 @@ def _refuse_dangling(document: Document, file: Path, code: str, prefix: str = ""
             hint = document.meant(ref)
             raise ContractError(
                 f"{ref.keyword} {ref.value!r} names nothing in this schema{hint}",
-                file=str(file), pointer=f"{prefix}{node.pointer}/{ref.keyword}", code=code,
+                file=str(file), pointer=f"{prefix}{node.pointer}/{ref.keyword}", locate=position_in_file, code=code,
             )
 
 
@@ -148,5 +174,6 @@ def _refuse_ref_cycles(document: Document, file: Path, prefix: str = "") -> None
         f"$ref cycle that never moves into the document: {chain} (a value would be checked "
         "against itself for ever; put a properties/items step in the loop or break it)",
         file=str(file), pointer=prefix + cycle[0].pointer if cycle[0].document is document else None,
+        locate=position_in_file,
         code="contract.ref_cycle",
     )

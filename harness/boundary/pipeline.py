@@ -13,17 +13,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from harness.boundary import (
-    adapter,
-    binding,
-    compiled,
-    envelope,
-    freshness,
-    parse,
-    projection,
-    schema,
-    transport,
-)
+import harness.boundary.adapter as adapter
+import harness.boundary.binding as binding
+import harness.boundary.compiled as compiled
+import harness.boundary.envelope as envelope
+import harness.boundary.freshness as freshness
+import harness.boundary.parse as parse
+import harness.boundary.projection as projection
+import harness.boundary.schema as schema
+import harness.boundary.transport as transport
 from harness.boundary.audit import AuditRecord, AuditSink, RawStore, mask_names
 from harness.boundary.base import Evaluation, Rejection
 from harness.boundary.request import normalise_request

@@ -9,45 +9,16 @@ pointer through ``properties``, items, references and the branches of ``allOf``/
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from harness.boundary.base import Evaluation, Rejection
+from harness.boundary.compiled import derive_view_schema as derive_view_schema  # where it was first
 from harness.boundary.compiled import view_validator
 from harness.codes import PROJECTION_MISSING_FIELD, PROJECTION_VIEW_INVALID
 from harness.pointer import MISSING, resolve
-from harness.schemas.bundle import Bundle
-from harness.schemas.dialects import BRANCHES
 
 if TYPE_CHECKING:
-    from harness.contract.records import Contract
-
-def derive_view_schema(contract: Contract, version: int | None = None) -> dict[str, Any]:
-    """The closed schema every agent ``data`` object of this contract must satisfy.
-
-    Each field's schema is a self-contained copy (:class:`~harness.schemas.bundle.Bundle`) of
-    the subschemas the schema model finds at the field's pointer (through ``properties``,
-    items, references and ``allOf``/``oneOf``/``anyOf``): one, or ``anyOf`` the several, or
-    ``true`` where the schema says nothing."""
-    document = contract.document(version)
-    bundle = Bundle(document)
-    properties = {f.name: bundle.any_of(document.instance_nodes(f.tokens, through=BRANCHES))
-                  for f in contract.agent_view}
-    view: dict[str, Any] = {}
-    schema = document.schema
-    if isinstance(schema, Mapping) and "$schema" in schema:
-        view["$schema"] = schema["$schema"]
-    view.update(
-        {
-            "type": "object",
-            "required": [f.name for f in contract.agent_view if not f.optional],
-            "properties": properties,
-            "additionalProperties": False,
-        }
-    )
-    view.update(bundle.defs)
-    return view
-
+    pass
 
 def check(ev: Evaluation) -> Rejection | None:
     """Copy each agent_view field into a new object and hold it to the view schema."""

@@ -9,7 +9,6 @@ with string contents removed, before any parser runs, so a 100,000-deep ``[[[[``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -17,20 +16,16 @@ from harness.boundary.base import Evaluation, Rejection
 from harness.codes import (
     TRANSPORT_EMPTY,
     TRANSPORT_MAX_BYTES,
-    TRANSPORT_MAX_DEPTH,
     TRANSPORT_READ_ERROR,
 )
 from harness.errors import RejectedInput
+from harness.strict_json import check_depth as check_depth  # the nesting check is the parser's
+from harness.strict_json import is_blank
 
 #: Upper bound a contract may set; the stdlib parser recurses once per level.
 HARD_MAX_DEPTH = 512
 
 _CHUNK = 1 << 16
-_NOT_WHITESPACE = re.compile(rb"[^ \t\r\n]")
-# Keep only quotes and brackets (folded to "(" and ")"); then strings are bare "..." runs.
-_FOLD = bytes.maketrans(b"[{]}", b"(())")
-_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
-_STRING = re.compile(rb'"[^"]*"')
 
 
 def read_limited(source: Any, max_bytes: int) -> bytes:
@@ -59,11 +54,6 @@ def read_capped(source: Any, max_bytes: int) -> bytes:
             f"not {type(source).__name__}"
         )
     return data
-
-
-def is_blank(data: bytes) -> bool:
-    """True for an empty or whitespace-only body (found without copying it)."""
-    return _NOT_WHITESPACE.search(data) is None
 
 
 def check_size(data: bytes, max_bytes: int) -> None:
@@ -111,44 +101,6 @@ def _read_chunks(chunks: Iterable[Any], limit: int) -> bytes:
         parts.append(chunk)
         remaining -= len(chunk)
     return b"".join(parts)
-
-
-def check_depth(data: bytes, max_depth: int) -> None:
-    """Raise ``transport.max_depth`` if arrays/objects nest deeper than ``max_depth``.
-
-    Works on bytes (strings removed first, so brackets inside strings do not count) and never
-    recurses. Unbalanced input is measured as written: unclosed brackets count as open.
-    """
-    if data.count(b"[") + data.count(b"{") <= max_depth:
-        return
-    if b"\\" in data:
-        # Backslashes pair left to right, so deleting escaped backslashes (two-byte pairs)
-        # leaves single escapes; deleting escaped quotes then leaves only the quotes that
-        # delimit strings. Then a string is a bare quote-to-quote run.
-        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    brackets = _STRING.sub(b"", data.translate(_FOLD, _NOT_STRUCTURE))
-    # Each pass deletes the innermost pairs, i.e. one level. Balanced input no deeper than
-    # max_depth is gone after max_depth passes; these run at C speed.
-    rest = brackets
-    for _ in range(max_depth):
-        if not rest:
-            return
-        shorter = rest.replace(b"()", b"")
-        if len(shorter) == len(rest):
-            break
-        rest = shorter
-    if not rest:
-        return
-    depth = 0
-    for byte in brackets:
-        if byte == 40:  # "("
-            depth += 1
-            if depth > max_depth:
-                raise RejectedInput(
-                    TRANSPORT_MAX_DEPTH, f"nesting exceeds max_depth={max_depth}"
-                )
-        elif depth:
-            depth -= 1
 
 
 def check(ev: Evaluation) -> Rejection | None:

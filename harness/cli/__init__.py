@@ -17,8 +17,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from harness import __version__
 from harness.errors import one_line
+from harness.version import __version__
 
 #: Subcommands in the order ``--help`` lists them: name -> (module under harness.cli, one-line help).
 COMMANDS: dict[str, tuple[str, str]] = {

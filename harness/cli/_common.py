@@ -18,7 +18,6 @@ from harness.project import CONTRACTS, check_layout, find_root, project_root
 
 if TYPE_CHECKING:
     from harness.contract import Contract
-    from harness.engine import CaseResult
 
 # The loader (YAML, the production validator, the schema model) is imported by the functions
 # that read documents: a command's --help builds its parser from this module without it.
@@ -122,38 +121,6 @@ def contract_directories(paths: list[str], demo: bool = False) -> list[Path]:
     return directories
 
 
-def load_checked(directory: Path, locks: bool = True) -> Contract:
-    """The contract in ``directory``, loaded; with ``locks``, a published schema version changed
-    in place (schemas.lock) is an error."""
-    from harness import lock
-    from harness.contract import load_contract
-
-    contract = load_contract(directory)
-    if locks:
-        lock.verify(contract)
-    return contract
-
-
-def version_findings(contract: Contract) -> list[CaseResult]:
-    """A published schema version changed in place (schemas.lock), as ``check`` reports it: a
-    finding of the contract's tool, one per version, beside its cases (the run goes on)."""
-    from harness import lock
-    from harness.cases import CaseExpectation
-    from harness.engine import FINDING, VERSIONS, CaseResult
-
-    found = []
-    for problem in lock.changes(contract):
-        version = int(problem.file.stem[1:])  # schemas/v<N>.json
-        found.append(CaseResult(
-            id=f"{contract.tool}::{VERSIONS}::v{version}", tool=contract.tool, source=VERSIONS, status=FINDING,
-            problem="version_changed", expected=CaseExpectation(False, (), problem.code), layer=None,
-            code=problem.code, instance_pointer=None, schema_pointer=None, message=None, detail=problem.message,
-            operator=None, pointer=None, original="", mutated="", fixture=str(problem.file), version=version,
-            contract_dir=str(contract.directory), now=None, request=None, duration_s=0.0,
-            reproduce=f"contract-harness lock --check {contract.directory}"))
-    return found
-
-
 def selected_tools(known: list[str], tools: list[str] | None) -> set[str]:
     """The tools ``--tool`` selects among ``known`` (all without it); an unknown one is a usage
     error."""
@@ -173,5 +140,7 @@ def load_contracts(paths: list[str], tools: list[str] | None, demo: bool = False
     ``tools`` (all without it; a tool is its directory's name, which loading checks)."""
     directories = contract_directories(paths, demo)
     selected = selected_tools([d.name for d in directories], tools)
+    from harness.contract.load import load_checked
+
     contracts = [load_checked(d, locks) for d in directories]
     return [c for c in contracts if c.tool in selected]

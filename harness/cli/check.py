@@ -18,7 +18,6 @@ from harness.cli._common import (
     contract_directories,
     selected_tools,
     state_start,
-    version_findings,
 )
 from harness.cli._common import contract_roots as contract_roots
 from harness.cli._common import load_contracts as load_contracts
@@ -27,10 +26,9 @@ from harness.errors import UsageError
 from harness.project import state_dir
 
 if TYPE_CHECKING:
-    from harness.cases import Case
+    from harness.cases import Case, ToolCoverage
     from harness.contract import Contract
-    from harness.engine import CaseResult, Event
-    from harness.summary import ToolCoverage
+    from harness.events import CaseResult, Event
 
 # The library (cases, engine, reporters) is imported by the functions that use it: other
 # commands (lint, on every commit) import this module for its argument helpers alone.
@@ -138,6 +136,7 @@ def stream(args: argparse.Namespace) -> Stream:
     checked before this returns. With ``--shard`` the cases are listed first: a slice is taken
     by sorted id."""
     from harness.cases import SOURCES, cases_for, shard
+    from harness.engine import version_findings
 
     sharding = check_options(args)
     # A published version changed in place is a finding of its tool, not the run's error: every
@@ -191,7 +190,7 @@ def saved_verdicts(args: argparse.Namespace) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness import jobs as parallel
+    import harness.jobs as parallel
     from harness.reporting import dispatch, reporters_for
 
     jobs = parallel.default_fallback(args.jobs, parallel.jobs_option(args.jobs), shard=bool(args.shard))
@@ -215,7 +214,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _in_one_job(args: argparse.Namespace, cases_dir: Path) -> Iterator[Event]:
     from harness.drift.template import upstream_redactor
-    from harness.engine import CaseResult, Engine
+    from harness.engine import Engine
+    from harness.events import CaseResult
     from harness.reference_verdicts import ReferenceVerdicts
     from harness.reporting.reproductions import protected
 
@@ -246,7 +246,7 @@ def _in_jobs(args: argparse.Namespace, jobs: int, cases_dir: Path) -> Iterator[E
     time; None when fewer than two contracts are selected (one job runs them)."""
     from itertools import chain
 
-    from harness import jobs as parallel
+    import harness.jobs as parallel
     from harness.cases import SOURCES
     from harness.drift.template import upstream_redactor_in
     from harness.reporting.reproductions import protected

@@ -70,7 +70,7 @@ def _contract_dir(tool: str, paths: list[str], demo: bool) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     # The loader (YAML, the validator, the schema model) loads here, not for compat --help.
-    from harness import lock
+    import harness.lock as lock
     from harness.contract import load_contract
 
     if args.examples < 0 or args.samples < 0 or args.seconds <= 0:
@@ -92,6 +92,10 @@ def run(args: argparse.Namespace) -> int:
     if args.markdown:
         write_atomic(Path(args.markdown), markdown(report).encode())
     if args.html:
-        write_atomic(Path(args.html), html_page(report).encode())
+        from harness.reporting.html import sections_page
+
+        page = html_page(report)
+        body = sections_page(page.title, ok=page.ok, verdict=page.verdict, sections=page.sections)
+        write_atomic(Path(args.html), body.encode())
     print(text(report))
     return 0 if report.ok else 1

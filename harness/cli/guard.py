@@ -73,6 +73,13 @@ def register(sub: Any) -> None:
         help="longest JSON-RPC line ever buffered (default 16 MiB; each guarded tool also has "
         "its own cap from its contract)",
     )
+    p.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        help="serve MCP over Streamable HTTP at http://HOST:PORT/mcp (a client configures that URL in place "
+        "of the server's) instead of stdio; each client session gets its own server process (port 0: any "
+        "free port, printed on stderr)",
+    )
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     p.set_defaults(run=run)
 
@@ -125,6 +132,14 @@ def run(args: argparse.Namespace) -> int:
     if cap < 1024:
         raise UsageError(f"--max-message-bytes must be at least 1024, not {cap}")
     names = _mapping(args.map)
+    listen = None
+    if args.listen is not None:
+        from harness.guard.http import listen_address
+
+        try:
+            listen = listen_address(args.listen)
+        except ValueError as exc:
+            raise UsageError(str(exc), code="guard.listen") from None
 
     from pathlib import Path
 
@@ -134,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.drift.process import resolve_program
     from harness.drift.template import upstream_redactor
     from harness.guard.policy import Guard, GuardAudit
-    from harness.guard.stdio import log_line, run_proxy
+    from harness.guard.stdio import log_line, run_http, run_proxy
 
     if args.demo and args.contracts:
         raise UsageError("--demo and --contracts exclude each other")
@@ -184,6 +199,8 @@ def run(args: argparse.Namespace) -> int:
             if tool.max_message_bytes > cap:
                 log(f"{name}: max_message_bytes={tool.max_message_bytes} is above --max-message-bytes={cap}, "
                     "which applies")
+        if listen is not None:
+            return run_http(guard, command, *listen, max_message_bytes=cap, log=log)
         return run_proxy(guard, command, max_message_bytes=cap, log=log)
     finally:
         if audit is not None:

@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness import lock
+    import harness.lock as lock
     from harness.contract import load_contract
     from harness.onboarding import init_tool, review  # only when run: keeps every CLI start fast
     from harness.onboarding.summary import lines, next_steps, review_lines

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from harness.errors import ContractError, UsageError
+from harness.locate import position_in_file
 
 
 class Direction(StrEnum):
@@ -104,6 +105,7 @@ def declared_policy(raw: Mapping[str, Any], new_version: int, *, file: str = "")
             except ValueError:
                 raise ContractError(
                     f"{value!r} is not a policy", file=file, pointer="/" + source.replace(".", "/"),
+                    locate=position_in_file,
                     allowed=[p.value for p in Policy],
                 ) from None
     return DEFAULT_POLICY, "default"

@@ -245,10 +245,6 @@ class Registry(_Registry[Rule]):
         """The rules of a group in registration order (the order they are asked in)."""
         return [r for r in self if r.group == group]
 
-    def by_id(self, rule_id: str) -> Rule:
-        self.load()
-        return self._ids[rule_id]
-
     def by_ids(self) -> list[Rule]:
         """Every rule, ordered by id (the catalogue's order)."""
         return sorted(self, key=lambda r: r.id)

@@ -6,12 +6,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from harness.compat.model import Direction, Evidence
 from harness.compat.report import CompatReport, decided_by, shown, witnesses_of
+from harness.events import Section
+from harness.markdown import code_span
 from harness.pointer import display
-from harness.reporting.files import code_span
 
 
 def _title(report: CompatReport) -> str:
@@ -143,10 +144,18 @@ def markdown(report: CompatReport) -> str:
     return "\n".join(out) + "\n"
 
 
-def html_page(report: CompatReport) -> str:
-    """The self-contained HTML report: the same tables as the Markdown, in the harness's page."""
-    from harness.reporting.html import Section, sections_page
+class HtmlPage(NamedTuple):
+    """What the HTML report of a comparison shows (``harness.reporting.html.sections_page``
+    lays it out)."""
 
+    title: str
+    ok: bool
+    verdict: str
+    sections: list[Section]
+
+
+def html_page(report: CompatReport) -> HtmlPage:
+    """The HTML report's parts: the same tables as the Markdown, for the harness's page."""
     held = sum(c.ok for c in report.checks)
     sections = [
         Section("Versions", ["version", "id", "sha256", "dialect"],
@@ -184,4 +193,4 @@ def html_page(report: CompatReport) -> str:
         sections.append(Section("Unsupported", ["version", "pointer", "keyword", "why"],
                                 [[label, display(u.pointer), u.keyword, u.reason] for label, u in report.unsupported]))
     verdict = f"{'OK' if report.ok else 'FAILED'}: {held} of {len(report.checks)} checks hold"
-    return sections_page(f"Compat report — {_title(report)}", ok=report.ok, verdict=verdict, sections=sections)
+    return HtmlPage(f"Compat report — {_title(report)}", report.ok, verdict, sections)

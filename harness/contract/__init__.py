@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         demo_root,
         did_you_mean,
         discover,
+        load_checked,
         load_contract,
         load_schema_resources,
         meta_schema,
@@ -44,8 +45,8 @@ _WHERE = {
     **dict.fromkeys(("CONTRACT_FILE", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFAULT_REQUEST_ID", "SCHEMAS_DIR",
                      "BindingRule", "Contract", "Envelope", "ErrorPolicy", "FreshnessRule", "Limits", "Upstream",
                      "ViewField", "Waiver"), "harness.contract.records"),
-    **dict.fromkeys(("demo_root", "did_you_mean", "discover", "load_contract", "load_schema_resources",
-                     "meta_schema", "schema_error"), "harness.contract.load"),
+    **dict.fromkeys(("demo_root", "did_you_mean", "discover", "load_checked", "load_contract",
+                     "load_schema_resources", "meta_schema", "schema_error"), "harness.contract.load"),
     **dict.fromkeys(("MAX_YAML_NODES", "load_json_file", "load_yaml"), "harness.documents"),
 }
 
@@ -68,6 +69,7 @@ __all__ = [
     "demo_root",
     "did_you_mean",
     "discover",
+    "load_checked",
     "load_contract",
     "load_json_file",
     "load_schema_resources",

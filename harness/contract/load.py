@@ -14,15 +14,16 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from harness import consistency
+import harness.consistency as consistency
+import harness.lock as lock
 from harness.boundary import compiled
-from harness.boundary.parse import strict_loads
 from harness.boundary.schema import SchemaValidator, validator_for
 from harness.codes import AgentCode
 from harness.contract.records import (
@@ -41,7 +42,9 @@ from harness.contract.records import (
 from harness.documents import load_json_file, load_yaml, packaged
 from harness.errors import ContractError
 from harness.errors import did_you_mean as did_you_mean  # re-exported: harness.contract.did_you_mean
+from harness.locate import position_in_file
 from harness.pointer import escape_token, resolve, split
+from harness.strict_json import strict_loads
 from harness.timeutil import parse_duration, parse_rfc3339
 
 _VERSION_FILE = re.compile(r"^v([1-9][0-9]*)\.json$")
@@ -117,7 +120,7 @@ def schema_error(
         if isinstance(schema_node, dict) and isinstance(schema_node.get("description"), str):
             message = f"<value> is not valid here (expected: {schema_node['description'].rstrip('.')})"
     message = message.replace("<value>", _shown(_value_at(data, pointer)))
-    return ContractError(message, file=str(file), pointer=pointer, allowed=allowed, code=code)
+    return ContractError(message, file=str(file), pointer=pointer, locate=position_in_file, allowed=allowed, code=code)
 
 
 def _shown(value: Any) -> str:
@@ -163,7 +166,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         raise ContractError(
             f"tool {tool!r} must live in a directory of the same name, not {directory.name!r}",
             file=str(file),
-            pointer="/tool",
+            pointer="/tool", locate=position_in_file,
         )
     schemas: dict[int, Any] = {}
     folder = directory / SCHEMAS_DIR
@@ -175,7 +178,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         raise ContractError(
             f"version {version} has no schema file {SCHEMAS_DIR}/v{version}.json",
             file=str(file),
-            pointer="/version",
+            pointer="/version", locate=position_in_file,
             allowed=sorted(schemas) or None,
             code="contract.missing",
         )
@@ -193,7 +196,8 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         default_now = parse_rfc3339(defaults["now"])
         if default_now is None:
             raise ContractError(
-                "not an RFC 3339 date-time with an offset", file=str(file), pointer="/defaults/now"
+                "not an RFC 3339 date-time with an offset", file=str(file), pointer="/defaults/now",
+                locate=position_in_file,
             )
     view = []
     for name, spec in data["agent_view"].items():
@@ -209,7 +213,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
             raise ContractError(
                 "an upstream needs exactly one of http, command, mcp",
                 file=str(file),
-                pointer=f"/upstreams/{name}",
+                pointer=f"/upstreams/{name}", locate=position_in_file,
                 allowed=("http", "command", "mcp"),
             )
         upstreams.append(
@@ -266,6 +270,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         waivers=tuple(Waiver(**{"rule": "", **w}) for w in data.get("waivers", [])),
         resources=tuple(resources),
         raw=MappingProxyType(data),
+        compiler=COMPILER,
     )
     for v, document in documents.items():
         contract.memo(("document", v), partial(_same, document))
@@ -279,6 +284,60 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     return contract
 
 
+def load_checked(directory: Path, locks: bool = True) -> Contract:
+    """The contract in ``directory``, loaded; with ``locks``, a published schema version changed
+    in place (``schemas.lock``) is an error."""
+    contract = load_contract(directory)
+    if locks:
+        lock.verify(contract)
+    return contract
+
+
+class BoundaryCompiler:
+    """A contract's compiled forms, made by the boundary and the differential (a
+    :class:`harness.contract.records.Compiler`): what each loaded contract's conveniences
+    (``contract.validator()``, ...) return."""
+
+    schema_validator = staticmethod(compiled.schema_validator)
+    view_schema = staticmethod(compiled.view_schema)
+    view_validator = staticmethod(compiled.view_validator)
+    vendor_validator = staticmethod(compiled.vendor_validator)
+    request_validator = staticmethod(compiled.request_validator)
+
+    @staticmethod
+    def reference_validator(contract: Contract, version: int | None) -> Any:
+        from harness.differential import reference_validator  # python-jsonschema: when asked
+
+        return reference_validator(contract, version)
+
+    @staticmethod
+    def vendor_reference_validator(contract: Contract) -> Any:
+        from harness.differential import vendor_reference_validator
+
+        return vendor_reference_validator(contract)
+
+    @staticmethod
+    def adapter_function(contract: Contract) -> Any:
+        from harness.boundary.adapter import adapter_function
+
+        return adapter_function(contract)
+
+    @staticmethod
+    def adapter_version(contract: Contract) -> str | None:
+        from harness.boundary.adapter import adapter_version
+
+        return adapter_version(contract)
+
+    @staticmethod
+    def normalise_request(contract: Contract, request: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        from harness.boundary.request import normalise_request
+
+        return normalise_request(contract, request)
+
+
+COMPILER = BoundaryCompiler()
+
+
 def _same(value: Any) -> Any:
     return value
 
@@ -287,7 +346,7 @@ def _duration(file: Path, pointer: str, text: str) -> timedelta:
     try:
         return parse_duration(text)
     except (ValueError, OverflowError) as exc:
-        raise ContractError(str(exc), file=str(file), pointer=pointer) from None
+        raise ContractError(str(exc), file=str(file), pointer=pointer, locate=position_in_file) from None
 
 
 def discover(paths: list[Path]) -> list[Path]:

@@ -3,9 +3,11 @@
 Records only: they import nothing from the boundary, which reads them. Loading and checking
 them is :mod:`harness.contract.load`; what is compiled from them (validators, the adapter, the
 normalised request) is the boundary's (:mod:`harness.boundary.compiled`,
-:mod:`harness.boundary.adapter`, :mod:`harness.boundary.request`) and is cached on the contract
-(:meth:`Contract.memo`). The methods below that return compiled forms are conveniences over
-those modules, kept so ``contract.validator()`` reads as it always has.
+:mod:`harness.boundary.adapter`, :mod:`harness.boundary.request`) and the differential's, and is
+cached on the contract (:meth:`Contract.memo`). The methods below that return compiled forms
+are conveniences over those modules, kept so ``contract.validator()`` reads as it always has:
+the loader gives each contract its :class:`Compiler`, so that these records never import what
+reads them.
 """
 
 from __future__ import annotations
@@ -18,15 +20,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from harness.codes import AgentCode
 from harness.errors import ContractError
 from harness.pointer import split
+from harness.strict_json import DEFAULT_MAX_DEPTH as DEFAULT_MAX_DEPTH  # a contract's default limit
 
 if TYPE_CHECKING:
-    from harness.boundary.schema import SchemaValidator
-    from harness.differential import ReferenceValidator
     from harness.schemas import Document
 
 _T = TypeVar("_T")
@@ -35,7 +36,6 @@ SCHEMAS_DIR = "schemas"
 DEFAULT_REQUEST_ID = "req.J7q94MkP"
 #: ``limits:`` when a contract says nothing: the transport layer's byte cap and nesting depth.
 DEFAULT_MAX_BYTES = 1 << 20
-DEFAULT_MAX_DEPTH = 64
 #: Seconds one adapter call may take (``limits.adapter_timeout_s``): past it, ``adapter.timeout``.
 DEFAULT_ADAPTER_TIMEOUT_S = 10.0
 
@@ -151,6 +151,23 @@ class Waiver:
 _DIRECTORY, _ROOT = ("directory",), ("root",)
 
 
+class Compiler(Protocol):
+    """What makes a contract's compiled forms, each built once and kept on the contract: the
+    boundary's validators, adapter and request, the differential's reference validators
+    (:class:`harness.contract.load.BoundaryCompiler`, given by the loader)."""
+
+    def schema_validator(self, contract: Contract, version: int | None) -> Any: ...
+    def view_schema(self, contract: Contract, version: int | None) -> dict[str, Any]: ...
+    def view_validator(self, contract: Contract, version: int | None) -> Any: ...
+    def vendor_validator(self, contract: Contract) -> Any: ...
+    def request_validator(self, contract: Contract) -> Any: ...
+    def reference_validator(self, contract: Contract, version: int | None) -> Any: ...
+    def vendor_reference_validator(self, contract: Contract) -> Any: ...
+    def adapter_function(self, contract: Contract) -> Callable[..., Any] | None: ...
+    def adapter_version(self, contract: Contract) -> str | None: ...
+    def normalise_request(self, contract: Contract, request: Mapping[str, Any] | None) -> Mapping[str, Any]: ...
+
+
 @dataclass(frozen=True)
 class Contract:
     """One tool's contract, loaded from disk. Immutable; what is compiled from it is built on
@@ -179,6 +196,8 @@ class Contract:
     #: a ``$ref`` may reach.
     resources: tuple[tuple[str, Any], ...] = ()
     raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), repr=False)
+    #: What makes the compiled forms the conveniences below return (the loader gives it).
+    compiler: Compiler | None = field(default=None, repr=False, compare=False, hash=False)
     _cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False, hash=False)
     _lock: Any = field(
         default_factory=threading.RLock, repr=False, compare=False, hash=False
@@ -279,32 +298,28 @@ class Contract:
         )
 
     # ------------------------------------------------------------------ compiled (conveniences)
-    def validator(self, version: int | None = None) -> SchemaValidator:
-        """The compiled production validator for a version (cached)."""
-        from harness.boundary import compiled
+    def _compiler(self) -> Compiler:
+        if self.compiler is None:
+            raise ContractError("this contract was made without its compiler: load it with load_contract",
+                                file=str(self.path), code="contract.not_loaded")
+        return self.compiler
 
-        return compiled.schema_validator(self, version)
+    def validator(self, version: int | None = None) -> Any:
+        """The compiled production validator for a version (a ``SchemaValidator``; cached)."""
+        return self._compiler().schema_validator(self, version)
 
     def view_schema(self, version: int | None = None) -> dict[str, Any]:
         """The closed schema of the agent-facing ``data`` object (derived, cached)."""
-        from harness.boundary import compiled
+        return self._compiler().view_schema(self, version)
 
-        return compiled.view_schema(self, version)
+    def view_validator(self, version: int | None = None) -> Any:
+        return self._compiler().view_validator(self, version)
 
-    def view_validator(self, version: int | None = None) -> SchemaValidator:
-        from harness.boundary import compiled
+    def vendor_validator(self) -> Any:
+        return self._compiler().vendor_validator(self)
 
-        return compiled.view_validator(self, version)
-
-    def vendor_validator(self) -> SchemaValidator | None:
-        from harness.boundary import compiled
-
-        return compiled.vendor_validator(self)
-
-    def request_validator(self) -> SchemaValidator:
-        from harness.boundary import compiled
-
-        return compiled.request_validator(self)
+    def request_validator(self) -> Any:
+        return self._compiler().request_validator(self)
 
     def reference_inputs(self, version: int | None = None, *,
                          vendor: bool = False) -> tuple[Any, list[tuple[str, Any]], str] | None:
@@ -317,31 +332,22 @@ class Contract:
         version = self.version if version is None else version
         return self.schema(version), self.schema_resources(), self.schema_path(version).resolve().as_uri()
 
-    def reference_validator(self, version: int | None = None) -> ReferenceValidator:
-        """The python-jsonschema validator for a version (differential checks; cached)."""
-        from harness.differential import reference_validator
+    def reference_validator(self, version: int | None = None) -> Any:
+        """The python-jsonschema validator for a version (a ``ReferenceValidator``, for
+        differential checks; cached)."""
+        return self._compiler().reference_validator(self, version)
 
-        return reference_validator(self, version)
-
-    def vendor_reference_validator(self) -> ReferenceValidator | None:
-        from harness.differential import vendor_reference_validator
-
-        return vendor_reference_validator(self)
+    def vendor_reference_validator(self) -> Any:
+        return self._compiler().vendor_reference_validator(self)
 
     def adapter_function(self) -> Callable[..., Any] | None:
         """The adapter named by ``adapter:``, imported once (None without one)."""
-        from harness.boundary.adapter import adapter_function
-
-        return adapter_function(self)
+        return self._compiler().adapter_function(self)
 
     @property
     def adapter_version(self) -> str | None:
-        from harness.boundary.adapter import adapter_version
-
-        return adapter_version(self)
+        return self._compiler().adapter_version(self)
 
     def normalise_request(self, request: Mapping[str, Any] | None) -> Mapping[str, Any]:
         """Fill a partial request from the defaults and check it; raise InvalidRequest."""
-        from harness.boundary.request import normalise_request
-
-        return normalise_request(self, request)
+        return self._compiler().normalise_request(self, request)

@@ -12,6 +12,8 @@ The names load on first use: the guard and ``check`` use the light modules of th
 
 from typing import TYPE_CHECKING, Any
 
+from harness.drift.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY
+
 if TYPE_CHECKING:
     from harness.drift.check import DriftCheck, DriftChecked, DriftNotCalled
     from harness.drift.diff import CHANGE_KINDS, Change, Comparison, compare, diff_shapes
@@ -44,9 +46,6 @@ __all__ = [
     "schema_shape",
 ]
 
-#: Upstreams checked at once unless asked otherwise (here, not in the runner, so that
-#: ``drift --help`` states it without loading the runner).
-DEFAULT_CONCURRENCY = 4
 
 _EXPORTS = {
     **dict.fromkeys(("DriftCheck", "DriftChecked", "DriftNotCalled"), "harness.drift.check"),

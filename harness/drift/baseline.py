@@ -28,7 +28,6 @@ from typing import Any
 import yaml
 
 from harness.boundary.audit import write_atomic
-from harness.boundary.parse import strict_loads
 from harness.boundary.pipeline import Verdict
 from harness.contract import Contract
 from harness.corpus import PAYLOAD_SUFFIX, SIDECAR_SUFFIX, fixtures_for
@@ -36,6 +35,7 @@ from harness.drift.check import verdict_summary
 from harness.drift.shape import Hints, Shape, document_shape, merge_all
 from harness.errors import RejectedInput
 from harness.redaction import Redactor
+from harness.strict_json import strict_loads
 from harness.timeutil import format_rfc3339
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")

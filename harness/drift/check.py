@@ -19,7 +19,7 @@ from harness.boundary.pipeline import Verdict
 from harness.cases import CaseExpectation
 from harness.drift.diff import Change
 from harness.drift.shape import Shape
-from harness.engine import FAILED, FINDING, PASSED, CaseFinished, CaseResult, CaseSkipped
+from harness.events import FAILED, FINDING, PASSED, CaseFinished, CaseResult, CaseSkipped
 
 HELD, DRIFTED, REJECTED, UNAVAILABLE, NOT_CALLED = "held", "drifted", "rejected", "failed", "not_called"
 STATUSES = (HELD, DRIFTED, REJECTED, UNAVAILABLE, NOT_CALLED)

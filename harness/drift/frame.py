@@ -25,7 +25,6 @@ from collections.abc import Sequence
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
-from harness.boundary.parse import strict_loads
 from harness.codes import (
     TRANSPORT_EMPTY,
     TRANSPORT_FRAME,
@@ -35,6 +34,7 @@ from harness.codes import (
 )
 from harness.drift.kinds import Failure, Fetched, Refusal
 from harness.errors import RejectedInput
+from harness.strict_json import strict_loads
 
 STRUCTURED, TEXT, AUTO = "structured", "text", "auto"
 #: Levels a message adds around the result (message -> result -> content -> block).

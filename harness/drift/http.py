@@ -37,7 +37,6 @@ from urllib.parse import quote
 import anyio
 import httpx
 
-from harness import __version__
 from harness.codes import (
     TRANSPORT_CONTENT_TYPE,
     TRANSPORT_INVALID_REQUEST,
@@ -47,6 +46,7 @@ from harness.codes import (
 )
 from harness.drift.kinds import SAFE_HTTP_METHODS, Config, Failure, Fetched, NotCalled, Refusal
 from harness.drift.template import Environment, Template, template_values
+from harness.version import __version__
 
 if TYPE_CHECKING:
     from harness.contract import Contract, Upstream

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from harness.errors import ContractError
+from harness.locate import position_in_file
 from harness.registry import Registry
 
 if TYPE_CHECKING:
@@ -251,7 +252,7 @@ class Config:
         return f"{self.file}: {self.base}/{key}"
 
     def error(self, key: str, message: str, code: str = "upstream.invalid") -> ContractError:
-        return ContractError(message, file=self.file, pointer=f"{self.base}/{key}", code=code)
+        return ContractError(message, file=self.file, pointer=f"{self.base}/{key}", locate=position_in_file, code=code)
 
     def number(self, key: str, default: float) -> float:
         value = self.data.get(key, default)

@@ -24,7 +24,6 @@ import anyio
 from harness.boundary.pipeline import Boundary, Clock, Verdict
 from harness.codes import TRANSPORT_UNAVAILABLE
 from harness.contract import Contract, Upstream
-from harness.drift import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY  # defined there for drift --help
 from harness.drift.baseline import Baseline, Recorder, hints_for, load_baseline
 from harness.drift.check import (
     DRIFTED,
@@ -38,6 +37,7 @@ from harness.drift.check import (
     DriftChecked,
     DriftNotCalled,
 )
+from harness.drift.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY  # apart, for drift --help
 from harness.drift.diff import Comparison, compare, diff_shapes
 from harness.drift.kinds import (
     KINDS,
@@ -54,8 +54,9 @@ from harness.drift.kinds import (
 from harness.drift.process import tail_lines
 from harness.drift.shape import Hints, document_shape, schema_dialect, schema_shape
 from harness.drift.template import RESERVED_FIELDS, Environment, redacted_logging
-from harness.engine import Event, RunFinished, RunStarted, Summary
 from harness.errors import ContractError, InvalidRequest, UsageError
+from harness.events import Event, RunFinished, RunStarted, Summary
+from harness.locate import position_in_file
 from harness.pointer import MISSING
 
 _STDERR_TAIL = 4000
@@ -150,7 +151,7 @@ def _requests(contract: Contract, upstream: Upstream) -> tuple[tuple[Mapping[str
             raise ContractError(
                 str(exc),
                 file=str(contract.path),
-                pointer=f"/upstreams/{upstream.name}/requests/{index}",
+                pointer=f"/upstreams/{upstream.name}/requests/{index}", locate=position_in_file,
                 code="upstream.invalid_request",
             ) from None
         label = _label(args, index)

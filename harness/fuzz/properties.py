@@ -102,7 +102,7 @@ def _finding(problem: str, detail: str, payload: bytes, request: Any, now: datet
 def _likely_rejection(subject: Subject, raw: bytes) -> Expectation:
     """Where bytes the boundary choked on should have been stopped: what the strict parser
     says of them, else the schema layer (the fixture's sidecar says it was inferred)."""
-    from harness.boundary.parse import strict_loads
+    from harness.strict_json import strict_loads
 
     limits = subject.contract.limits
     if not raw.strip():

@@ -39,7 +39,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness import state
+import harness.state as state
 from harness.digests import file_digest as _digest
 from harness.digests import files_below as _files
 from harness.digests import harness_digest

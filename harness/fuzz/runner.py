@@ -31,7 +31,9 @@ from hypothesis.errors import HypothesisException, Unsatisfiable, UnsatisfiedAss
 
 from harness.cases import ACCEPT, CaseExpectation
 from harness.contract import Contract
-from harness.engine import (
+from harness.engine import excerpt
+from harness.errors import UsageError
+from harness.events import (
     FAILED,
     PASSED,
     CaseFinished,
@@ -42,9 +44,7 @@ from harness.engine import (
     RunStarted,
     Summary,
     ToolSummary,
-    excerpt,
 )
-from harness.errors import UsageError
 from harness.fuzz.fixtures import write_fixture
 from harness.fuzz.generate.constants import exclude_own_modules
 from harness.fuzz.generate.sampling import BATCH, SEEDS, native, sample_value, stream
@@ -53,6 +53,7 @@ from harness.fuzz.model import Finding, PropertyViolation
 from harness.fuzz.properties import PROPERTIES, Property, PropertyRegistry
 from harness.fuzz.replay import GENERATED, REPLAYED, ReplayStore, Unrecordable, decode, encode, inputs_of, kept
 from harness.fuzz.subject import Subject
+from harness.internals import hypothesis_generated_seed
 
 #: How a run draws its values (:attr:`FuzzOptions.generator`).
 SAMPLED, NATIVE = "sampled", "native"
@@ -568,7 +569,7 @@ def _search(subject: Subject, prop: Property, options: FuzzOptions, *, record: b
                       generator=generator)
     if status != PASSED and seed is None and not options.profile.derandomize:
         # The seed hypothesis drew for this run (private, pinned version): replays its search.
-        seed = getattr(given_test, "_hypothesis_internal_use_generated_seed", None)
+        seed = hypothesis_generated_seed(given_test)
     recorded = kept(keep["examples"]) if keep is not None and keep["ok"] and status == PASSED else None
     return outcome, recorded, seed
 

@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from hypothesis import strategies as st
 
+import harness.fuzz.canaries as canaries
+import harness.fuzz.strategies as fs
+import harness.fuzz.vendor as vendor
 from harness.boundary.pipeline import Boundary
 from harness.cases import DEFAULT_MAX_MUTANTS
 from harness.contract import Contract
 from harness.engine import Engine
-from harness.fuzz import canaries, vendor
-from harness.fuzz import strategies as fs
 from harness.fuzz.generate import GenerationStats
 from harness.mutations import REGISTRY, OperatorRegistry
 

@@ -27,9 +27,9 @@ from harness.pointer import MISSING, escape_token, resolve, split
 
 
 def _accepted_documents(contract: Contract) -> list[Any]:
-    from harness.boundary.parse import strict_loads
     from harness.corpus import fixtures_for
     from harness.errors import HarnessError
+    from harness.strict_json import strict_loads
 
     try:
         fixtures = fixtures_for(contract, ("accepted",))

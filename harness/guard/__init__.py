@@ -11,7 +11,7 @@ load on first use (the ``mcp`` SDK is a heavy import).
 
 from typing import TYPE_CHECKING
 
-from harness import lazy_exports
+from harness.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness.guard.function import AsyncGuardedFunction, GuardedFunction, guard_tool

@@ -25,12 +25,13 @@ guard relays at all is :mod:`harness.guard.relay`'s to decide, from the sets bel
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from harness.boundary.parse import strict_loads
 from harness.errors import RejectedInput
 from harness.guard.lines import HEAD, TAIL, recover_id
+from harness.strict_json import strict_loads
 
 #: Nesting the classifier reads (an answer is then held to its contract's own depth).
 ROUTING_DEPTH: Final = 256
@@ -101,6 +102,16 @@ class Malformed:
     @property
     def code(self) -> int:
         return -32600 if self.parsed else -32700
+
+
+def id_key(ident: Any) -> str:
+    """A dictionary key for a JSON-RPC id: ids equal as JSON values, and only those, share one
+    (``1`` and ``"1"`` differ)."""
+    if type(ident) is int:
+        return f"#{ident}"
+    if type(ident) is str:
+        return f"'{ident}"
+    return json.dumps(ident, sort_keys=True)
 
 
 def valid_id(value: Any) -> bool:

@@ -37,6 +37,7 @@ from harness.drift.template import Environment, Template, template_values
 from harness.errors import ContractError, InvalidRequest, UsageError, closest, did_you_mean
 from harness.guard.rebuild import cache_members
 from harness.guard.surfaces import SURFACES
+from harness.locate import position_in_file
 from harness.timeutil import format_rfc3339
 
 #: Time per guarded call when the contract's ``mcp`` upstream declares no ``timeout_s``.
@@ -449,7 +450,7 @@ def _mcp_upstream(contract: Contract, name: str | None) -> Upstream | None:
             f"{len(candidates)} mcp upstreams ({', '.join(u.name for u in candidates)}) set tool, meta, result or "
             "timeouts differently; choose one with --upstream NAME",
             file=str(contract.path),
-            pointer="/upstreams",
+            pointer="/upstreams", locate=position_in_file,
             code="guard.ambiguous_upstream",
         )
     return candidates[0]

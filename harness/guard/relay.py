@@ -27,26 +27,22 @@ server did. Then each kind goes where the guard can vouch for it, and nowhere el
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import itertools
 import json
 import math
 import secrets
 import time
-from collections.abc import Callable, Mapping
-from contextlib import suppress
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import anyio
-from anyio.abc import Process
 
+import harness.guard.rebuild as rebuild
 from harness.boundary.pipeline import Verdict, system_clock
 from harness.codes import TRANSPORT_FRAME, TRANSPORT_INPUT_REQUIRED, TRANSPORT_MAX_BYTES
-from harness.drift import process as proc
 from harness.errors import HarnessError
-from harness.guard import rebuild
 from harness.guard.lines import HEAD, NO_ID, LineSplitter, Oversized, recover_id
 from harness.guard.messages import (
     INPUT_REQUIRED_VERSIONS,
@@ -55,6 +51,7 @@ from harness.guard.messages import (
     Message,
     classify,
     error_line,
+    id_key,
     valid_id,
 )
 from harness.guard.policy import (
@@ -99,21 +96,44 @@ OnVerdict = Callable[[Any, Verdict], None]
 
 
 class ClientEndpoint(Protocol):
-    """The client's side of the relay: bytes in (``b""`` at end of stream), lines out."""
+    """The client's side of the relay: bytes in (``b""`` at end of stream; a transport that
+    hands messages to :meth:`Relay.from_client` itself never returns any), messages out.
+    ``related`` is the id key of the client's request a message answers or belongs to (its
+    progress, a request the server makes while answering it), or None: where a transport has
+    one stream per request (Streamable HTTP) it routes by it."""
 
     async def receive(self) -> bytes: ...
 
-    async def send(self, data: bytes) -> None: ...
+    async def send(self, data: bytes, related: str | None = None) -> None: ...
 
 
-def _key(ident: Any) -> str:
-    """A dictionary key for a JSON-RPC id: ids equal as JSON values, and only those, share one
-    (``1`` and ``"1"`` differ)."""
-    if type(ident) is int:
-        return f"#{ident}"
-    if type(ident) is str:
-        return f"'{ident}"
-    return json.dumps(ident, sort_keys=True)
+class ServerEndpoint(Protocol):
+    """The server's side of the relay: one process over stdio, or a remote server over
+    Streamable HTTP. Every message it yields is as it came off the wire (a line, a JSON body,
+    one event's data), never re-serialised."""
+
+    def messages(self) -> AsyncIterator[bytes | Oversized]:
+        """What the server sends, in order, until it is gone."""
+        ...
+
+    async def send(self, message: bytes) -> bool:
+        """Send one message; False once the server no longer reads (said once by the caller)."""
+        ...
+
+    async def run_beside(self) -> None:
+        """Whatever the endpoint must do while the relay runs (a server's stderr copied out)."""
+        ...
+
+    async def stop(self) -> None:
+        """The client left or a signal came: end the server the way a client would."""
+        ...
+
+    async def status(self, wait: float) -> int | None:
+        """The server's exit status, waiting at most ``wait`` seconds (None: unknown, or none)."""
+        ...
+
+
+_key = id_key
 
 
 def _shown(value: Any) -> str:
@@ -129,17 +149,6 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 def _dumps(message: Any) -> bytes:
     return _encode(message).encode("utf-8")
-
-
-def _asyncio_stream(stream: Any, kind: type[Any]) -> Any:
-    """The asyncio stream inside one of anyio's process streams, or None (another backend, or
-    a stream of the caller's own). The relay's hot path reads and writes it directly: anyio's
-    wrapper adds a cancellation check and a yield to the event loop around every write, which
-    is most of what a message costs the loop (the relay's tasks never need the yield: each
-    line is written whole before its first await, and the wait for a full buffer to drain is
-    still awaited)."""
-    inner = getattr(stream, "_stream", None)
-    return inner if isinstance(inner, kind) else None
 
 
 class _Tokens:
@@ -187,26 +196,24 @@ _HANDSHAKE_VERSIONS = frozenset(KNOWN_PROTOCOL_VERSIONS[:-1])
 
 
 class Relay:
-    """One client, one server process, one guard. :meth:`run` returns when the server is gone
-    (its exit status, or None when the guard stopped it after the client left)."""
+    """One client, one server, one guard. :meth:`run` returns when the server is gone (its exit
+    status, or None when the guard stopped it after the client left)."""
 
     def __init__(
         self,
         guard: Guard,
-        process: Process,
+        server: ServerEndpoint,
         client: ClientEndpoint,
         *,
         max_message_bytes: int,
         log: Log,
-        stderr: Callable[[bytes], None] | None = None,
         on_verdict: OnVerdict | None = None,
     ) -> None:
         self.guard = guard
-        self.process = process
+        self.server = server
         self.client = client
         self.cap = max_message_bytes
         self.log = log
-        self.stderr = stderr
         self.on_verdict = on_verdict
         self._passed_requests, self._passed_notifications, self._passed_server_requests = passed_methods(
             guard.passed
@@ -230,38 +237,31 @@ class Relay:
         self._client_gone = False
         self._listed_names: set[str] = set()
         self._noted: set[str] = set()
-        self._server_writer: asyncio.StreamWriter | None = _asyncio_stream(process.stdin, asyncio.StreamWriter)
-        self._server_reader: asyncio.StreamReader | None = _asyncio_stream(process.stdout, asyncio.StreamReader)
 
     # ------------------------------------------------------------------ lifecycle
-    async def run(self) -> int | None:
+    async def run(self, *, read_client: bool = True) -> int | None:
+        """Relay until the server is gone. ``read_client`` False: the client's messages come
+        through :meth:`from_client` (a transport that receives them itself)."""
         async with anyio.create_task_group() as group:
-            group.start_soon(self._relay_stderr)
-            group.start_soon(self._read_client)
+            group.start_soon(self.server.run_beside)
+            if read_client:
+                group.start_soon(self._read_client)
             group.start_soon(self._expire_requests)
             await self._read_server()
             await self._server_gone()
             group.cancel_scope.cancel()
         if self._client_left:
-            await proc.stop(self.process)
+            await self.server.stop()
             return None
-        await proc.wait_exit(self.process, 2.0)
-        status = self.process.returncode
-        await proc.stop(self.process)
+        status = await self.server.status(2.0)
+        await self.server.stop()
         return status
 
     async def stop(self) -> None:
-        """Stop the server (the client left, or a signal): close its input, then TERM, then KILL."""
+        """Stop the server (the client left, or a signal)."""
         self._client_left = True
-        await self._close_server_input()
-        await proc.stop(self.process)
-
-    async def _close_server_input(self) -> None:
         self._server_closed = True
-        stdin = self.process.stdin
-        if stdin is not None:
-            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await stdin.aclose()
+        await self.server.stop()
 
     async def _read_client(self) -> None:
         splitter = LineSplitter(self.cap)
@@ -273,43 +273,21 @@ class Relay:
             if not chunk:
                 break
             for item in splitter.feed(chunk):
-                await self._client_line(item)
+                await self.from_client(item)
         for item in splitter.finish():
-            await self._client_line(item)
+            await self.from_client(item)
         # The client closed its side: shut the server down the way a client would.
         await self.stop()
 
     async def _read_server(self) -> None:
-        stdout = self.process.stdout
-        assert stdout is not None
-        reader = self._server_reader
-        splitter = LineSplitter(self.cap)
-        while True:
-            try:
-                chunk = await (stdout.receive(1 << 16) if reader is None else reader.read(1 << 16))
-            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                break
-            if not chunk:  # the asyncio stream's end (anyio's raises EndOfStream)
-                break
-            for item in splitter.feed(chunk):
-                await self._server_line(item)
-        for item in splitter.finish():
+        async for item in self.server.messages():
             await self._server_line(item)
-
-    async def _relay_stderr(self) -> None:
-        stream, sink = self.process.stderr, self.stderr
-        if stream is None or sink is None:
-            return
-        with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            while True:
-                sink(await stream.receive(1 << 14))
 
     async def _server_gone(self) -> None:
         """Answer every request still in flight: the server will not."""
         if not self._pending:
             return
-        await proc.wait_exit(self.process, 0.5)
-        status = self.process.returncode
+        status = await self.server.status(0.5)
         why = "the server closed its output" if status is None else f"the server exited with status {status}"
         for pending in list(self._pending.values()):
             self._finish(pending)
@@ -317,46 +295,36 @@ class Relay:
                 await self._deliver(pending, pending.tool.unavailable(f"{why} before answering", pending.request),
                                     "server_gone")
             else:
-                await self._send_client(_dumps(error_line(pending.ident, -32603, f"{why} before answering")))
+                await self._send_client(_dumps(error_line(pending.ident, -32603, f"{why} before answering")),
+                                        pending.key)
 
     # ------------------------------------------------------------------ sending
-    # Each write is whole before its first await (a stream's write is synchronous; only the
-    # wait for the buffer to drain yields), so messages from different tasks never interleave
-    # and leave in the order they were sent; the wait is the backpressure.
     async def _send_server(self, line: bytes) -> None:
-        stdin = self.process.stdin
-        if self._server_closed or stdin is None:
+        if self._server_closed:
             return
-        writer = self._server_writer
-        try:
-            if writer is None:
-                await stdin.send(line + b"\n")
-            else:
-                writer.write(line + b"\n")
-                await writer.drain()
-        except (OSError, RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            if not self._server_closed:
-                self._server_closed = True
-                self.log("the server stopped reading its input")
+        if not await self.server.send(line):
+            self._server_closed = True
+            self.log("the server stopped reading its input")
 
-    async def _send_client(self, line: bytes) -> None:
+    async def _send_client(self, line: bytes, related: str | None = None) -> None:
         if self._client_gone:
             return
         try:
-            await self.client.send(line + b"\n")
+            await self.client.send(line + b"\n", related)
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             self._client_gone = True
 
     async def _answer(self, ident: Any, result: Mapping[str, Any]) -> None:
-        await self._send_client(_dumps({"jsonrpc": "2.0", "id": ident, "result": result}))
+        await self._send_client(_dumps({"jsonrpc": "2.0", "id": ident, "result": result}), _key(ident))
 
     async def _error(self, ident: Any, code: int, message: str) -> None:
-        await self._send_client(_dumps(error_line(ident, code, message)))
+        await self._send_client(_dumps(error_line(ident, code, message)), None if ident is None else _key(ident))
 
     # A line the relay fails to handle is a bug of ours; it must neither stop the relay nor let
     # anything around the guard: a client request gets an error, a server line is dropped (a
     # request it answered then ends at its deadline).
-    async def _client_line(self, item: bytes | Oversized) -> None:
+    async def from_client(self, item: bytes | Oversized) -> None:
+        """One message from the client (a line, or a transport's message)."""
         try:
             await self._from_client(item)
         except Exception as exc:
@@ -652,10 +620,10 @@ class Relay:
             await self._answered(pending, message)
         elif method in self._passed_requests or method == "tools/call":
             # A surface the operator passed, or a tool let through unguarded: as it came.
-            await self._send_client(message.raw)
+            await self._send_client(message.raw, pending.key)
         elif message.kind == "error":
             await self._send_client(_dumps({"jsonrpc": "2.0", "id": pending.ident,
-                                            "error": rebuild.error(message.body["error"])}))
+                                            "error": rebuild.error(message.body["error"])}), pending.key)
         else:
             await self._rebuilt_answer(pending, message.body["result"])
 
@@ -693,7 +661,8 @@ class Relay:
             verdict = self._judge(pending, line)
             if error["code"] in _PROTOCOL_ERRORS:
                 # Negotiation the client must see to retry (rebuilt), and the call's audit line.
-                await self._send_client(_dumps({"jsonrpc": "2.0", "id": pending.ident, "error": rebuild.error(error)}))
+                error_message = {"jsonrpc": "2.0", "id": pending.ident, "error": rebuild.error(error)}
+                await self._send_client(_dumps(error_message), pending.key)
                 self._record(pending, verdict, "protocol_error")
                 return
             await self._deliver(pending, verdict, "answered")
@@ -831,8 +800,8 @@ class Relay:
             token = params.get("progressToken")
             pending = self._progress.get(_key(token)) if valid_id(token) else None
             kept = rebuild.progress_params(params) if pending is not None else None
-            if kept is not None:
-                await self._send_client(_dumps({"jsonrpc": "2.0", "method": method, "params": kept}))
+            if pending is not None and kept is not None:
+                await self._send_client(_dumps({"jsonrpc": "2.0", "method": method, "params": kept}), pending.key)
             return
         if method == "notifications/cancelled":
             request_id = params.get("requestId")

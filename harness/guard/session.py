@@ -37,7 +37,7 @@ from harness.drift.mcp import _for_session as session_message
 from harness.drift.process import StderrTail, stop
 from harness.guard.policy import DEFAULT_MAX_MESSAGE_BYTES, Guard
 from harness.guard.relay import CALL_TOKEN_META, Relay
-from harness.guard.stdio import start_server
+from harness.guard.stdio import ProcessServer, start_server
 
 logger = logging.getLogger("harness.guard")
 
@@ -108,7 +108,7 @@ class _SessionEndpoint:
             return b""
         return message.message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
 
-    async def send(self, data: bytes) -> None:
+    async def send(self, data: bytes, related: str | None = None) -> None:
         await self._to_session.send(session_message(data.rstrip(b"\n")))
 
     def close_client(self) -> None:
@@ -138,9 +138,10 @@ async def guarded_stdio_client(
     process: Process = await start_server(command, stderr=subprocess.PIPE, cwd=Path(cwd) if cwd is not None else None)
     verdicts: dict[str, Verdict] = {}
     endpoint = _SessionEndpoint()
+    server = ProcessServer(process, cap=max_message_bytes, stderr=stderr.feed)
     relay = Relay(
-        guard, process, endpoint, max_message_bytes=max_message_bytes, log=logger.warning,
-        stderr=stderr.feed, on_verdict=verdicts.__setitem__,
+        guard, server, endpoint, max_message_bytes=max_message_bytes, log=logger.warning,
+        on_verdict=verdicts.__setitem__,
     )
 
     async def run_relay() -> None:

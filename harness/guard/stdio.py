@@ -13,7 +13,7 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
@@ -22,6 +22,7 @@ import anyio
 from anyio.abc import Process
 
 from harness.drift import process as proc
+from harness.guard.lines import LineSplitter, Oversized
 from harness.guard.policy import Guard
 from harness.guard.relay import Relay
 
@@ -59,7 +60,7 @@ class StdioEndpoint:
             return await self._reader.read(_CHUNK)
         return await anyio.to_thread.run_sync(os.read, sys.stdin.fileno(), _CHUNK, abandon_on_cancel=True)
 
-    async def send(self, data: bytes) -> None:
+    async def send(self, data: bytes, related: str | None = None) -> None:
         if self._writer is not None:
             self._writer.write(data)
             await self._writer.drain()
@@ -126,11 +127,94 @@ async def start_server(argv: Sequence[str], *, stderr: Any = None, cwd: Path | N
     )
 
 
+def _asyncio_stream(stream: Any, kind: type[Any]) -> Any:
+    """The asyncio stream inside one of anyio's process streams, or None (another backend, or
+    a stream of the caller's own). The relay's hot path reads and writes it directly: anyio's
+    wrapper adds a cancellation check and a yield to the event loop around every write, which
+    is most of what a message costs the loop (the relay's tasks never need the yield: each
+    line is written whole before its first await, and the wait for a full buffer to drain is
+    still awaited)."""
+    inner = getattr(stream, "_stream", None)
+    return inner if isinstance(inner, kind) else None
+
+
+class ProcessServer:
+    """A server process over stdio: one JSON-RPC message per line, each way. The relay's
+    :class:`~harness.guard.relay.ServerEndpoint` for ``guard -- COMMAND``.
+
+    Each write is whole before its first await (a stream's write is synchronous; only the wait
+    for the buffer to drain yields), so messages from different tasks never interleave and
+    leave in the order they were sent; the wait is the backpressure."""
+
+    def __init__(self, process: Process, *, cap: int, stderr: Callable[[bytes], None] | None = None) -> None:
+        self.process = process
+        self.cap = cap
+        self.stderr = stderr
+        self._writer: asyncio.StreamWriter | None = _asyncio_stream(process.stdin, asyncio.StreamWriter)
+        self._reader: asyncio.StreamReader | None = _asyncio_stream(process.stdout, asyncio.StreamReader)
+        self._closed = False
+
+    async def messages(self) -> AsyncIterator[bytes | Oversized]:
+        stdout = self.process.stdout
+        assert stdout is not None
+        reader = self._reader
+        splitter = LineSplitter(self.cap)
+        while True:
+            try:
+                chunk = await (stdout.receive(1 << 16) if reader is None else reader.read(1 << 16))
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                break
+            if not chunk:  # the asyncio stream's end (anyio's raises EndOfStream)
+                break
+            for item in splitter.feed(chunk):
+                yield item
+        for item in splitter.finish():
+            yield item
+
+    async def send(self, message: bytes) -> bool:
+        stdin = self.process.stdin
+        if self._closed or stdin is None:
+            return False
+        try:
+            if self._writer is None:
+                await stdin.send(message + b"\n")
+            else:
+                self._writer.write(message + b"\n")
+                await self._writer.drain()
+        except (OSError, RuntimeError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            self._closed = True
+            return False
+        return True
+
+    async def run_beside(self) -> None:
+        """Copy the server's stderr to the sink, where one was given (else it is inherited)."""
+        stream, sink = self.process.stderr, self.stderr
+        if stream is None or sink is None:
+            return
+        with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            while True:
+                sink(await stream.receive(1 << 14))
+
+    async def stop(self) -> None:
+        """Close the server's stdin (the MCP way to stop a stdio server), then TERM, then KILL."""
+        self._closed = True
+        stdin = self.process.stdin
+        if stdin is not None:
+            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await stdin.aclose()
+        await proc.stop(self.process)
+
+    async def status(self, wait: float) -> int | None:
+        await proc.wait_exit(self.process, wait)
+        return self.process.returncode
+
+
 async def serve(guard: Guard, argv: Sequence[str], *, max_message_bytes: int, log: Callable[[str], None]) -> int:
     """Relay between stdin/stdout and the server until one side is gone; the exit status."""
     process = await start_server(argv)
     endpoint = await StdioEndpoint().open()
-    relay = Relay(guard, process, endpoint, max_message_bytes=max_message_bytes, log=log)
+    server = ProcessServer(process, cap=max_message_bytes)
+    relay = Relay(guard, server, endpoint, max_message_bytes=max_message_bytes, log=log)
     try:
         async with anyio.create_task_group() as group:
 
@@ -161,3 +245,25 @@ def run_proxy(
 ) -> int:
     """Blocking entry point for the CLI."""
     return anyio.run(lambda: serve(guard, argv, max_message_bytes=max_message_bytes, log=log), backend="asyncio")
+
+
+def run_http(
+    guard: Guard, argv: Sequence[str], host: str, port: int, *, max_message_bytes: int,
+    log: Callable[[str], None] = log_line,
+) -> int:
+    """Blocking entry point for ``guard --listen``: a Streamable HTTP endpoint, one server
+    process per client session."""
+    from harness.guard.http import HttpGuard, serve_http
+
+    async def make_server() -> ProcessServer:
+        return ProcessServer(await start_server(argv), cap=max_message_bytes)
+
+    app = HttpGuard(guard, make_server, max_message_bytes=max_message_bytes, log=log)
+
+    def listening(url: str) -> None:
+        log(f"listening on {url} (configure the client with this URL)")
+
+    async def main() -> int:
+        return await serve_http(app, host, port, on_listening=listening, log=log)
+
+    return anyio.run(main, backend="asyncio")

@@ -18,10 +18,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
 from harness.lint.model import Finding, LintReport
 from harness.lint.registry import Rule
 from harness.pointer import display
+from harness.version import __version__
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SARIF_VERSION = "2.1.0"

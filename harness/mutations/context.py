@@ -384,8 +384,8 @@ class MutationContext:
         """Whether the schema layer (vendor schema for adapter tools) accepts ``document``."""
         if self.contract.adapter is not None:
             validator = self.contract.vendor_validator()
-            return True if validator is None else validator.is_valid(document)
-        return self.contract.validator(self.version).is_valid(document)
+            return True if validator is None else bool(validator.is_valid(document))
+        return bool(self.contract.validator(self.version).is_valid(document))
 
     # ---------------------------------------------------------------- building bytes
     def room(self, value: Any) -> int:

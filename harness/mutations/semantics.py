@@ -343,4 +343,4 @@ def _admitted(ctx: MutationContext, where: str, canary: str) -> bool:
         output = adapter(document, ctx.request)
     except Exception:  # the adapter refuses it: adapter.error
         return False
-    return ctx.contract.validator(ctx.version).is_valid(output)
+    return bool(ctx.contract.validator(ctx.version).is_valid(output))

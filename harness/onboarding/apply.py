@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from harness.boundary.parse import strict_loads
 from harness.contract import CONTRACT_FILE, SCHEMAS_DIR, Contract, load_contract
 from harness.errors import ContractError
 from harness.onboarding.draft import Skipped, ToolDraft, dump_json, dump_yaml
@@ -23,6 +22,7 @@ from harness.onboarding.errors import OnboardingError
 from harness.onboarding.fixtures import Judged, fixture_files, judge
 from harness.onboarding.project import Staging, staged
 from harness.onboarding.tighten import Tightened, tighten
+from harness.strict_json import strict_loads
 
 #: The compat policy declared for the change v1 -> v2 that ``--strict`` writes.
 STRICT_POLICY = "writer"

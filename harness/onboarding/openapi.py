@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from harness.boundary.parse import strict_loads
 from harness.contract import load_yaml
 from harness.errors import ContractError, RejectedInput
 from harness.files import MAX_SCHEMA_BYTES, read_bytes
@@ -42,6 +41,7 @@ from harness.pointer import MISSING, escape_token, resolve, split
 from harness.schemas import Document, Node
 from harness.schemas import keywords as kw
 from harness.schemas.dialects import BRANCHES, DIALECTS, DRAFT_2020_12, SLOTS, Slot
+from harness.strict_json import strict_loads
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 OAS_31_DIALECT = "https://spec.openapis.org/oas/3.1/dialect/base"

@@ -290,12 +290,3 @@ def tighten(schema: Any, samples: Iterable[Any] = ()) -> Tightened:
         del tight["$id"]
         notes.append("$id dropped: two versions of one contract cannot share an id")
     return Tightened(tight, tuple(closed), tuple(bounded), tuple(left_open), tuple(notes))
-
-
-def observed_counts(tightened: Tightened) -> dict[str, int]:
-    """How many nodes were closed, bounded (per keyword) and left open; for summaries."""
-    counts = {"closed": len(tightened.closed), "left_open": len(tightened.left_open)}
-    for _, keyword, _ in tightened.bounded:
-        counts[keyword] = counts.get(keyword, 0) + 1
-    return counts
-

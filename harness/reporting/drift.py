@@ -23,10 +23,9 @@ from harness.drift.check import (
     DriftChecked,
     DriftNotCalled,
 )
-from harness.engine import CaseResult, Event, Summary
-from harness.reporting import Contributor
+from harness.events import CaseResult, Event, Summary
+from harness.reporting.base import Contributor, Section
 from harness.reporting.files import code_span, md_cell
-from harness.reporting.html import Section
 
 _MARK = {HELD: "held", DRIFTED: "DRIFTED", REJECTED: "REJECTED", UNAVAILABLE: "FAILED", NOT_CALLED: "not called"}
 

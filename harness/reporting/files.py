@@ -26,20 +26,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from harness import __version__
-from harness.engine import (
-    FAILED,
-    FINDING,
-    PASSED,
-    CaseFinished,
-    CaseResult,
-    CaseSkipped,
-    Event,
-    RunFinished,
-    Summary,
-)
+from harness.events import FAILED, FINDING, PASSED, CaseFinished, CaseResult, CaseSkipped, Event, RunFinished, Summary
 from harness.files import AtomicWriter, OutputError, shown, write_atomic
-from harness.reporting import Contributor
+from harness.markdown import code_span as code_span  # where the reporters found it first
+from harness.reporting.base import Contributor
+from harness.version import __version__
 
 if TYPE_CHECKING:  # junit-xml is imported by the JUnit report alone, when it writes a case
     from junit_xml import TestCase
@@ -306,6 +297,16 @@ def skipped_case(skipped: CaseSkipped) -> TestCase:
 
 
 _ATTRIBUTE_SPACE = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+#: The characters a JUnit report leaves out, as junit-xml's documents leave them out: C0 and C1
+#: controls but tab and line feed, surrogates, and the noncharacters.
+_ILLEGAL_XML = re.compile("[" + "".join(f"{chr(low)}-{chr(high)}" for low, high in (
+    (0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x84), (0x86, 0x9F), (0xD800, 0xDFFF), (0xFDD0, 0xFDDF),
+    *((plane + 0xFFFE, plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000)))) + "]")
+
+
+def legal_xml(text: str) -> str:
+    """``text`` without the characters XML 1.0 does not allow (see :data:`_ILLEGAL_XML`)."""
+    return _ILLEGAL_XML.sub("", text)
 
 
 def _as_reparsed(element: ET.Element) -> None:
@@ -323,7 +324,7 @@ def testcase_xml(testcase: TestCase, properties: dict[str, str]) -> str:
     """One ``<testcase>`` element as junit-xml builds it, with ``properties`` as its first
     child (junit-xml has no per-testcase properties; the JUnit schema allows them), laid out as
     junit-xml's pretty-printed document lays it out one level down, illegal XML characters
-    removed as junit-xml removes them."""
+    removed (:func:`legal_xml`)."""
     import junit_xml
 
     element = junit_xml.TestSuite("", [testcase]).build_xml_doc().find("testcase")
@@ -340,7 +341,7 @@ def testcase_xml(testcase: TestCase, properties: dict[str, str]) -> str:
         for name, value in properties.items():
             ET.SubElement(props, "property", name=name, value=value)
         element.insert(0, props)
-    return junit_xml._clean_illegal_xml_chars(ET.tostring(element, encoding="unicode"))  # type: ignore[no-any-return]
+    return legal_xml(ET.tostring(element, encoding="unicode"))
 
 
 @dataclass
@@ -419,9 +420,7 @@ class JUnitReporter(FileReporter):
                 ET.SubElement(props, "property", name=name, value=value)
             else:
                 found.set("value", value)
-        import junit_xml
-
-        return junit_xml._clean_illegal_xml_chars(ET.tostring(element, encoding="unicode")).encode("utf-8")  # type: ignore[no-any-return]
+        return legal_xml(ET.tostring(element, encoding="unicode")).encode("utf-8")
 
     def write(self, out: AtomicWriter, summary: Summary) -> None:
         tools = sorted(self.suites)
@@ -476,21 +475,6 @@ def md_text(text: str) -> str:
 
 _IN_CELL = re.compile(r"[\\|<>&\[\]]")
 _PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
-
-
-_BACKTICKS = re.compile(r"`+")
-
-
-def code_span(text: str, *, cell: bool = True) -> str:
-    """``text`` as one Markdown code span, whatever it holds: fenced by one backtick more than its
-    longest run of backticks (CommonMark), on one line, pipes escaped in a table ``cell``."""
-    text = text.replace("\r", " ").replace("\n", " ")
-    if cell:
-        text = text.replace("|", "\\|")
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if longest else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 _MAX_MARKDOWN_PROBLEMS = 200

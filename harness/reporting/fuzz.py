@@ -15,14 +15,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.codes import LAYER_ORDER
-from harness.engine import FAILED, FINDING, PASSED, CaseResult, Event, Summary
+from harness.events import FAILED, FINDING, PASSED, CaseResult, Event, Summary
 from harness.fuzz.model import ACCEPTED
 from harness.fuzz.properties import PROPERTIES
 from harness.fuzz.replay import REPLAYED, summary_lines
 from harness.fuzz.runner import FuzzFinished, FuzzReport, Outcome, PropertyFinished
-from harness.reporting import Contributor
+from harness.reporting.base import Contributor, Section
 from harness.reporting.files import code_span, md_cell
-from harness.reporting.html import Section
 from harness.reporting.terminal import Folding
 
 _COLUMNS = [layer.value for layer in LAYER_ORDER] + [ACCEPTED]

@@ -13,16 +13,16 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
 from harness.codes import LAYER_ORDER
-from harness.engine import FAILED, FINDING, CaseResult, Summary
-from harness.reporting import Contributor
+from harness.events import FAILED, FINDING, CaseResult, Summary
+from harness.reporting.base import Contributor
+from harness.reporting.base import Section as Section  # where the package found it first
 from harness.reporting.files import TextFileReporter
+from harness.version import __version__
 
 #: One colour per layer (and for accepted cases); chosen to be distinguishable.
 LAYER_COLOURS = {
@@ -36,16 +36,6 @@ LAYER_COLOURS = {
     "accepted": "#718096",
 }
 FIXTURE_COLUMNS = ("accepted", "rejected", "historical")
-
-
-@dataclass(frozen=True, slots=True)
-class Section:
-    """Extra content from another command: a title and a table (rows of cells)."""
-
-    title: str
-    header: Sequence[str]
-    rows: Sequence[Sequence[str]]
-    note: str = ""
 
 
 def _case(r: CaseResult) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 
-from harness.engine import CaseFinished, Event
+from harness.events import CaseFinished, Event
 from harness.redaction import Redactor
 from harness.reporting.files import write_reproduction
 

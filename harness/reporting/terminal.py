@@ -16,7 +16,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
-from harness.engine import (
+from harness.events import (
     FAILED,
     FINDING,
     PASSED,
@@ -27,10 +27,13 @@ from harness.engine import (
     RunFinished,
     RunStarted,
     Summary,
+    coverage_line,
+    fold,
+    saved_line,
+    undecided_line,
 )
-from harness.reporting import Contributor
+from harness.reporting.base import Contributor
 from harness.reporting.files import problem_lines
-from harness.summary import coverage_line, fold, saved_line, undecided_line
 
 if TYPE_CHECKING:  # the progress bar's module is imported when a bar is shown (a terminal, not CI)
     from rich.progress import Progress
@@ -225,7 +228,7 @@ class Folding:
         return self.width() <= width
 
     def folded(self, width: int) -> list[str]:
-        """The rows as blocks (:func:`harness.summary.fold`); the title is the console's to wrap."""
+        """The rows as blocks (:func:`harness.events.fold`); the title is the console's to wrap."""
         return fold(self.header, self.rows, width, left=self.left)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:

@@ -28,8 +28,8 @@ from typing import Any, BinaryIO
 import anyio
 import anyio.to_thread
 
-from harness import __version__
 from harness.sandbox.scenarios import DEFAULT_REQUEST_ID, Context, Reply, reply
+from harness.version import __version__
 
 TOOLS = ("review_status", "job_status", "deployment_status")
 _SPLICE = "__splice__"

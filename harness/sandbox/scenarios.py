@@ -224,10 +224,6 @@ PROFILES: dict[str, tuple[str, dict[tuple[str, int], Scenario]]] = {
 }
 
 
-def profile_names() -> tuple[str, ...]:
-    return tuple(PROFILES)
-
-
 def slot_of(tool: str, args: Mapping[str, Any]) -> int | None:
     """Which sample request ``args`` is (None: unknown to the sandbox)."""
     for index, sample in enumerate(SAMPLES.get(tool, ())):

@@ -14,9 +14,7 @@
 - :mod:`harness.schemas.bundle`: self-contained copies of subschemas (the agent view);
 - :mod:`harness.schemas.keywords`: the 2020-12 vocabulary as sets, for walkers of expanded trees.
 
-Generating documents from a schema is :mod:`harness.fuzz.generate`; its names are still
-reachable from here (``from harness.schemas import GenerationStats, sample``) for code written
-before it moved.
+Generating documents from a schema is :mod:`harness.fuzz.generate`, which asks this package.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -25,7 +23,6 @@ from harness.schemas.dialects import DIALECTS, DRAFT_2020_12, dialect_of
 from harness.schemas.document import Declared, Document, Node, Reference
 
 if TYPE_CHECKING:
-    from harness.fuzz.generate import GenerationStats, from_expanded, from_schema, sample
     from harness.schemas.resolve import Expanded, Location, Unmodelled, as_schema, expand
 
 __all__ = [
@@ -34,7 +31,6 @@ __all__ = [
     "Declared",
     "Document",
     "Expanded",
-    "GenerationStats",
     "Location",
     "Node",
     "Reference",
@@ -42,19 +38,11 @@ __all__ = [
     "as_schema",
     "dialect_of",
     "expand",
-    "from_expanded",
-    "from_schema",
-    "sample",
 ]
 
-#: Names that load on first use, by module. Generation's, moved to :mod:`harness.fuzz.generate`:
-#: it imports hypothesis, which loading a contract (that asks this package about its references)
-#: must not. (``lower`` is not among them: it would be shadowed by the module of that name.)
-#: :func:`expand` and its records: ``lint`` and the loader never expand a schema.
-_LAZY = {
-    **dict.fromkeys(("GenerationStats", "from_expanded", "from_schema", "sample"), "harness.fuzz.generate"),
-    **dict.fromkeys(("Expanded", "Location", "Unmodelled", "as_schema", "expand"), "harness.schemas.resolve"),
-}
+#: Names that load on first use, by module: :func:`expand` and its records (``lint`` and the
+#: loader never expand a schema).
+_LAZY = dict.fromkeys(("Expanded", "Location", "Unmodelled", "as_schema", "expand"), "harness.schemas.resolve")
 
 
 def __getattr__(name: str) -> Any:

@@ -29,9 +29,10 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
+import harness.schemas.dialects as dialects
 from harness.errors import ContractError
+from harness.locate import position_in_file
 from harness.pointer import escape_token, is_index
-from harness.schemas import dialects
 from harness.schemas.dialects import (
     ALTERNATIVES,
     BRANCHES,
@@ -45,9 +46,7 @@ from harness.schemas.dialects import (
 
 if TYPE_CHECKING:
     import referencing
-    from referencing._core import Resolver  # the type Registry.resolver() returns; not re-exported
 
-    from harness.contract import Contract
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 #: What a document is within a contract: a versioned result schema, the vendor schema, or a
@@ -157,7 +156,7 @@ class Document:
         file: str | Path = "<schema>",
         label: str | None = None,
         role: Role = "schema",
-        contract: Contract | None = None,
+        contract: Any = None,
         base_pointer: str = "",
         resources: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
         base_uri: str | None = None,
@@ -168,6 +167,8 @@ class Document:
         self.file = str(file)
         self.label = label
         self.role = role
+        #: The contract this schema belongs to, for the lint rules that read it (the model itself
+        #: knows nothing of contracts: it sits below them).
         self.contract = contract
         self.base_pointer = base_pointer
         self.uri = urldefrag(base_uri or _file_uri(file))[0]
@@ -260,6 +261,7 @@ class Document:
                 keyword = "$id" if "$id" in schema else "id"
                 raise ContractError(f"{keyword} {identifier!r} is not a URI reference ({exc})",
                                     file=self.file, pointer=f"{self.base_pointer}{pointer}/{keyword}",
+                                    locate=position_in_file,
                                     code="contract.invalid_schema") from None
         return base
 
@@ -840,16 +842,16 @@ class _Resources:
             found = self._nodes.get(id(contents))
         return found
 
-    def _scoped(self, base: str) -> Resolver[Any]:
+    def _scoped(self, base: str) -> Any:
         """A resolver at ``base`` whose dynamic scope starts at the root document, where a
         validator of the root starts."""
         import referencing.exceptions
 
-        resolver: Resolver[Any] = self.registry.resolver(base_uri=self.root.root.base)
+        resolver: Any = self.registry.resolver(base_uri=self.root.root.base)
         if base == self.root.root.base:
             return resolver
         try:
-            scoped: Resolver[Any] = resolver.lookup(base).resolver
+            scoped: Any = resolver.lookup(base).resolver
         except (referencing.exceptions.Unresolvable, *_MALFORMED):
             scoped = self.registry.resolver(base_uri=base)
         return scoped

@@ -26,9 +26,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import harness.schemas.dialects as dialects
+import harness.schemas.keywords as kw
 from harness.pointer import MISSING, escape_token, join, split
-from harness.schemas import dialects
-from harness.schemas import keywords as kw
 from harness.schemas.dialects import dialect_of
 from harness.schemas.document import NAMELESS as ROOT_URI
 from harness.schemas.document import Document, Node

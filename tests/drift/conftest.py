@@ -13,7 +13,7 @@ import yaml
 from harness.contract import discover, load_contract
 from harness.drift.check import DriftCheck
 from harness.drift.runner import DriftRunner, Plan, plan
-from harness.engine import Summary
+from harness.events import Summary
 
 #: Short enough to keep the suite fast, long enough for a loaded CI machine to answer.
 HTTP_TIMEOUT_S = 3.0
@@ -85,9 +85,9 @@ def drift() -> DriftRun:
 
 
 def item_contract(make_contract: Callable[..., Path], upstreams: Mapping[str, Any], *, max_bytes: int = 4096) -> Path:
-    """The item_status contract of tests/conftest.py with a byte cap and these upstreams; the
+    """The item_status contract of tests/helpers/contracts.py with a byte cap and these upstreams; the
     project root."""
-    from tests.conftest import DEFAULT_YAML, envelope_schema
+    from tests.helpers.contracts import DEFAULT_YAML, envelope_schema
 
     text = DEFAULT_YAML.format(tool="item_status") + yaml.safe_dump(
         {"limits": {"max_bytes": max_bytes}, "upstreams": dict(upstreams)}, sort_keys=False

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.drift.frame import member_span, read_call_line
-from tests.conftest import corpus, corpus_params
+from tests.helpers.paths import corpus, corpus_params
 
 RAW_LINES = corpus_params("real-tools", "mcp-server-*/*/raw/*.json")
 

@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from harness.errors import ContractError, UsageError
-from tests.conftest import item
 from tests.drift.conftest import item_contract, sandbox_env
+from tests.helpers.contracts import item
 
 pytestmark = pytest.mark.drift
 HTTP = ["sandbox"]

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from harness.sandbox.mcp import output_schema
-from tests.conftest import corpus
+from tests.helpers.paths import corpus
 
 pytestmark = pytest.mark.drift
 MCP = ["sandbox-mcp"]

@@ -84,7 +84,7 @@ def test_a_request_drift_may_not_send_is_a_skipped_item_that_says_why(
     result.stdout.fnmatch_lines(["*not called: no sample requests*"])
 
 
-def test_under_xdist_an_upstreams_items_run_in_one_worker_and_call_it_once_a_request(
+def test_with_the_plugins_scheduling_an_upstreams_items_run_in_one_worker_and_call_it_once_a_request(
     drift_project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Two items, two workers: xdist alone gives one to each, and each worker would run the whole
@@ -101,7 +101,8 @@ def test_under_xdist_an_upstreams_items_run_in_one_worker_and_call_it_once_a_req
     with serving(port=0) as server:
         server.RequestHandlerClass = Counting
         monkeypatch.setenv("HARNESS_SANDBOX_URL", sandbox_env(server, "stable")["HARNESS_SANDBOX_URL"])
-        result = drift_project.runpytest_subprocess("--drift", "-m", "drift", "-n", "2", "-v", timeout=300)
+        result = drift_project.runpytest_subprocess("--drift", "-m", "drift", "-n", "2", "-v", "--contract-scheduling",
+                                                    timeout=300)
     result.assert_outcomes(passed=2)
     workers = {line.split("]")[0] for line in result.stdout.lines if line.startswith("[gw") and "::drift::" in line}
     assert len(workers) == 1, result.stdout.str()

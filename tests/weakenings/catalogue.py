@@ -3,14 +3,14 @@
 Each :class:`Weakening` is one realistic edit of a scratch copy of a demo tool (its schemas,
 ``contract.yaml``, vendor schema or adapter source), with:
 
-- ``check``, ``lint``, ``fuzz``: what each command makes of it **today** — ``flagged``,
+- ``check``, ``lint``, ``fuzz``: what each command makes of it, as recorded — ``flagged``,
   ``held`` (nothing noticed) or ``refused`` (exit 2: the weakened contract does not load).
   ``tests/test_weakenings.py`` holds ``check`` to its value (an entry ``check`` should flag but
   does not is an ``xfail(strict=True)``, so the day detection lands the test turns red and the
   value must be updated); ``bench/weakenings.py`` measures all three and marks a value that no
   longer matches.
 - ``needs``: for a weakening ``check`` does not flag today, what ``check`` would need to flag it
-  (the mutation operator or rule of issue 15 that sees it) — the phase-2 worklist.
+  (the mutation operator or rule that would see it) — the worklist.
 - ``fragile``: for a weakening ``check`` flags today only by accident (an operator aimed at
   something else, a code pinned in a fixture's sidecar that the author may simply update), what
   would catch it on purpose.
@@ -36,7 +36,7 @@ from tests.weakenings.scratch import CatalogueError, Scratch, at, make_scratch
 Status = Literal["flagged", "held", "refused"]
 Apply = Callable[[Scratch], None]
 
-#: Groups, after the bullets of issue 15 ("What goes unnoticed today") and its opening list.
+#: The kinds of weakening, by what the author loosened.
 KINDS = {
     "open_object": "objects opened (additionalProperties removed or true)",
     "unbounded": "bounds dropped or raised past sense (maxLength, maxItems, maximum)",

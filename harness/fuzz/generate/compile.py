@@ -17,18 +17,23 @@ wrong is caught where every value is caught: the production validator, as a coun
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema as _hj_from_schema
-from hypothesis_jsonschema._canonicalise import FALSEY, TRUTHY, canonicalish, get_type, merged
-from hypothesis_jsonschema._encode import encode_canonical_json
 
 from harness.boundary.schema import validator_for
 from harness.fuzz.generate.formats import formatted
 from harness.fuzz.generate.lower import DRAFT_07
 from harness.fuzz.generate.regex import matching
+from harness.internals import hypothesis_jsonschema_canonical
 from harness.schemas import keywords as kw
+
+_CANONICAL = hypothesis_jsonschema_canonical()
+FALSEY, TRUTHY, canonicalish, get_type, merged = (_CANONICAL.FALSEY, _CANONICAL.TRUTHY, _CANONICAL.canonicalish,
+                                                 _CANONICAL.get_type, _CANONICAL.merged)
+encode_canonical_json: Callable[[Any], str] = _CANONICAL.encode_canonical_json
 
 #: Keywords the compiler models itself; a node with any other assertion goes to hj whole.
 _OBJECT = frozenset({"type", "properties", "required", "additionalProperties", "minProperties",

@@ -20,6 +20,8 @@ import functools
 import os
 from collections.abc import Callable
 
+from harness.internals import hypothesis_library_folders, hypothesis_local_module_check
+
 #: This package's folder (``harness/``), with a trailing separator.
 PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
 _done = False
@@ -31,14 +33,11 @@ def exclude_own_modules() -> None:
     if _done:
         return
     _done = True
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:  # pragma: no cover - a hypothesis without local constants
+    found = hypothesis_local_module_check()
+    if found is None:  # pragma: no cover - a hypothesis without local constants
         return
-    local = getattr(providers, "is_local_module_file", None)
-    if not callable(local):  # pragma: no cover - renamed in a later hypothesis
-        return
-    setattr(providers, "is_local_module_file", _not_ours(local))  # noqa: B010 - a private name, not typed as ours
+    local, replace = found
+    replace(_not_ours(local))
 
 
 def _not_ours(local: Callable[[str], bool]) -> Callable[[str], bool]:
@@ -62,11 +61,9 @@ def _locator() -> Callable[[str], bool] | None:
     from_path`` (neither below a site-packages folder nor below a standard library folder, the
     path resolved), computed with each folder resolved once: a file that is no symlink resolves
     to its resolved folder and its name. None where hypothesis has no such classification."""
-    try:
-        from hypothesis.internal.scrutineer import SITE_PACKAGES_DIRS, STDLIB_DIRS
-    except ImportError:  # pragma: no cover - renamed in a later hypothesis
+    outside = hypothesis_library_folders()
+    if outside is None:  # pragma: no cover - renamed in a later hypothesis
         return None
-    outside = tuple(str(folder) for folder in (*SITE_PACKAGES_DIRS, *STDLIB_DIRS))
 
     @functools.lru_cache(1024)
     def folder(path: str) -> str:

@@ -17,7 +17,6 @@ import contextlib
 import gc
 import json
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -26,16 +25,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import (
-    HealthCheck,
-    Phase,
-    control,  # private state: see _build_context
-    given,
-    settings,
-)
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException
-from hypothesis.internal.conjecture import junkdrawer  # private: see _limiter_state
 from hypothesis_jsonschema import from_schema as _hj_from_schema
 
 from harness.boundary.schema import SchemaValidator, validator_for
@@ -45,6 +37,7 @@ from harness.fuzz.generate.edges import with_boundary_values
 from harness.fuzz.generate.lower import Lowered, lower
 from harness.fuzz.generate.start import prime_global_random
 from harness.fuzz.generate.unicode import ensure_utf8_table
+from harness.internals import hypothesis_given_state, hypothesis_restore_given_state
 from harness.schemas import Document
 from harness.schemas.resolve import as_schema, expand
 
@@ -99,41 +92,6 @@ def _out_of_time(exc: BaseException | None) -> bool:
     return False
 
 
-def _limiter_state() -> tuple[Any, ...] | None:
-    """hypothesis's recursion-limit bookkeeping (a private module global), to put back if an
-    alarm interrupts it half-way: left inconsistent, every later ``@given`` fails on entry."""
-    limiter = getattr(junkdrawer, "_stackframe_limiter", None)
-    if limiter is None or not hasattr(limiter, "_active_contexts"):
-        return None
-    return (limiter._active_contexts, limiter._original_limit, set(limiter._known_limits),
-            sys.getrecursionlimit())
-
-
-def _build_context() -> tuple[bool, Any]:
-    """hypothesis's "inside a @given" marker (a private thread-local), to put back if an alarm
-    lands between its setting and the ``with`` block that unsets it: left set, every later
-    ``@given`` fails its ``nested_given`` health check."""
-    variable = getattr(control, "_current_build_context", None)
-    return (False, None) if variable is None or not hasattr(variable, "data") else (True, variable.value)
-
-
-def _restore_build_context(state: tuple[bool, Any]) -> None:
-    known, value = state
-    variable = getattr(control, "_current_build_context", None)
-    if known and variable is not None and variable.value is not value:
-        variable.data.value = value
-
-
-def _restore_limiter(state: tuple[Any, ...] | None) -> None:
-    limiter = getattr(junkdrawer, "_stackframe_limiter", None)
-    if state is None or limiter is None:
-        return
-    active, original, known, limit = state
-    if (limiter._active_contexts, limiter._original_limit) != (active, original):
-        limiter._active_contexts, limiter._original_limit, limiter._known_limits = active, original, known
-        sys.setrecursionlimit(limit)
-
-
 @contextmanager
 def time_budget(seconds: float | None) -> Iterator[None]:
     """Within the block, generation raises :class:`OutOfTime` once ``seconds`` have passed.
@@ -154,8 +112,7 @@ def time_budget(seconds: float | None) -> Iterator[None]:
         and hasattr(signal, "setitimer")
     )
     previous: Any = None
-    limiter = _limiter_state() if use_timer else None
-    context = _build_context() if use_timer else (False, None)
+    given_state = hypothesis_given_state() if use_timer else None
     if use_timer:
         previous = signal.signal(signal.SIGALRM, _alarm)
         _TIMER_ACTIVE = True
@@ -169,8 +126,8 @@ def time_budget(seconds: float | None) -> Iterator[None]:
             _TIMER_ACTIVE = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
-            _restore_limiter(limiter)
-            _restore_build_context(context)
+            if given_state is not None:
+                hypothesis_restore_given_state(given_state)
         _DEADLINE.reset(token)
 
 

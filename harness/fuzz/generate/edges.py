@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hypothesis import strategies as st
 
@@ -27,7 +27,6 @@ from harness.schemas import Document, Node
 
 if TYPE_CHECKING:
     from harness.boundary.schema import SchemaValidator
-    from harness.fuzz.generate.documents import GenerationStats
 
 #: At most this many values are pushed to an edge in one document.
 MAX_EDGES_PER_DOCUMENT = 3
@@ -156,11 +155,19 @@ def _set(document: Any, tokens: list[str], value: Any) -> Any:
     return copy
 
 
+class EdgeCounts(Protocol):
+    """Where the documents that kept a value at an edge, and those whose edge the validator
+    refused, are counted (:class:`harness.fuzz.generate.documents.GenerationStats`)."""
+
+    boundary: int
+    boundary_invalid: int
+
+
 def with_boundary_values(
     documents: st.SearchStrategy[Any],
     model: Document,
     validator: SchemaValidator,
-    stats: GenerationStats | None = None,
+    stats: EdgeCounts | None = None,
 ) -> st.SearchStrategy[Any]:
     """``documents``, with up to :data:`MAX_EDGES_PER_DOCUMENT` values pushed to an edge.
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import functools
 import re
-import re._constants as sre  # private, as in hypothesis' own regex strategy
-import re._parser as sre_parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -26,6 +24,9 @@ from typing import Any, TypeVar
 from hypothesis import strategies as st
 
 from harness.fuzz.generate.shared import pick
+from harness.internals import regex_parser
+
+sre, sre_parse = regex_parser()
 
 _T = TypeVar("_T")
 

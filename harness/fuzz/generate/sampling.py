@@ -37,18 +37,16 @@ from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.errors import UnsatisfiedAssumption
-from hypothesis.internal.conjecture.providers import COLLECTION_DEFAULT_MAX_SIZE, HypothesisProvider
-from hypothesis.strategies._internal import collections as _collections
-from hypothesis.strategies._internal import core as _core
-from hypothesis.strategies._internal import deferred as _deferred
-from hypothesis.strategies._internal import flatmapped as _flatmapped
-from hypothesis.strategies._internal import lazy as _lazy
-from hypothesis.strategies._internal import misc as _misc
-from hypothesis.strategies._internal import numbers as _numbers
-from hypothesis.strategies._internal import recursive as _recursive
-from hypothesis.strategies._internal import shared as _shared
-from hypothesis.strategies._internal import strategies as _strategies
-from hypothesis.strategies._internal import strings as _strings
+
+from harness.internals import hypothesis_strategies
+
+_HYPOTHESIS = hypothesis_strategies()
+_collections, _core, _deferred, _flatmapped = (_HYPOTHESIS.collections, _HYPOTHESIS.core, _HYPOTHESIS.deferred,
+                                               _HYPOTHESIS.flatmapped)
+_lazy, _misc, _numbers, _recursive = _HYPOTHESIS.lazy, _HYPOTHESIS.misc, _HYPOTHESIS.numbers, _HYPOTHESIS.recursive
+_shared, _strategies, _strings = _HYPOTHESIS.shared, _HYPOTHESIS.strategies, _HYPOTHESIS.strings
+HypothesisProvider = _HYPOTHESIS.HypothesisProvider
+COLLECTION_DEFAULT_MAX_SIZE = _HYPOTHESIS.COLLECTION_DEFAULT_MAX_SIZE
 
 #: Samples of one value drawn from one seed before the example is rejected.
 ATTEMPTS = 8
@@ -165,7 +163,7 @@ class Sampler:
         """Now and then (5%) one of hypothesis's constants for ``kind`` that fit, else None."""
         if self.minimal:
             return None
-        return self.provider._maybe_draw_constant(kind, constraints)  # type: ignore[arg-type]
+        return self.provider._maybe_draw_constant(kind, constraints)
 
     def integer(self, low: int | None, high: int | None, weights: dict[int, float] | None = None) -> int:
         if self.minimal:  # hypothesis's simplest integer: 0, or the bound nearest it

@@ -12,6 +12,9 @@ internals differ is left to make it itself.
 from __future__ import annotations
 
 import threading
+from random import Random
+
+from harness.internals import hypothesis_register_thread_random
 
 _primed: set[int] = set()
 
@@ -22,18 +25,4 @@ def prime_global_random() -> None:
     if thread in _primed:
         return
     _primed.add(thread)
-    try:
-        from random import Random
-
-        import hypothesis.core
-        from hypothesis.internal import entropy
-    except ImportError:  # pragma: no cover
-        return
-    local = getattr(hypothesis.core, "threadlocal", None)
-    managed, keys = getattr(entropy, "RANDOMS_TO_MANAGE", None), getattr(entropy, "_RKEY", None)
-    if local is None or managed is None or keys is None or not hasattr(local, "_hypothesis_global_random"):
-        return  # pragma: no cover - another hypothesis: it registers its random itself
-    if local._hypothesis_global_random is None:
-        found = Random()
-        local._hypothesis_global_random = found
-        managed[next(keys)] = found  # what register_random stores, after its checks
+    hypothesis_register_thread_random(Random)

@@ -22,6 +22,8 @@ import os
 import sys
 import tempfile
 
+from harness.internals import hypothesis_charmap_file
+
 #: Code points UTF-8 encodes, as hypothesis stores them, and those that do not round-trip.
 UTF8_TABLE = [[[0, 0xD7FF], [0xE000, sys.maxunicode]], []]
 _done = False
@@ -36,9 +38,8 @@ def ensure_utf8_table() -> None:
     _done = True
     with contextlib.suppress(Exception):
         from hypothesis.configuration import storage_directory
-        from hypothesis.internal.charmap import charmap_file
 
-        path = charmap_file("codec-v2-utf-8")
+        path = hypothesis_charmap_file("codec-v2-utf-8")
         if path.exists():
             return
         # hypothesis's own folder (with the .gitignore it writes into a new one)

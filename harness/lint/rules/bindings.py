@@ -94,9 +94,9 @@ def observed(contract: Contract) -> Iterator[Observed]:
     Of a tool with an adapter, only the fixtures that are contract objects (``shape:
     contract``): the others would need the adapter run, and lint runs no project code (a
     pre-commit hook's environment may not even import it)."""
-    from harness.boundary.parse import strict_loads
     from harness.corpus import fixtures_for
     from harness.errors import InvalidRequest, RejectedInput
+    from harness.strict_json import strict_loads
 
     # Parsed and schema-checked only (lint needs no other layer, nor the boundary runtime:
     # ``check`` proves the accepted fixtures pass every layer).

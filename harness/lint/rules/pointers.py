@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from harness import consistency
+import harness.consistency as consistency
 from harness.lint.registry import RULES, Hit, Severity, Target
 from harness.lint.scopes import ContractScope
 

@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.helpers.paths import REPO
+
 TEST_SERVER = [sys.executable, str(REPO / "tests" / "servers" / "mcp_stdio.py")]
 CONTRACT_HARNESS = str(Path(sys.executable).parent / "contract-harness")
 #: Where .ci/run installs the npm reference servers (HARNESS_NODE_MODULES overrides).

@@ -1,24 +1,35 @@
-"""The summary of a run: per tool, the cases by rejecting layer and by status.
+"""The one event family every runner yields, and the summary every reporter shows.
 
-Every runner (the engine, fuzz, drift) ends with one, and every reporter shows it; it imports
-nothing but the layer vocabulary, so a face that only prints it (the pytest plugin's table in
-an xdist controller) loads no boundary or validator.
+The engine (fixtures, mutations), fuzz and drift each yield these events: ``RunStarted``, then
+per case ``CaseStarted`` (optional), ``CaseFinished`` with its :class:`CaseResult` or
+``CaseSkipped``, and ``RunFinished`` with the run's :class:`Summary` (per tool, the cases by
+rejecting layer and by status). A runner that carries more subclasses an event
+(``DriftChecked(CaseFinished)``, ``PropertyFinished``, ``FuzzFinished(RunFinished)``): a reporter
+that knows nothing of it still handles the case. This module imports nothing but the layer
+vocabulary, so a face that only prints a summary (the pytest plugin's table in an xdist
+controller) or a reporter loads no engine, boundary or validator. A :class:`Section` is a table
+a runner hands to a reporter to show beside its cases (or, for ``compat``, instead of them).
 """
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from harness.codes import LAYER_ORDER
+from harness.codes import LAYER_ORDER, Layer
+from harness.frozen import fast_frozen
 
 if TYPE_CHECKING:
-    from harness.engine import CaseResult
+    from harness.cases import CaseExpectation, ToolCoverage
 
 PASSED, FAILED, FINDING = "passed", "failed", "finding"
 ACCEPTED_COLUMN = "accepted"
+#: The source of a finding about a contract's published schema versions (schemas.lock): decided
+#: before the run, by no layer.
+VERSIONS = "versions"
 
 
 @dataclass
@@ -31,29 +42,6 @@ class ToolSummary:
     @property
     def total(self) -> int:
         return sum(self.statuses.values())
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCoverage:
-    """What one contract's near misses probed: the agent-visible fields, the operator classes
-    (an operator, or a variant of a labelled one), the (field, class) pairs probed — each
-    applicable pair at least once, whatever ``--max-mutants`` says — and how many cases that
-    coverage kept past the cap."""
-
-    tool: str
-    fields: int
-    classes: int
-    pairs: int
-    added: int
-
-    def to_dict(self) -> dict[str, int]:
-        return {"fields": self.fields, "operator_classes": self.classes, "pairs": self.pairs,
-                "added_past_cap": self.added}
-
-    def line(self) -> str:
-        return (f"{self.tool}: {self.fields} agent-visible field{'s' if self.fields != 1 else ''} x "
-                f"{self.classes} operator class{'es' if self.classes != 1 else ''}: {self.pairs:,} probed"
-                + (f" ({self.added:,} past --max-mutants)" if self.added else ""))
 
 
 @dataclass
@@ -174,3 +162,149 @@ def fold(header: Sequence[str], rows: Sequence[Sequence[str]], width: int, *, le
         if line:
             lines.append(line)
     return lines
+
+
+@fast_frozen
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """One case, judged. ``payload`` is kept only for cases that did not pass."""
+
+    id: str
+    tool: str
+    source: str
+    status: str
+    problem: str | None
+    expected: CaseExpectation
+    layer: Layer | None
+    code: str | None
+    instance_pointer: str | None
+    schema_pointer: str | None
+    message: str | None
+    detail: str
+    operator: str | None
+    pointer: str | None
+    original: str
+    mutated: str
+    fixture: str | None
+    version: int
+    contract_dir: str
+    now: str | None
+    request: dict[str, Any] | None
+    duration_s: float
+    payload: bytes | None = field(default=None, repr=False)
+    reproduce: str | None = None
+    #: The first bytes of the payload, for people (HTML report); never parsed.
+    excerpt: str = ""
+    #: ``contract``: the payload is the contract object of a tool with an adapter.
+    shape: str = "upstream"
+    #: A near miss that got through (``contract_gap``, ``missed``): what to change in the
+    #: contract, and the check waiver to paste to keep it on purpose, in one line.
+    fix: str | None = None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Pickled as the class and its fields' values, in order (``--jobs`` sends every result
+        # to the parent): about 4x cheaper to load than a slots dataclass's own state.
+        return type(self), _RESULT_FIELDS(self)
+
+    @property
+    def actual(self) -> str:
+        return self.code or ACCEPTED_COLUMN
+
+    @property
+    def column(self) -> str:
+        """Where the case lands in the tools x layers table (a finding about a published version,
+        which no layer decided, in none of its columns: it counts among the cases and findings)."""
+        if self.layer:
+            return self.layer.value
+        return VERSIONS if self.source == VERSIONS else ACCEPTED_COLUMN
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "tool": self.tool,
+            "source": self.source,
+            "operator": self.operator,
+            "pointer": self.pointer,
+            "fixture": self.fixture,
+            "version": self.version,
+            "expected": self.expected.to_dict(),
+            "actual": {
+                "accepted": self.layer is None and self.problem != "error" and self.source != VERSIONS,
+                "layer": self.layer.value if self.layer else None,
+                "code": self.code,
+                "instance_pointer": self.instance_pointer,
+                "schema_pointer": self.schema_pointer,
+                "message": self.message,
+            },
+            "status": self.status,
+            "problem": self.problem,
+            "detail": self.detail,
+            "original": self.original,
+            "mutated": self.mutated,
+            "reproduce": self.reproduce,
+            "fix": self.fix,
+            "duration_s": round(self.duration_s, 6),
+        }
+
+
+_RESULT_FIELDS = operator.attrgetter(*(f.name for f in fields(CaseResult)))
+
+
+# ------------------------------------------------------------------------ events
+#
+# One family for every runner: the engine (fixtures, mutations), fuzz and drift. A runner that
+# carries more subclasses an event (``DriftChecked(CaseFinished)``, ``PropertyFinished``,
+# ``FuzzFinished(RunFinished)``): a reporter that knows nothing of it still handles the case.
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    """A run begins: how many cases it has (None when they are streamed, not counted first) and
+    for which tools."""
+
+    total: int | None
+    tools: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseStarted:
+    """A case about to run (for a progress display; runners whose cases are quick skip it)."""
+
+    index: int
+    id: str
+    tool: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFinished:
+    index: int
+    result: CaseResult
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSkipped:
+    """A case deliberately not run (drift: a request that may change data, an upstream with no
+    sample requests). Never a failure, and not counted in the summary; reporters that know
+    nothing of the reason may ignore it."""
+
+    id: str
+    tool: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    summary: Summary
+
+
+Event = RunStarted | CaseStarted | CaseFinished | CaseSkipped | RunFinished
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """Extra content from another command: a title and a table (rows of cells)."""
+
+    title: str
+    header: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    note: str = ""
