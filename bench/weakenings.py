@@ -20,7 +20,6 @@ by accident, and what check needs to flag each.
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 import tempfile
 import time
@@ -44,7 +43,14 @@ from tests.weakenings.catalogue import (  # noqa: E402
     baseline_copy,
     weakened_copy,
 )
-from tests.weakenings.runner import COMMANDS, FUZZ_EXAMPLES, Outcome, run  # noqa: E402
+from tests.weakenings.runner import (  # noqa: E402
+    COMMANDS,
+    FUZZ_EXAMPLES,
+    Outcome,
+    parse_commands,
+    run,
+    unknown_weakening,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,18 +69,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.worklist:
         print(worklist(CATALOGUE))
         return 0
-    commands = tuple(c for c in args.commands.split(",") if c)
-    unknown = sorted(set(commands) - set(COMMANDS))
-    if unknown or not commands:
-        parser.error(f"--commands: unknown {', '.join(unknown) or 'none given'} (known: {', '.join(COMMANDS)})")
+    try:
+        commands = parse_commands(args.commands)
+    except ValueError as exc:
+        parser.error(str(exc))
     for name, value in (("--examples", args.examples), ("--jobs", args.jobs)):
         if value < 1:
             parser.error(f"{name} must be at least 1, not {value}")
-    for wanted in args.only:
-        if wanted not in BY_ID:
-            close = difflib.get_close_matches(wanted, BY_ID, n=3)
-            parser.error(f"--only: no weakening {wanted!r}"
-                         + (f" (did you mean {', '.join(close)}?)" if close else " (--worklist lists some ids)"))
+    problem = unknown_weakening(args.only, BY_ID, "--worklist lists some ids")
+    if problem:
+        parser.error(problem)
     selected = [BY_ID[i] for i in args.only] if args.only else list(CATALOGUE)
     started = time.perf_counter()
 

@@ -8,6 +8,7 @@ sharding cases costs nothing per payload.
 
 from __future__ import annotations
 
+import json
 import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
@@ -21,7 +22,7 @@ from harness.contract import Contract
 from harness.corpus import Expectation, Fixture, fixtures_for
 from harness.errors import HarnessError
 from harness.frozen import fast_frozen
-from harness.mutations import REGISTRY, MutationContext, OperatorRegistry
+from harness.mutations import REGISTRY, Coverage, Mutant, MutationContext, OperatorRegistry, Variant
 from harness.mutations.context import dumps
 from harness.project import DEFAULT_MAX_MUTANTS as DEFAULT_MAX_MUTANTS  # defined there for check --help
 from harness.project import SOURCES as SOURCES
@@ -106,6 +107,8 @@ class Case:
     #: prepared (the same contract, version, request and fixed clock): the engine judges these
     #: instead of reading and examining the file again.
     examined: tuple[bytes, Examined] | None = field(default=None, repr=False, compare=False)
+    #: A near miss: what to do should it get through, in one line (:func:`fix_line`).
+    fix: str = ""
 
     @property
     def label(self) -> str:
@@ -157,7 +160,8 @@ class MutationSkipped(HarnessError):
 def mutation_context(contract: Contract, fixture: Fixture, boundary: Boundary) -> MutationContext:
     """Parse an accepted fixture and prepare it for the operators."""
     raw = fixture.read()
-    now = _fixture_now(contract, fixture) or system_clock()
+    fixed = _fixture_now(contract, fixture)
+    now = fixed or system_clock()
     examined = boundary.examine(raw, fixture.request, now=now)  # parsed once
     verdict, document = examined.verdict, examined.document
     if not verdict.accepted:
@@ -177,6 +181,7 @@ def mutation_context(contract: Contract, fixture: Fixture, boundary: Boundary) -
         now=now,
         request=request,
         examined=examined,
+        fixed_clock=fixed is not None,
     )
 
 
@@ -198,7 +203,7 @@ def output_context(ctx: MutationContext, boundary: Boundary | None = None) -> Mu
     return MutationContext(
         contract=target, version=ctx.version, fixture_id=f"{ctx.fixture_id}/contract", raw=raw,
         document=ctx.result, result=ctx.result, schema=target.schema(ctx.version), now=ctx.now,
-        request=ctx.request,
+        request=ctx.request, corpus=ctx.results, fixed_clock=ctx.fixed_clock,
     )
 
 
@@ -212,17 +217,20 @@ def mutation_cases(
     operators: Iterable[str] | None = None,
     output_boundary: Boundary | None = None,
     ctx: MutationContext | None = None,
+    coverage: Coverages | None = None,
 ) -> list[Case]:
     """The near-miss cases of an accepted fixture (``ctx``: its :func:`mutation_context`, when
-    the caller made it)."""
+    the caller made it; ``coverage``: what the contract's earlier fixtures probed, when sampled
+    for coverage)."""
     ctx = ctx if ctx is not None else mutation_context(contract, fixture, boundary)
-    contexts = [(ctx, "", registry.generate(ctx, max_mutants, operators))]
+    contexts = [(ctx, "", registry.generate(ctx, max_mutants, operators,
+                                            coverage=coverage.upstream if coverage else None))]
     output = output_context(ctx, output_boundary)
     if output is not None:
         # Only near misses the schema must stop: the transport, parse and semantic operators
         # already ran on the vendor document, through the adapter.
-        contexts.append((output, "/contract", [
-            m for m in registry.generate(output, max_mutants, operators) if Layer.SCHEMA in m.layers]))
+        contexts.append((output, "/contract", registry.generate(
+            output, max_mutants, operators, coverage=coverage.contract if coverage else None, layer=Layer.SCHEMA)))
     cases = []
     seen: set[str] = set()
     tool, name, fixture_id, request, path = contract.tool, fixture.name, fixture.id, fixture.request, fixture.path
@@ -230,6 +238,7 @@ def mutation_cases(
     expectations: dict[tuple[Any, ...], CaseExpectation] = {}
     for context, suffix, mutants in contexts:
         shape = "contract" if context is output else "upstream"
+        judged_by = "vendor" if context.contract.adapter is not None else f"v{context.version}"
         for mutant in mutants:
             op = registry[mutant.operator]
             label = op.label(mutant)
@@ -263,16 +272,68 @@ def mutation_cases(
                 path,  # path
                 op.summary,  # description
                 shape,  # shape
+                None,  # examined
+                fix_line(op.variants[mutant.variant], mutant, judged_by, context.field_of(mutant.pointer)),  # fix
             ))
     return cases
 
 
+def fix_line(variant: Variant, mutant: Mutant, schema: str, field_name: str) -> str:
+    """What to do about a near miss that got through, in one line: its operator's declared fix,
+    and the check waiver to paste into ``contract.yaml`` to keep it on purpose. Both name the
+    field (``/statuses/*/context``: every item's), which a waiver may name."""
+    waiver = (f"- {{check: {mutant.operator}, schema: {schema}, pointer: {json.dumps(field_name)}, "
+              'reason: "<why it is meant>"}')
+    kept = f"keep it on purpose with a waiver in contract.yaml (under waivers:): {waiver}"
+    declared = variant.fix_for(mutant, schema, field_name)
+    return f"{declared}; or {kept}" if declared else kept[0].upper() + kept[1:]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCoverage:
+    """What one contract's near misses probed: the agent-visible fields, the operator classes
+    (an operator, or a variant of a labelled one), the (field, class) pairs probed — each
+    applicable pair at least once, whatever ``--max-mutants`` says — and how many cases that
+    coverage kept past the cap."""
+
+    tool: str
+    fields: int
+    classes: int
+    pairs: int
+    added: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"fields": self.fields, "operator_classes": self.classes, "pairs": self.pairs,
+                "added_past_cap": self.added}
+
+    def line(self) -> str:
+        return (f"{self.tool}: {self.fields} agent-visible field{'s' if self.fields != 1 else ''} x "
+                f"{self.classes} operator class{'es' if self.classes != 1 else ''}: {self.pairs:,} probed"
+                + (f" ({self.added:,} past --max-mutants)" if self.added else ""))
+
+
+@dataclass(frozen=True, slots=True)
+class Coverages:
+    """What the near misses of one contract probed: in the documents it is given (the vendor's,
+    for a tool with an adapter) and in the contract objects an adapter emits."""
+
+    upstream: Coverage = field(default_factory=Coverage)
+    contract: Coverage = field(default_factory=Coverage)
+
+    def summary(self, tool: str) -> ToolCoverage:
+        both = self.upstream.pairs | {(f"contract:{f}", o, v) for f, o, v in self.contract.pairs}
+        return ToolCoverage(tool, len({f for f, _, _ in both}), len({(o, v) for _, o, v in both}), len(both),
+                            self.upstream.added + self.contract.added)
+
+
 @dataclass(frozen=True, slots=True)
 class Collected:
-    """The cases of one contract, and why some could not be made (fixtures that fail)."""
+    """The cases of one contract, why some could not be made (fixtures that fail), and what its
+    near misses probed (None when no mutation was asked for)."""
 
     cases: list[Case]
     notes: list[str]
+    coverage: ToolCoverage | None = None
 
 
 def cases_for(
@@ -300,7 +361,12 @@ def cases_for(
                     contexts[id(fixture)] = mutation_context(contract, fixture, boundary)
                 except MutationSkipped as exc:
                     contexts[id(fixture)] = exc
+        ready = [c for c in contexts.values() if isinstance(c, MutationContext)]
+        corpus, results = tuple(c.document for c in ready), tuple(c.result for c in ready)
+        for context in ready:
+            context.corpus, context.results = corpus, results
     cases = [_fixture_case(contract, f, _ready(contexts.get(id(f)))) for f in fixtures]
+    coverage = Coverages() if mutating else None
     if mutating:
         output_boundary = Boundary(contract.without_adapter()) if contract.adapter is not None else None
         for fixture in source_fixtures:
@@ -313,10 +379,10 @@ def cases_for(
             cases.extend(
                 mutation_cases(
                     contract, fixture, boundary, registry=registry, max_mutants=max_mutants,
-                    operators=operators, output_boundary=output_boundary, ctx=found,
+                    operators=operators, output_boundary=output_boundary, ctx=found, coverage=coverage,
                 )
             )
-    return Collected(cases, notes)
+    return Collected(cases, notes, coverage.summary(contract.tool) if coverage is not None else None)
 
 
 def _ready(found: MutationContext | MutationSkipped | None) -> MutationContext | None:

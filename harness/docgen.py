@@ -97,8 +97,12 @@ def operators_page() -> str:
              "never required. For tools with an adapter, structural near misses (†) in the vendor "
              "document may instead be caught by the adapter's output check or absorbed (accepted with "
              "nothing reaching the agent).", "",
-             "| operator | targets | must be rejected by | code | mandatory | what it does |",
-             "|---|---|---|---|---|---|"]
+             "The last column is what `check` prints when a near miss of the operator gets through "
+             "(`{pointer}`: the field, `*` for every item of an array; `{schema}`: `v<N>` or `vendor`; "
+             "`{note}`: the mutant's detail, such as the bound it probed or the field a freshness rule reads), "
+             "beside the check waiver to paste to keep it on purpose.", "",
+             "| operator | targets | must be rejected by | code | mandatory | what it does | fix |",
+             "|---|---|---|---|---|---|---|"]
     for op in REGISTRY:
         named = len(op.variants) > 1
         layers, codes = [], []
@@ -109,8 +113,10 @@ def operators_page() -> str:
                 codes.append(f"`{variant.shown_code}`{suffix}")
         if op.typical_code:
             codes.insert(0, f"*`{op.typical_code}`*")
+        fixes = [f"`{_cell(v.fix.replace('{{', '{').replace('}}', '}'))}`" + (f" ({name})" if named else "")
+                 for name, v in op.variants.items() if v.fix]
         lines.append(f"| `{op.name}` | {_cell(op.targets)} | {'; '.join(layers)} | {'; '.join(codes)} | "
-                     f"{'yes' if op.mandatory else ''} | {op.summary} |")
+                     f"{'yes' if op.mandatory else ''} | {op.summary} | {'; '.join(fixes)} |")
     return "\n".join(lines) + "\n"
 
 

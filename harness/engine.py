@@ -25,7 +25,7 @@ import harness.lock as lock
 from harness.boundary.base import UNEXPLAINED
 from harness.boundary.pipeline import Boundary, Examined, Verdict
 from harness.boundary.request import normalise_request
-from harness.cases import Case, CaseExpectation
+from harness.cases import Case, CaseExpectation, ToolCoverage
 from harness.codes import Layer
 from harness.contract import Contract, Waiver
 from harness.errors import HarnessError, InvalidRequest
@@ -102,7 +102,18 @@ def _undeclared_vendor_strings(document: Any, contract: Contract) -> set[str]:
     return {v for v in undeclared - declared if len(v) >= _MIN_LEAK_LENGTH}
 
 
-def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
+def _member_names(contract: Contract, version: int) -> frozenset[str]:
+    """The member names the contract itself writes: every ``properties`` name of the version's
+    schema, and the agent view's names. A vendor word inside one of them (``pull_request`` in
+    ``pull_requests``) is the contract's word, not a leak."""
+    def build() -> frozenset[str]:
+        names = {n.key for n in contract.document(version).nodes if n.keyword == "properties" and n.key}
+        return frozenset(names | {f.name for f in contract.agent_view})
+
+    return contract.memo(("member-names", version), build)
+
+
+def _leak(case: Case, verdict: Verdict, document: Any, version: int) -> str | None:
     """Why the agent result carries something it must not, or None."""
     agent = verdict.agent_json
     if CANARY_PREFIX in agent:
@@ -113,7 +124,7 @@ def _leak(case: Case, verdict: Verdict, document: Any) -> str | None:
     data = result.get("data", {})
     # The agent result legitimately holds the projected values and the envelope's own words.
     allowed = {v for v in json_strings(data)} | set(json_strings({k: v for k, v in result.items() if k != "data"}))
-    agent_strings = list(json_strings(data))
+    agent_strings = list(json_strings(data, _member_names(case.contract, version)))
     if case.contract.adapter is not None:
         unexpected = _undeclared_vendor_strings(document, case.contract)
     else:
@@ -366,7 +377,7 @@ def waiver_for(case: Case, version: int, problem: str | None) -> tuple[int, Waiv
     if problem not in _WAIVABLE or case.source not in _NEAR_MISS_SOURCES or case.operator is None:
         return None
     for index, waiver in enumerate(case.contract.waivers):
-        if (waiver.check == case.operator and _root(waiver.pointer) == (case.pointer or "")
+        if (waiver.check == case.operator and _matches(_root(waiver.pointer), case.pointer or "")
                 and waiver.schema in (None, _judged_by(case, version))):
             return index, waiver
     return None
@@ -374,6 +385,17 @@ def waiver_for(case: Case, version: int, problem: str | None) -> tuple[int, Waiv
 
 def _root(pointer: str) -> str:
     return "" if pointer == "/" else pointer
+
+
+def _matches(waived: str, pointer: str) -> bool:
+    """Whether a check waiver's pointer names ``pointer``: token by token, ``*`` standing for
+    any array index (a field of every item, as a finding's fix writes it)."""
+    if waived == pointer:
+        return True
+    wanted, found = waived.split("/"), pointer.split("/")
+    if len(wanted) != len(found):
+        return False
+    return all(w == f or (w == "*" and f.isdigit()) for w, f in zip(wanted, found, strict=True))
 
 
 def unused_check_waivers(contract: Contract, used: set[int], operators: set[str]) -> list[str]:
@@ -397,7 +419,7 @@ def unused_check_waivers(contract: Contract, used: set[int], operators: set[str]
 def _judge(case: Case, verdict: Verdict, document: Any, version: int,
            schema_error: Any = MISSING) -> tuple[str, str | None, str]:
     expect = case.expect
-    leak = _leak(case, verdict, document)
+    leak = _leak(case, verdict, document, version)
     if leak:
         return FAILED, "canary_leak", leak
     if expect.accept:
@@ -546,6 +568,7 @@ class Engine:
         contract = case.contract
         version = case.version or contract.version
         raw: bytes | None = None
+        fix: str | None = None
         try:
             if case.examined is not None and version == contract.version:
                 raw, examined = case.examined  # examined as its mutations were prepared
@@ -568,6 +591,8 @@ class Engine:
                 index, waiver = waived
                 self.waived.setdefault(id(case.contract.raw), set()).add(index)
                 status, problem, detail = PASSED, None, f"waived (waivers[{index}]): {waiver.reason} [{detail}]"
+            elif problem in _WAIVABLE and case.source in _NEAR_MISS_SOURCES and case.fix:
+                fix = case.fix
             if status == PASSED and self.differential:
                 disagreement = self.differentials.check(contract, version, document, schema_error, raw)
                 if disagreement:
@@ -577,6 +602,7 @@ class Engine:
             layer, code = verdict.layer, verdict.code
             ip, sp, message = verdict.instance_pointer, verdict.schema_pointer, verdict.message
         except (HarnessError, Exception) as exc:
+            fix = None
             status, problem = FAILED, "error"
             detail = f"{type(exc).__name__}: {exc}"
             layer = code = ip = sp = message = None
@@ -611,18 +637,20 @@ class Engine:
             None,  # reproduce
             excerpt(raw) if self.explain or status != PASSED else "",  # excerpt
             case.shape,  # shape
+            fix,  # fix
         )
 
     def run(self, cases: Iterable[Case | CaseResult], notes: Iterable[str] = (), *,
-            tools: Iterable[str] | None = None) -> Iterator[Event]:
+            tools: Iterable[str] | None = None, coverage: Iterable[ToolCoverage] = ()) -> Iterator[Event]:
         """Evaluate every case, yielding events; the last event carries the summary.
 
         Without ``tools`` the cases are listed and counted first. With ``tools`` (what the run's
         ``RunStarted`` names) they are streamed: each case is made, evaluated and dropped in
-        turn, so memory stays flat however many there are, and ``notes`` may still grow while
-        the cases are made (they are read at the end). A :class:`CaseResult` among the cases was
-        decided before the run (a published schema version changed in place): it is reported
-        and counted as it is, in its place."""
+        turn, so memory stays flat however many there are, and ``notes`` and ``coverage`` (what
+        each contract's near misses probed) may still grow while the cases are made (they are
+        read at the end). A :class:`CaseResult` among the cases was decided before the run (a
+        published schema version changed in place): it is reported and counted as it is, in its
+        place."""
         if tools is None:
             cases = list(cases)
             started_event = RunStarted(len(cases), tuple(sorted({c.tool for c in cases})))
@@ -646,6 +674,7 @@ class Engine:
                 seen[1].add(case.operator)
             yield CaseFinished(index, result)
         summary.notes = list(notes)
+        summary.coverage = list(coverage)
         for key, (contract, operators) in contracts.items() if self.unused_waivers else ():
             summary.notes.extend(unused_check_waivers(contract, self.waived.get(key, set()), operators))
         summary.duration_s = time.perf_counter() - started

@@ -23,7 +23,7 @@ from harness.codes import LAYER_ORDER, Layer
 from harness.frozen import fast_frozen
 
 if TYPE_CHECKING:
-    from harness.cases import CaseExpectation
+    from harness.cases import CaseExpectation, ToolCoverage
 
 PASSED, FAILED, FINDING = "passed", "failed", "finding"
 ACCEPTED_COLUMN = "accepted"
@@ -51,6 +51,8 @@ class Summary:
     duration_s: float = 0.0
     #: The differential check's counts (:meth:`Differential.counts`), when it ran.
     differential: dict[str, int] | None = None
+    #: What each contract's near misses probed (``check``: the contracts that made mutations).
+    coverage: list[ToolCoverage] = field(default_factory=list)
 
     def add(self, result: CaseResult) -> None:
         self.count_case(result.tool, result.column, result.status, result.operator)
@@ -99,6 +101,7 @@ class Summary:
             "duration_s": round(self.duration_s, 3),
             "notes": self.notes,
             **({"differential": dict(self.differential)} if self.differential is not None else {}),
+            **({"coverage": {c.tool: c.to_dict() for c in self.coverage}} if self.coverage else {}),
             "tools": {
                 name: {
                     "total": t.total,
@@ -111,6 +114,17 @@ class Summary:
                 for name, t in sorted(self.tools.items())
             },
         }
+
+
+def coverage_line(coverage: list[ToolCoverage]) -> str:
+    """What the run's near misses probed, in one line: the agent-visible fields, and the (field,
+    operator class) pairs, every one that applies, whatever ``--max-mutants`` says."""
+    fields, pairs, added = (sum(c.fields for c in coverage), sum(c.pairs for c in coverage),
+                            sum(c.added for c in coverage))
+    tools = len(coverage)
+    return (f"coverage: {fields:,} agent-visible field{'s' if fields != 1 else ''} of {tools:,} tool"
+            f"{'s' if tools != 1 else ''}, {pairs:,} field x operator-class pair{'s' if pairs != 1 else ''} probed"
+            + (f" ({added:,} case{'s' if added != 1 else ''} past --max-mutants)" if added else ""))
 
 
 def undecided_line(counts: dict[str, int]) -> str:
@@ -183,6 +197,9 @@ class CaseResult:
     excerpt: str = ""
     #: ``contract``: the payload is the contract object of a tool with an adapter.
     shape: str = "upstream"
+    #: A near miss that got through (``contract_gap``, ``missed``): what to change in the
+    #: contract, and the check waiver to paste to keep it on purpose, in one line.
+    fix: str | None = None
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Pickled as the class and its fields' values, in order (``--jobs`` sends every result
@@ -225,6 +242,7 @@ class CaseResult:
             "original": self.original,
             "mutated": self.mutated,
             "reproduce": self.reproduce,
+            "fix": self.fix,
             "duration_s": round(self.duration_s, 6),
         }
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from harness.cases import ToolCoverage
 from harness.engine import Engine, version_findings
 from harness.errors import HarnessError, UsageError, one_line
 from harness.events import CaseFinished, CaseResult, Event, RunFinished, RunStarted, Summary
@@ -77,6 +78,8 @@ class Batch:
     #: The contract's check waivers that matched no case.
     waiver_notes: list[str] = field(default_factory=list)
     differential: dict[str, int] | None = None
+    #: What the contract's near misses probed (``cases_for``'s coverage).
+    coverage: ToolCoverage | None = None
 
 
 def jobs_option(text: str | None) -> int:
@@ -321,7 +324,7 @@ def _run_contract(contract: Contract, options: Options) -> Batch:
     decided = version_findings(contract)  # first, as one job reports them
     collected = cases_for(contract, sources=options.sources, max_mutants=options.max_mutants,
                           operators=options.operators)
-    batch.notes = collected.notes
+    batch.notes, batch.coverage = collected.notes, collected.coverage
     sources = {case.id: (case.path, contract.root) for case in collected.cases if case.path is not None}
     saved = ReferenceVerdicts(options.saved_verdicts) if options.saved_verdicts else None
     engine = Engine(differential=options.differential, saved=saved, explain=options.explain)
@@ -380,6 +383,8 @@ def run(directories: Sequence[Path], selected: set[str], options: Options, jobs:
                 index += 1
             notes += batch.notes
             waiver_notes += batch.waiver_notes
+            if batch.coverage is not None:
+                summary.coverage.append(batch.coverage)
             if counts is not None and batch.differential:
                 for key, value in batch.differential.items():
                     counts[key] = counts.get(key, 0) + value

@@ -28,6 +28,7 @@ import enum
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar
 
 #: Environment values shorter than this are not redacted: they cannot be secrets worth the
@@ -215,15 +216,15 @@ class Redactor:
             yield self.value(event)
 
 
-def json_strings(document: Any) -> Iterator[str]:
-    """Every string of a parsed JSON document: values and member names."""
+def json_strings(document: Any, known_names: AbstractSet[str] = frozenset()) -> Iterator[str]:
+    """Every string of a parsed JSON document: values and member names (but ``known_names``)."""
     stack = [document]
     while stack:
         node = stack.pop()
         if isinstance(node, str):
             yield node
         elif isinstance(node, dict):
-            yield from (k for k in node if isinstance(k, str))
+            yield from (k for k in node if isinstance(k, str) and k not in known_names)
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)

@@ -118,7 +118,7 @@ def test_the_records_the_per_case_path_builds_by_position_keep_their_field_order
     assert [f.name for f in dataclasses.fields(CaseResult)] == [
         "id", "tool", "source", "status", "problem", "expected", "layer", "code", "instance_pointer",
         "schema_pointer", "message", "detail", "operator", "pointer", "original", "mutated", "fixture", "version",
-        "contract_dir", "now", "request", "duration_s", "payload", "reproduce", "excerpt", "shape"]
+        "contract_dir", "now", "request", "duration_s", "payload", "reproduce", "excerpt", "shape", "fix"]
     assert [f.name for f in dataclasses.fields(Case)] == [
         "id", "tool", "source", "contract", "expect", "build", "request", "now", "version", "operator", "pointer",
-        "original", "mutated", "canary", "fixture", "path", "description", "shape", "examined"]
+        "original", "mutated", "canary", "fixture", "path", "description", "shape", "examined", "fix"]

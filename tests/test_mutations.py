@@ -121,8 +121,14 @@ def test_max_mutants_bounds_a_huge_payload(make_contract, tmp_path) -> None:  # 
     cases = cases_for(load_contract(d), sources=("mutation",), max_mutants=40).cases
     assert len(cases) == 40
     assert len({c.operator for c in cases}) >= 15
-    tight = cases_for(load_contract(d), sources=("mutation",), max_mutants=5).cases
-    assert {c.operator for c in tight} == MANDATORY  # a tight cap keeps the mandatory operators
+    tight = cases_for(load_contract(d), sources=("mutation",), max_mutants=5)
+    # A tight cap keeps the mandatory operators, and trims no (field, operator class) pair the
+    # agent sees: the uncapped run probes no pair the capped one leaves out.
+    assert {c.operator for c in tight.cases} >= MANDATORY
+    every = cases_for(load_contract(d), sources=("mutation",), max_mutants=None)
+    assert tight.coverage is not None and every.coverage is not None
+    assert tight.coverage.pairs == every.coverage.pairs > 5
+    assert len(tight.cases) == tight.coverage.added + 5 < len(every.cases)
 
 
 def test_wrong_type_picks_a_type_the_schema_does_not_allow(make_contract) -> None:  # type: ignore[no-untyped-def]

@@ -68,7 +68,7 @@ def numbers_by_tool(text: str, tools: list[str]) -> dict[str, list[int]]:
 @pytest.mark.parametrize("width", WIDTHS)
 def test_check_shows_every_tool_whole_and_every_count_at_any_width(width: int, tmp_path: Path) -> None:
     out = at_terminal(["check", "--demo", "--no-progress", "--json", str(tmp_path / "r.json")], width, tmp_path)
-    table = out.split("cases by rejecting layer", 1)[1].split("\nall ", 1)[0]
+    table = out.split("cases by rejecting layer", 1)[1].split("\ncoverage: ", 1)[0].split("\nall ", 1)[0]
     summary = json.loads((tmp_path / "r.json").read_text())["summary"]["tools"]
     tools = sorted(summary)
     for line in table.splitlines():

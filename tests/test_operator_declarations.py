@@ -44,16 +44,23 @@ STAMPED_DATA = {
                    "tags": {"type": "array", "uniqueItems": True, "items": {"enum": ["a", "b", "c"]}},
                    "scores": {"type": "array", "maxItems": 3, "items": {"type": "integer", "minimum": 0,
                                                                         "maximum": 9}},
-                   "priority": {"enum": [1, 2, 3]}},
+                   "priority": {"enum": [1, 2, 3]},
+                   # An array the agent sees whose items always hold a member no required names
+                   # (minProperties keeps it): remove_member's every_item variant.
+                   "checks": {"type": "array", "maxItems": 4, "items": {
+                       "type": "object", "required": ["name"], "minProperties": 2, "additionalProperties": False,
+                       "properties": {"name": {"enum": ["lint", "test"]}, "ok": {"type": "boolean"}}}}},
 }
 STAMPED_YAML = DEFAULT_YAML.format(tool="item_status") + """\
+  checks: {pointer: /data/checks, optional: true}
 freshness:
   - {field: /data/observed_at, max_age: PT15M}
 defaults: {now: "2026-11-01T12:00:00Z"}
 """
 STAMPED_FIXTURE = {"tool": "item_status", "request_id": "req.J7q94MkP", "outcome": "success",
                    "data": {"item_id": "it-7", "status": "open", "note": "fine", "observed_at": "2026-11-01T11:58:00Z",
-                            "tags": ["a", "b"], "scores": [1, 2], "priority": 2}}
+                            "tags": ["a", "b"], "scores": [1, 2], "priority": 2,
+                            "checks": [{"name": "lint", "ok": True}]}}
 #: Behind an adapter, a vendor member a freshness rule's value comes from, required only through
 #: dependentRequired (no ``required`` list names it): remove_member's ``judged`` variant, which
 #: the schema stops.
@@ -64,7 +71,8 @@ FEED_VENDOR = {"type": "object", "required": ["item"], "properties": {"item": {
                    "seen_at": {"type": "string", "format": "date-time", "maxLength": 40}},
     "dependentRequired": {"state": ["seen_at"]}}}}
 FEED_DATA = {**STAMPED_DATA, "required": [*ENVELOPE_DATA["required"], "observed_at"],
-             "properties": {k: v for k, v in STAMPED_DATA["properties"].items() if k not in ("tags", "scores", "priority")}}
+             "properties": {k: v for k, v in STAMPED_DATA["properties"].items()
+                            if k not in ("tags", "scores", "priority", "checks")}}
 FEED_ADAPTER = """\
 def adapt(document, request):
     item = document["item"]
@@ -78,6 +86,14 @@ defaults: {{now: "2026-11-01T12:00:00Z"}}
 adapter: item_feed_adapter:adapt
 vendor_schema: {json.dumps(FEED_VENDOR)}
 """
+#: A count whose v2 widened v1's maximum (in steps of two): ``stretch_number``'s ``published``
+#: variant probes past v1's maximum, which v2 still refuses (101 is odd).
+COUNT_V1 = {**ENVELOPE_DATA, "properties": {**ENVELOPE_DATA["properties"],
+                                            "count": {"type": "integer", "minimum": 0, "maximum": 100}}}
+COUNT_V2 = {**ENVELOPE_DATA, "properties": {**ENVELOPE_DATA["properties"],
+                                            "count": {"type": "integer", "minimum": 0, "maximum": 200,
+                                                      "multipleOf": 2}}}
+COUNT_YAML = DEFAULT_YAML.format(tool="item_count").replace("version: 1", "version: 2")
 #: Variants no loadable contract reaches today: a contract whose schema certainly declares a
 #: freshness field must declare it a date-time (``contract.freshness_field``), so only a schema
 #: no walker can follow leaves the timestamp to the freshness layer. Covered with a context
@@ -92,7 +108,12 @@ def contracts(demo: Callable[[str], Contract], make_contract: Callable[..., Path
     feed = make_contract(tool="item_feed", yaml_text=FEED_YAML, schemas={1: envelope_schema("item_feed", FEED_DATA)},
                          files={"item_feed_adapter.py": FEED_ADAPTER, "fixtures/accepted/item_feed/seen.json": json.dumps(
                              {"item": {"id": "it-7", "state": "open", "seen_at": "2026-11-01T11:58:00Z"}})})
-    return [*(demo(tool) for tool in DEMO_TOOLS), load_contract(feed), load_contract(stamped)]
+    count = make_contract(tool="item_count", yaml_text=COUNT_YAML,
+                          schemas={1: envelope_schema("item_count", COUNT_V1), 2: envelope_schema("item_count", COUNT_V2)},
+                          files={"fixtures/accepted/item_count/four.json": json.dumps(
+                              {"tool": "item_count", "request_id": "req.J7q94MkP", "outcome": "success",
+                               "data": {"item_id": "it-7", "status": "open", "count": 4}})})
+    return [*(demo(tool) for tool in DEMO_TOOLS), load_contract(feed), load_contract(count), load_contract(stamped)]
 
 
 def _contexts(contract: Contract) -> Iterator[MutationContext]:

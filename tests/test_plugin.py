@@ -57,7 +57,7 @@ def test_plain_pytest_collects_one_item_per_case_with_readable_ids(demo_project)
     assert "contracts/deployment_status/contract.yaml::lint" in lines
     assert "contracts/deployment_status/contract.yaml::compat-v1-v2::policy" in lines
     assert "contracts/deployment_status/contract.yaml::fuzz::rejects_near_misses" in lines
-    assert any("84 tests collected" in line for line in lines)
+    assert any("90 tests collected" in line for line in lines)
 
 
 def test_lint_item_fails_with_the_rule_pointer_and_fix(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -80,10 +80,10 @@ def test_compat_items_fail_when_the_declared_policy_is_violated(demo_project) ->
 def test_cases_pass_and_the_summary_shows_the_layer_table(demo_project, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("COLUMNS", "200")  # the whole table (narrower, it folds: tests/test_narrow_terminal.py)
     result = demo_project.runpytest("-q")
-    result.assert_outcomes(passed=84)
+    result.assert_outcomes(passed=90)
     result.stdout.fnmatch_lines(["*contract cases by rejecting layer*",
                                  "tool*cases*transport*parse*schema*adapter*binding*freshness*projection*accepted*",
-                                 "deployment_status*76*"])
+                                 "deployment_status*82*"])
 
 
 def test_k_selects_by_operator_and_tool(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -128,8 +128,8 @@ def test_a_failing_case_shows_no_secret_of_the_contracts_upstreams(demo_project,
 def test_works_under_xdist(demo_project, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("COLUMNS", "200")
     result = demo_project.runpytest_subprocess("-q", "-n", "2", "-k", "mutation")
-    result.assert_outcomes(passed=66)
-    result.stdout.fnmatch_lines(["*contract cases by rejecting layer*", "deployment_status*66*"])
+    result.assert_outcomes(passed=72)
+    result.stdout.fnmatch_lines(["*contract cases by rejecting layer*", "deployment_status*72*"])
 
 
 SAVED = ".contract-harness/check/reference"
@@ -137,17 +137,17 @@ SAVED = ".contract-harness/check/reference"
 
 def test_the_reference_verdicts_are_saved_and_taken_as_check_does(demo_project) -> None:  # type: ignore[no-untyped-def]
     first = demo_project.runpytest("-q", "--no-fuzz")
-    first.assert_outcomes(passed=80)
+    first.assert_outcomes(passed=86)
     assert "saved by an earlier run" not in first.stdout.str()
     saved = demo_project.path / SAVED / "deployment_status.json"
     body = json.loads(saved.read_text())
     (lists,) = body["verdicts"].values()
     assert lists["valid"] and lists["invalid"]
     quiet = demo_project.runpytest("-q", "--no-fuzz")
-    quiet.assert_outcomes(passed=80)
+    quiet.assert_outcomes(passed=86)
     assert "saved by an earlier run" not in quiet.stdout.str()  # a caching detail: said under -v only
     second = demo_project.runpytest("-v", "--no-fuzz")
-    second.assert_outcomes(passed=80)
+    second.assert_outcomes(passed=86)
     (line,) = [line for line in second.stdout.lines if line.startswith("differential: ")]
     counts = line.split()[1:4]
     assert counts[0] == counts[2] and int(counts[0]) > 0 and counts[1] == "of", line
@@ -160,12 +160,12 @@ def test_the_reference_verdicts_are_saved_and_taken_as_check_does(demo_project) 
     # --no-saved-verdicts: nothing read, nothing written.
     saved.unlink()
     third = demo_project.runpytest("-q", "--no-fuzz", "--no-saved-verdicts")
-    third.assert_outcomes(passed=80)
+    third.assert_outcomes(passed=86)
     assert not saved.exists() and "saved by an earlier run" not in third.stdout.str()
 
 
 def test_xdist_workers_save_every_verdict_between_them(demo_project) -> None:  # type: ignore[no-untyped-def]
-    demo_project.runpytest_subprocess("-q", "-n", "2", "--no-fuzz", "-k", "not compat").assert_outcomes(passed=77)
+    demo_project.runpytest_subprocess("-q", "-n", "2", "--no-fuzz", "-k", "not compat").assert_outcomes(passed=83)
     again = demo_project.runpytest("-v", "--no-fuzz", "-k", "not compat")
     (line,) = [line for line in again.stdout.lines if line.startswith("differential: ")]
     saved, _, compared = line.split()[1:4]
@@ -174,7 +174,7 @@ def test_xdist_workers_save_every_verdict_between_them(demo_project) -> None:  #
 
 def test_contracts_option_collects_from_elsewhere(pytester: pytest.Pytester, demo_root) -> None:  # type: ignore[no-untyped-def]
     result = pytester.runpytest("-q", "--co", "--contracts", str(demo_root / "contracts" / "deployment_status"))
-    assert any("84 tests collected" in line for line in result.stdout.lines)
+    assert any("90 tests collected" in line for line in result.stdout.lines)
 
 
 def test_a_broken_contract_is_a_one_line_collection_error(demo_project) -> None:  # type: ignore[no-untyped-def]
@@ -194,7 +194,7 @@ def test_with_testpaths_naming_only_tests_the_contracts_are_collected_anyway(dem
     result = demo_project.runpytest("--co", "-q")
     assert "unit/test_unit.py::test_unit" in result.stdout.lines
     assert "contracts/deployment_status/contract.yaml::accepted::healthy" in result.stdout.lines
-    assert any("85 tests collected" in line for line in result.stdout.lines)
+    assert any("91 tests collected" in line for line in result.stdout.lines)
     header = demo_project.runpytest("--co").stdout.str()
     assert f"contract-harness: also collecting {demo_project.path / 'contracts'} (outside testpaths; " \
            "--no-contracts or contract_harness_collect_root = false leaves it out)" in header
@@ -321,15 +321,17 @@ def test_no_differential_skips_the_reference_validator(demo_project) -> None:  #
 
 def test_max_mutants_option_caps_the_items(demo_project) -> None:  # type: ignore[no-untyped-def]
     result = demo_project.runpytest("--co", "-q", "--max-mutants", "5")
-    assert any("28 tests collected" in line for line in result.stdout.lines)  # 10 fixtures + 2 x 5 mutants + lint + 3 compat + 4 fuzz
+    # 10 fixtures + 41 mutants (5 a fixture, and every agent-visible field's operator classes: coverage keeps
+    # those whatever the cap) + lint + 3 compat + 4 fuzz
+    assert any("59 tests collected" in line for line in result.stdout.lines)
 
 
 def test_an_ini_setting_applies_and_the_option_overrides_it(demo_project) -> None:  # type: ignore[no-untyped-def]
     demo_project.makeini("[pytest]\ncontract_harness_max_mutants = 5\ncontract_harness_fuzz = false\n")
     result = demo_project.runpytest("--co", "-q")
-    assert any("24 tests collected" in line for line in result.stdout.lines)  # 10 + 2 x 5 + lint + 3 compat
+    assert any("55 tests collected" in line for line in result.stdout.lines)  # 10 + 41 + lint + 3 compat
     result = demo_project.runpytest("--co", "-q", "--max-mutants", "1")
-    assert any("16 tests collected" in line for line in result.stdout.lines)
+    assert any("51 tests collected" in line for line in result.stdout.lines)  # 10 + 37 + lint + 3 compat
 
 
 @pytest.mark.parametrize(("ini", "message"), [
@@ -359,7 +361,7 @@ def test_one_fuzz_item_per_applicable_property_and_no_fuzz_turns_them_off(demo_p
                           ("accepts_valid", "rejects_near_misses", "survives_any_bytes", "keeps_canaries_out")]
     lines = demo_project.runpytest("--co", "-q", "--no-fuzz").stdout.lines
     assert not [line for line in lines if "::fuzz::" in line]
-    assert any("80 tests collected" in line for line in lines)
+    assert any("86 tests collected" in line for line in lines)
 
 
 def test_a_failing_fuzz_item_shows_the_shrunk_example_and_how_to_reproduce_it(demo_project) -> None:  # type: ignore[no-untyped-def]

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ from harness.errors import UsageError
 from harness.project import state_dir
 
 if TYPE_CHECKING:
-    from harness.cases import Case
+    from harness.cases import Case, ToolCoverage
     from harness.contract import Contract
     from harness.events import CaseResult, Event
 
@@ -117,11 +118,23 @@ def check_options(args: argparse.Namespace) -> tuple[int, int] | None:
     return parse_shard(args.shard)
 
 
-def stream(args: argparse.Namespace) -> tuple[Iterator[Case | CaseResult], list[str], list[Contract]]:
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """The selected cases, made one contract at a time as they are consumed; the notes on why
+    some could not be made and what each contract's near misses probed, filled in as they are;
+    the contracts."""
+
+    cases: Iterator[Case | CaseResult]
+    notes: list[str]
+    coverage: list[ToolCoverage]
+    contracts: list[Contract]
+
+
+def stream(args: argparse.Namespace) -> Stream:
     """The selected cases of the selected contracts, made one contract at a time as they are
-    consumed (so a run holds one contract's cases, not all of them); the notes on why some could
-    not be made, filled in as they are; the contracts. Options and contracts are checked before
-    this returns. With ``--shard`` the cases are listed first: a slice is taken by sorted id."""
+    consumed (so a run holds one contract's cases, not all of them). Options and contracts are
+    checked before this returns. With ``--shard`` the cases are listed first: a slice is taken
+    by sorted id."""
     from harness.cases import SOURCES, cases_for, shard
     from harness.engine import version_findings
 
@@ -130,6 +143,7 @@ def stream(args: argparse.Namespace) -> tuple[Iterator[Case | CaseResult], list[
     # contract is checked, that one too.
     contracts = load_contracts(args.contracts, args.tool, args.demo, locks=False)
     notes: list[str] = []
+    coverage: list[ToolCoverage] = []
 
     def made() -> Iterator[Case | CaseResult]:
         for contract in contracts:
@@ -137,18 +151,20 @@ def stream(args: argparse.Namespace) -> tuple[Iterator[Case | CaseResult], list[
             collected = cases_for(contract, sources=args.source or SOURCES, max_mutants=args.max_mutants,
                                   operators=args.operator)
             notes.extend(collected.notes)
+            if collected.coverage is not None:
+                coverage.append(collected.coverage)
             yield from collected.cases
 
     cases = made()
     if sharding:
         cases = iter(shard(list(cases), *sharding))
-    return cases, notes, contracts
+    return Stream(cases, notes, coverage, contracts)
 
 
 def collect(args: argparse.Namespace) -> tuple[list[Case | CaseResult], list[str]]:
     """The selected cases of the selected contracts, listed, and why some could not be made."""
-    cases, notes, _ = stream(args)
-    return list(cases), notes
+    made = stream(args)
+    return list(made.cases), made.notes
 
 
 def report_files(args: argparse.Namespace) -> dict[str, str | None]:
@@ -203,7 +219,8 @@ def _in_one_job(args: argparse.Namespace, cases_dir: Path) -> Iterator[Event]:
     from harness.reference_verdicts import ReferenceVerdicts
     from harness.reporting.reproductions import protected
 
-    cases, notes, contracts = stream(args)
+    made = stream(args)
+    cases, contracts = made.cases, made.contracts
     redactor = upstream_redactor(contracts, os.environ)
     # Where the case being reported came from: the engine evaluates one case at a time, in the
     # order made, and its events are reported before the next case is made, so only the current
@@ -220,7 +237,7 @@ def _in_one_job(args: argparse.Namespace, cases_dir: Path) -> Iterator[Event]:
     saved = saved_verdicts(args)
     engine = Engine(differential=not args.no_differential, unused_waivers=args.shard is None,
                     saved=ReferenceVerdicts(saved) if saved else None, explain=explains(args))
-    events = engine.run(tracked(), notes, tools=[c.tool for c in contracts])
+    events = engine.run(tracked(), made.notes, tools=[c.tool for c in contracts], coverage=made.coverage)
     return protected(events, redactor, cases_dir, fixtures)
 
 

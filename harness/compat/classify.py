@@ -33,10 +33,12 @@ from harness.compat.predicates import (
     effective_types,
     finite_values,
     forbids,
+    intersect_types,
     matches,
     matches_everything,
     members,
     pattern_examples,
+    pattern_names,
     types_of,
 )
 from harness.compat.registry import (
@@ -393,6 +395,8 @@ class Comparison:
         many_patterns = len(patterns) > 1
         for pattern in patterns:
             example = next((e for e in pattern_examples(pattern) if e not in declared), None)
+            if example is None and (only := pattern_names(pattern)) is not None and only <= declared.keys():
+                continue  # it matches declared names only (^foo$): no region of its own to stand for
             names.append((example, "pattern") if example is not None else (pattern, "pattern?"))
         if not any(matches_everything(p) for p in patterns):
             other = next((n for n in _OTHER_NAMES
@@ -643,6 +647,10 @@ class Comparison:
         targets = tuple(replace(t, path=t.path if t.path is not None else path) for t in finding.targets)
         note = finding.note
         reader, writer, note = self._typed_away(keyword, path, reader, writer, note)
+        if path and self._admits_nothing("old", path) and self._admits_nothing("new", path):
+            reader = writer = Verdict.SAFE
+            why = "in neither version does the subschema admit a value of a type it applies to"
+            note = f"{note}; {why}" if note else why
         flip, reader_reason, writer_reason = self.context(path)
         if flip:
             reader, writer = writer, reader
@@ -689,6 +697,38 @@ class Comparison:
             else:
                 writer = Verdict.SAFE
         return reader, writer, note
+
+    def _admits_nothing(self, side: str, path: Path) -> bool:
+        """Whether the subschema at ``path`` admits no value where it applies: its types meet none
+        of those its place allows (``dependentSchemas: {a: {type: string}}`` under an object
+        schema rejects every object holding ``a``, and ``{type: number}`` there rejects the same
+        ones: a change between them changes nothing)."""
+        node = self.node(side, path)
+        if node is False:
+            return True
+        types, allowed = effective_types(node), self._place_types(side, path)
+        return types is not None and allowed is not None and not intersect_types(types, allowed)
+
+    def _place_types(self, side: str, path: Path) -> set[str] | None:
+        """The types a value may have where the subschema at ``path`` applies: those of every
+        schema it applies in place of (through ``allOf``/``anyOf``/``oneOf``/``then``/``else``),
+        and ``object`` for a ``dependentSchemas`` entry; None when anything goes, or the path
+        passes a condition or a negation (where admitting nothing is no change of its own)."""
+        allowed: set[str] | None = None
+        i = 0
+        while i < len(path):
+            token = path[i]
+            if token in dialects.NON_ASSERTING:
+                return None
+            if token in dialects.IN_PLACE and token not in kw.REFERENCES:
+                around = effective_types(self.node(side, path[:i]))
+                for types in (around, dialects.instance_types(token)):
+                    if types is not None:
+                        allowed = set(types) if allowed is None else intersect_types(allowed, set(types))
+            else:
+                allowed = None  # a member's or an item's value: another instance
+            i += kw.steps(token)
+        return allowed
 
     def _location(self, side: str, path: Path, keyword: str) -> str | None:
         owner = self.old_side if side == "old" else self.new_side

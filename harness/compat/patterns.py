@@ -172,6 +172,21 @@ def examples(pattern: str, limit: int = 12) -> list[str]:
     return found
 
 
+def finite(pattern: str, limit: int = 64) -> frozenset[str] | None:
+    """Every string ``pattern`` accepts, when they are at most ``limit`` (``^(foo|bar)$``);
+    None when there are more, infinitely many, or greenery cannot read the pattern."""
+    fsm = _fsm(pattern)
+    if fsm is None:
+        return None
+    try:
+        if fsm.cardinality() > limit:
+            return None
+        found = list(fsm.strings([]))
+    except Exception:  # OverflowError: infinitely many
+        return None
+    return frozenset(found) if all(isinstance(s, str) for s in found) else None
+
+
 def _pick(charclass: Any) -> str | None:
     """One character of a greenery character class (a letter or digit when there is one)."""
     negated = bool(getattr(charclass, "negated", False))

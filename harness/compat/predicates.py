@@ -32,11 +32,12 @@ def effective_types(node: Any) -> set[str] | None:
     for _, member in members(node):
         theirs = effective_types(member)
         if theirs is not None:
-            found = theirs if found is None else _intersect(found, theirs)
+            found = theirs if found is None else intersect_types(found, theirs)
     return found
 
 
-def _intersect(a: set[str], b: set[str]) -> set[str]:
+def intersect_types(a: set[str], b: set[str]) -> set[str]:
+    """The types both allow (an ``integer`` is a ``number``)."""
     both = a & b
     if ("number" in a and "integer" in b) or ("integer" in a and "number" in b):
         both.add("integer")
@@ -192,6 +193,14 @@ def matches(pattern: str, name: str) -> bool:
 
 def matches_everything(pattern: str) -> bool:
     return pattern in ("", ".*", "^.*", "^.*$", "[\\s\\S]*", "^[\\s\\S]*$")
+
+
+def pattern_names(pattern: str) -> frozenset[str] | None:
+    """Every name ``pattern`` matches, when they are few (``^(foo|bar)$``); None otherwise."""
+    from harness.compat.patterns import finite
+
+    found = finite(pattern)
+    return None if found is None or not all(matches(pattern, s) for s in found) else found
 
 
 def pattern_examples(pattern: str, limit: int = 12) -> list[str]:

@@ -62,6 +62,15 @@ class BindingRule:
         return cls(name, result, request, tuple(split(result)), tuple(split(request)))
 
 
+#: Ceilings of a freshness window, past which a window is more likely a mistake than a choice.
+#: A result older than a week is history, not status (weekly is the slowest cadence of the
+#: builds, reviews and deployments an agent acts on); hosts synchronised with NTP disagree by
+#: well under a second, and five minutes is the skew Kerberos tolerates by default. Lint holds
+#: windows under them; check's fixed-offset near misses probe past them.
+MAX_AGE_CEILING = timedelta(days=7)
+MAX_FUTURE_SKEW_CEILING = timedelta(minutes=5)
+
+
 @dataclass(frozen=True, slots=True)
 class FreshnessRule:
     field: str

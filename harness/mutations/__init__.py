@@ -10,6 +10,7 @@ from harness.mutations.context import MutationContext
 from harness.mutations.registry import (
     CANARY_PREFIX,
     REGISTRY,
+    Coverage,
     Later,
     Mutant,
     Operator,
@@ -23,6 +24,7 @@ from harness.mutations.registry import (
 __all__ = [
     "CANARY_PREFIX",
     "REGISTRY",
+    "Coverage",
     "Later",
     "Mutant",
     "MutationContext",

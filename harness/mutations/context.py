@@ -9,11 +9,15 @@ NaN, invalid UTF-8, deep nesting — things no JSON serialiser writes).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import string
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from harness.boundary.binding import json_equal
+from harness.errors import HarnessError
+from harness.lock import digest, read_lock
 from harness.pointer import MISSING, escape_token, resolve, split
 from harness.schemas import Document, Node
 
@@ -92,6 +96,72 @@ def value_spans(document: Any) -> tuple[str, dict[str, tuple[int, int]]] | None:
         return None
 
 
+#: Keywords that pin a string to a set of values or a shape (a canary or a text they admit is
+#: admitted data).
+PINS = ("enum", "const", "pattern", "format")
+
+_CLASSES = (string.digits, string.ascii_lowercase, string.ascii_uppercase)
+
+
+def twiddle(value: Any) -> Any:
+    """A different value of the same shape: the last digit moved to its neighbour (else the last
+    letter, in its case), numbers + 1, booleans negated (MISSING for anything else). A digit
+    first, so a timestamp stays one (``...:13Z`` -> ``...:14Z``, not ``...:13A``)."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + 1
+    if isinstance(value, str):
+        for chars in (_CLASSES[0], _CLASSES[1] + _CLASSES[2]):
+            for i in range(len(value) - 1, -1, -1):
+                if value[i] in chars:
+                    kind = next(c for c in _CLASSES if value[i] in c)
+                    swapped = kind[(kind.index(value[i]) + 1) % len(kind)]
+                    return value[:i] + swapped + value[i + 1 :]
+        return value + "x"
+    return MISSING
+
+
+def values_at(document: Any, tokens: list[str]) -> list[Any]:
+    """The values at a field's tokens (``*`` for every item of an array)."""
+    nodes = [document]
+    for token in tokens:
+        following: list[Any] = []
+        for node in nodes:
+            if token == "*" and isinstance(node, list):
+                following.extend(node)
+            elif isinstance(node, dict) and token in node:
+                following.append(node[token])
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                following.append(node[int(token)])
+        nodes = following
+    return nodes
+
+
+def leaves_under(value: Any, where: str) -> Iterator[tuple[str, Any]]:
+    """Every scalar at or inside ``value`` (at ``where``), in document order."""
+    if isinstance(value, dict):
+        for key, member in value.items():
+            yield from leaves_under(member, f"{where}/{escape_token(key)}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from leaves_under(item, f"{where}/{index}")
+    elif value is not MISSING:
+        yield where, value
+
+
+def published_versions(contract: Contract, version: int) -> tuple[int, ...]:
+    """The versions of ``contract`` published before ``version`` could change: the older ones,
+    and ``version`` itself when ``schemas.lock`` records it unchanged."""
+    older = tuple(v for v in contract.versions if v < version)
+    try:
+        recorded = read_lock(contract) or {}
+    except HarnessError:  # a lock check refuses the contract before any case runs
+        recorded = {}
+    locked = version in contract.schemas and recorded.get(version) == digest(contract.schema(version))
+    return (*older, version) if locked else older
+
+
 def replace_at(document: Any, tokens: list[str], value: Any) -> Any:
     """A new document with ``value`` at ``tokens``; containers on the path are copied."""
     if not tokens:
@@ -138,6 +208,9 @@ class MutationContext:
     #: The boundary's examination of ``raw`` (:class:`~harness.boundary.pipeline.Examined`),
     #: which the fixture's own case is judged by.
     examined: Any = field(default=None, repr=False)
+    #: Whether ``now`` is a clock the fixture's sidecar or the contract fixes (not the wall
+    #: clock): only then does a timestamp's distance from it say what the author meant.
+    fixed_clock: bool = False
     _objects: list[tuple[str, dict[str, Any]]] | None = field(default=None, repr=False)
     _leaves: list[tuple[str, Any]] | None = field(default=None, repr=False)
     _size: int | None = field(default=None, repr=False)
@@ -146,6 +219,17 @@ class MutationContext:
     #: :data:`_SPANS_AFTER`-th value replaced, and the count of those before it.
     _spans: tuple[str, dict[str, tuple[int, int]]] | bool | None = field(default=False, repr=False)
     _replaced: int = field(default=0, repr=False)
+    #: The documents of every accepted fixture of the contract that this one's schema judges
+    #: (this one's included; the contract objects, for the adapter's output): what its fields
+    #: hold across the fixtures, which no weakening of the schema moves.
+    corpus: tuple[Any, ...] = field(default=(), repr=False)
+    #: For a tool with an adapter: the contract objects of those fixtures (the adapter's output's
+    #: :attr:`corpus`).
+    results: tuple[Any, ...] = field(default=(), repr=False)
+    #: :meth:`sources_of`'s answers, by contract-object pointer.
+    _sources: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    _fields: dict[str, str] = field(default_factory=dict, repr=False)
+    _visible: tuple[frozenset[str], tuple[str, ...]] | None = field(default=None, repr=False)
 
     # ---------------------------------------------------------------- walking
     def _walk(self) -> None:
@@ -164,6 +248,72 @@ class MutationContext:
             else:
                 leaves.append((where, node))
         self._objects, self._leaves = objects, leaves
+
+    def field_of(self, pointer: str) -> str:
+        """The field a value of the document belongs to: its pointer with each array index
+        written ``*`` (``/statuses/1/state`` is a value of ``/statuses/*/state``)."""
+        found = self._fields.get(pointer)
+        if found is None:
+            node, written = self.document, []
+            for token in split(pointer):
+                if isinstance(node, list):
+                    written.append("*")
+                    node = node[int(token)] if token.isdigit() and int(token) < len(node) else None
+                else:
+                    written.append(escape_token(token))
+                    node = node.get(token) if isinstance(node, dict) else None
+            found = self._fields[pointer] = "".join(f"/{t}" for t in written)
+        return found
+
+    def agent_field(self, pointer: str) -> str | None:
+        """The field (:meth:`field_of`) at ``pointer`` when the agent sees it, or sees through it:
+        a value the agent view maps or one inside it, or an object or array on the way to one.
+        In a vendor document: a value the adapter copies into the agent view, one the vendor
+        schema declares (what the adapter reads), or an object or array on the way to one.
+        None for anything else (what the cap may trim without losing coverage)."""
+        if self._visible is None:
+            self._visible = self._agent_visible()
+        exact, prefixes = self._visible
+        if pointer in exact or pointer.startswith(prefixes):
+            return self.field_of(pointer)
+        return None
+
+    def _agent_visible(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        """The pointers the agent sees or sees through (the mapped values and their ancestors),
+        and the prefixes of what lies inside mapped values."""
+        if self.contract.adapter is None:
+            mapped = [v.pointer for v in self.contract.agent_view if resolve(self.document, v.pointer) is not MISSING]
+            inside: tuple[str, ...] = tuple(f"{p}/" for p in mapped)
+        else:
+            mapped = [source for view in self.contract.agent_view
+                      for where, _value in leaves_under(resolve(self.result, view.pointer), view.pointer)
+                      for source in self.sources_of(where)]
+            mapped += [where for where, _value in self.leaves() if where and self.schema_nodes(where)]
+            inside = ()
+        exact = {""}
+        for pointer in mapped:
+            tokens = pointer.split("/")
+            exact.update("/".join(tokens[:i]) for i in range(1, len(tokens) + 1))
+        return frozenset(exact), inside
+
+    def seen(self, field_name: str) -> list[Any]:
+        """Every value the contract's accepted fixtures (:attr:`corpus`) hold at a field."""
+        found: list[Any] = []
+        for document in self.corpus or (self.document,):
+            found.extend(values_at(document, split(field_name)))
+        return found
+
+    # ---------------------------------------------------------------- versions
+    def published(self) -> tuple[int, ...]:
+        """The versions published before this one could change: the older versions, and this one
+        when ``schemas.lock`` records it as it is. A near miss judged by a published version
+        tells what the contract meant before any edit in progress."""
+        return self.contract.memo(("published", self.version), lambda: published_versions(self.contract, self.version))
+
+    def previous(self) -> int | None:
+        """The latest version older than this one (a published one), if any."""
+        older = [v for v in self.contract.versions if v < self.version]
+        return max(older) if older else None
 
     def objects(self) -> list[tuple[str, dict[str, Any]]]:
         """Every object in the document, in document order, with its pointer."""
@@ -273,17 +423,70 @@ class MutationContext:
 
     # ---------------------------------------------------------------- adapter tools
     def raw_pointer_for(self, result_pointer: str) -> str | None:
-        """Where in the raw document the value at ``result_pointer`` (contract object) lives.
+        """Where in the raw document the value at ``result_pointer`` (contract object) comes
+        from: the same pointer without an adapter; with one, the first of :meth:`sources_of`
+        (None when the adapter copies it from nowhere: a value it computes or fills in)."""
+        sources = self.sources_of(result_pointer)
+        return sources[0] if sources else None
 
-        Without an adapter that is the same pointer. With one, it is the first scalar in the
-        vendor document equal to the contract object's value (the adapter copied it).
-        """
+    def sources_of(self, result_pointer: str) -> tuple[str, ...]:
+        """The vendor scalars the adapter takes the value at ``result_pointer`` from, in
+        document order: those equal to it whose change the adapter's output follows there.
+
+        Real payloads repeat values (a pull request's ``created_at``, ``updated_at`` and
+        ``closed_at``; the author's login and the repository owner's): the first equal value
+        is often one the adapter never reads, and a near miss aimed there is absorbed. Each
+        candidate is changed in turn (:func:`twiddle`) and the adapter run on the document so
+        changed; a candidate is a source when the value at ``result_pointer`` changes with it
+        (an adapter that raises on the change does not copy it). Without an adapter the value
+        lives where it is."""
+        found = self._sources.get(result_pointer)
+        if found is not None:
+            return found
         value = resolve(self.result, result_pointer)
         if value is MISSING:
-            return None
+            found = ()
+        elif self.contract.adapter is None:
+            found = (result_pointer,)
+        else:
+            found = tuple(where for where, leaf in self.leaves() if type(leaf) is type(value) and leaf == value
+                          and self._followed(where, leaf, result_pointer))
+        self._sources[result_pointer] = found
+        return found
+
+    def aimed_at(self, result_pointer: str) -> tuple[str, ...]:
+        """Where in the raw document near misses about the value at ``result_pointer`` go (a
+        binding's, a freshness rule's): every one of :meth:`sources_of`, and, behind an adapter,
+        the vendor value of the same member name holding the same value that the adapter does
+        not follow, where it is the field the adapter should read: beside a source (its
+        ``updated_at`` where it reads ``created_at``), or, where the adapter copies the value from
+        no vendor field (it echoes the request's argument), at the same pointer, else the
+        shallowest of that name. A value of that name elsewhere (a check suite's ``id`` equal to
+        the check run's) is no field of the result's."""
+        found = list(self.sources_of(result_pointer))
         if self.contract.adapter is None:
-            return result_pointer
-        for where, leaf in self.leaves():
-            if type(leaf) is type(value) and leaf == value:
-                return where
-        return None
+            return tuple(found)
+        value, name = resolve(self.result, result_pointer), split(result_pointer)[-1:]
+        named = [where for where, leaf in self.leaves()
+                 if where not in found and split(where)[-1:] == name and type(leaf) is type(value) and leaf == value]
+        if found:
+            beside = {source.rsplit("/", 1)[0] for source in found}
+            return (*found, *(where for where in named if where.rsplit("/", 1)[0] in beside))
+        if result_pointer in named:
+            return (result_pointer,)
+        shallowest = min((where.count("/") for where in named), default=0)
+        return tuple(where for where in named if where.count("/") == shallowest)
+
+    def _followed(self, where: str, leaf: Any, result_pointer: str) -> bool:
+        """Whether the adapter's output at ``result_pointer`` changes when the vendor value at
+        ``where`` does."""
+        other = twiddle(leaf)
+        adapter = self.contract.adapter_function()
+        if other is MISSING or adapter is None:
+            return False
+        try:
+            output = adapter(replace_at(self.document, split(where), other), self.request)
+        except Exception:  # the adapter refuses the change: it reads the value, but does not copy it
+            return False
+        moved = resolve(output, result_pointer)
+        return moved is MISSING or not json_equal(moved, resolve(self.result, result_pointer))

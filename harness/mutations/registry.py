@@ -85,6 +85,8 @@ class Later:
     make: Callable[[], Mutant] = field(repr=False, compare=False)
     variant: str = ""
     absorbable: bool = False
+    #: Where the mutant will be (its :attr:`Mutant.pointer`): what coverage sampling needs.
+    pointer: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,11 @@ class Variant:
     also: tuple[Layer, ...] = ()
     structural: bool = False
     optional: bool = False
+    #: What to change in the contract when a near miss of this variant gets through (a
+    #: ``contract_gap`` or a ``missed``), as one line: ``{pointer}`` is where the mutant is,
+    #: ``{schema}`` what judged it (``v<N>``, ``vendor``), ``{note}`` the mutant's note. The
+    #: report prints it, with the check waiver to paste for a finding kept on purpose.
+    fix: str = ""
 
     def layers_for(self, contract: Contract) -> tuple[Layer, ...]:
         """Where a mutant of this variant must be stopped for ``contract``, in pipeline order."""
@@ -120,6 +127,14 @@ class Variant:
 
     def code_for(self, mutant: Mutant) -> str | None:
         return None if self.code is None else self.code.replace(NOTE, mutant.note)
+
+    def fix_for(self, mutant: Mutant, schema: str, field_name: str | None = None) -> str:
+        """The declared fix, filled in for one mutant judged by ``schema`` (``field_name``: the
+        field its pointer is a value of, when it is known)."""
+        if not self.fix:
+            return ""
+        return self.fix.format(pointer=(mutant.pointer if field_name is None else field_name) or "/", schema=schema,
+                               note=mutant.note)
 
     @property
     def shown_code(self) -> str | None:
@@ -222,6 +237,7 @@ class OperatorRegistry(Registry[Operator]):
         also: tuple[Layer, ...] = (),
         structural: bool = False,
         optional: bool = False,
+        fix: str = "",
         variants: Mapping[str, Variant] | None = None,
         labelled: bool = False,
         typical_code: str | None = None,
@@ -229,14 +245,14 @@ class OperatorRegistry(Registry[Operator]):
     ) -> Callable[[Callable[[MutationContext], Iterable[Mutant | Later]]], Operator]:
         """Register the decorated function as an operator named after it.
 
-        Either ``layer`` (with ``code``, ``also``, ``structural``, ``optional``) for an operator with one
-        expectation, or ``variants`` for one with several; never both.
+        Either ``layer`` (with ``code``, ``also``, ``structural``, ``optional``, ``fix``) for an
+        operator with one expectation, or ``variants`` for one with several; never both.
         """
         if (layer is None) == (variants is None):
             raise ValueError("declare an operator's expectation with layer=... or variants=..., not both")
         if variants is None:
             assert layer is not None
-            variants = {"": Variant(layer, code, also, structural, optional)}
+            variants = {"": Variant(layer, code, also, structural, optional, fix)}
         elif not variants or "" in variants:
             raise ValueError("variants need names")
         declared = MappingProxyType(dict(variants))
@@ -254,11 +270,20 @@ class OperatorRegistry(Registry[Operator]):
         return [op.name for op in self if op.mandatory]
 
     def generate(self, ctx: MutationContext, max_mutants: int | None = None,
-                 only: Iterable[str] | None = None) -> list[Mutant]:
-        """Every operator's mutants for one fixture, sampled to ``max_mutants``."""
+                 only: Iterable[str] | None = None, *, coverage: Coverage | None = None,
+                 layer: Layer | None = None) -> list[Mutant]:
+        """Every operator's mutants for one fixture, sampled to ``max_mutants``.
+
+        With ``coverage`` (one per contract and kind of document, shared by its fixtures), every
+        agent-visible field (:meth:`MutationContext.agent_field`) gets a mutant of each operator
+        class (an operator's variant) that applies to it, once per contract, whatever the cap:
+        the cap trims the rest (redundancy), never those. ``layer``: only mutants a variant
+        expects that layer to stop."""
         wanted = set(only) if only is not None else None
         # Mandatory operators are dealt first: when the cap is tight, they are the ones kept.
         dealing = sorted((op for op in self if wanted is None or op.name in wanted), key=lambda op: not op.mandatory)
+        if coverage is not None:
+            return self._covering(ctx, dealing, max_mutants, coverage, layer)
         groups: dict[str, list[Mutant | Later]] = {}
         rests: dict[str, Iterator[Mutant | Later]] = {}
         filled = 0
@@ -267,7 +292,7 @@ class OperatorRegistry(Registry[Operator]):
                 # The first round of dealing gives each of the first max_mutants operators with a
                 # mutant one, and ends the sample: the operators after them would get none.
                 break
-            mutants = op.bare(ctx)
+            mutants = _stopped_by(op, op.bare(ctx), ctx, layer)
             first = next(mutants, None)
             groups[op.name] = [] if first is None else [first]
             rests[op.name] = mutants
@@ -282,6 +307,59 @@ class OperatorRegistry(Registry[Operator]):
         # Only the mutants kept get their expectations (and, when run, their bytes), in
         # registration order.
         return [op.expected(m, ctx) for op in self if op.name in groups for m in groups[op.name] if id(m) in picked]
+
+    def _covering(self, ctx: MutationContext, dealing: list[Operator], max_mutants: int | None,
+                  coverage: Coverage, layer: Layer | None) -> list[Mutant]:
+        """:meth:`generate` with coverage: the mutants that probe a field and operator class no
+        earlier fixture of the contract probed are kept, then the cap's remainder is sampled
+        from the others."""
+        groups = {op.name: list(_stopped_by(op, op.bare(ctx), ctx, layer)) for op in dealing}
+        required: set[int] = set()
+        for op in dealing:
+            for mutant in groups[op.name]:
+                found = ctx.agent_field(mutant.pointer)
+                if found is not None and coverage.probe(found, op.name, mutant.variant):
+                    required.add(id(mutant))
+        rest = [[m for m in groups[op.name] if id(m) not in required] for op in dealing]
+        cap = None if max_mutants is None else max(0, max_mutants - len(required))
+        if max_mutants is not None:
+            coverage.added += max(0, len(required) - max_mutants)
+        picked = required | {id(m) for m in sample(rest, cap)}
+        return [op.expected(m, ctx) for op in self if op.name in groups for m in groups[op.name] if id(m) in picked]
+
+
+@dataclass
+class Coverage:
+    """Which agent-visible fields of one contract near misses probed, with which operator
+    classes (an operator, or one variant of a labelled operator), over its fixtures; and how
+    many mutants that coverage kept past ``--max-mutants``."""
+
+    pairs: set[tuple[str, str, str]] = field(default_factory=set)
+    added: int = 0
+
+    def probe(self, field_name: str, operator_name: str, variant: str) -> bool:
+        """Record a probe of ``field_name`` by that operator class: True when it is the first."""
+        key = (field_name, operator_name, variant)
+        if key in self.pairs:
+            return False
+        self.pairs.add(key)
+        return True
+
+    @property
+    def fields(self) -> int:
+        return len({f for f, _, _ in self.pairs})
+
+    @property
+    def classes(self) -> int:
+        return len({(o, v) for _, o, v in self.pairs})
+
+
+def _stopped_by(op: Operator, mutants: Iterator[Mutant | Later], ctx: MutationContext,
+                layer: Layer | None) -> Iterator[Mutant | Later]:
+    """The mutants whose variant expects ``layer`` to stop them (all of them without one)."""
+    if layer is None:
+        return mutants
+    return (m for m in mutants if layer in op.variants[m.variant].layers_for(ctx.contract))
 
 
 _M = TypeVar("_M")

@@ -52,6 +52,8 @@ def problem_lines(r: CaseResult) -> list[str]:
         lines.append(f"message:  {r.message}")
     if r.operator:
         lines.append(f"mutation: {r.operator} at {r.pointer or '/'}: {r.original} -> {r.mutated}")
+    if r.fix:
+        lines.append(f"fix:      {r.fix}")
     if r.reproduce:
         lines.append(f"reproduce with: {r.reproduce}")
     return lines

@@ -27,6 +27,7 @@ from harness.events import (
     RunFinished,
     RunStarted,
     Summary,
+    coverage_line,
     fold,
     saved_line,
     undecided_line,
@@ -169,6 +170,8 @@ class TerminalReporter:
                 texts.append(f"... and {self.not_held - len(texts)} more (see the JSON report)")
         for text in texts:
             console.print(text, markup=False, soft_wrap=True)
+        if summary.coverage:
+            console.print(coverage_line(summary.coverage), markup=False)  # wrapped to the terminal
         if self.verbose and summary.differential and summary.differential.get("saved"):
             console.print(saved_line(summary.differential), markup=False, soft_wrap=True)
         if summary.differential and summary.differential.get("undecided"):

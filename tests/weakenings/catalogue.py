@@ -468,16 +468,23 @@ CATALOGUE: tuple[Weakening, ...] = (
 BY_ID = {w.id: w for w in CATALOGUE}
 
 
-def problems(catalogue: tuple[Weakening, ...] = CATALOGUE) -> list[str]:
-    """What is wrong with the catalogue itself (empty when it is well formed)."""
+def entry_problems(ids: list[str]) -> list[str]:
+    """What is wrong with a catalogue's ids: each unique, and ``<tool>/<snake_case>``."""
     found: list[str] = []
     seen: set[str] = set()
+    for id_ in ids:
+        if id_ in seen:
+            found.append(f"{id_}: duplicate id")
+        seen.add(id_)
+        if not re.fullmatch(r"[a-z_]+/[a-z0-9_]+", id_):
+            found.append(f"{id_}: id must be <tool>/<snake_case>")
+    return found
+
+
+def problems(catalogue: tuple[Weakening, ...] = CATALOGUE) -> list[str]:
+    """What is wrong with the catalogue itself (empty when it is well formed)."""
+    found = entry_problems([w.id for w in catalogue])
     for w in catalogue:
-        if w.id in seen:
-            found.append(f"{w.id}: duplicate id")
-        seen.add(w.id)
-        if not re.fullmatch(r"[a-z_]+/[a-z0-9_]+", w.id):
-            found.append(f"{w.id}: id must be <tool>/<snake_case>")
         if w.kind not in KINDS:
             found.append(f"{w.id}: unknown kind {w.kind!r} (known: {', '.join(KINDS)})")
         if w.base not in BASES:

@@ -24,12 +24,14 @@ two to the same answer. The outcome is one of:
 
 from __future__ import annotations
 
+import difflib
 import json
 import multiprocessing
 import os
 import pkgutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +76,26 @@ class Outcome:
         return f"{self.status}: {shown}{more}" if self.evidence else self.status
 
 
+def parse_commands(text: str) -> tuple[str, ...]:
+    """``check,lint`` as the commands to run; a ValueError naming the unknown ones."""
+    commands = tuple(c for c in text.split(",") if c)
+    unknown = sorted(set(commands) - set(COMMANDS))
+    if unknown or not commands:
+        raise ValueError(f"--commands: unknown {', '.join(unknown) or 'none given'} (known: {', '.join(COMMANDS)})")
+    return commands
+
+
+def unknown_weakening(wanted: list[str], known: Iterable[str], hint: str) -> str | None:
+    """The error for the first of ``wanted`` that no weakening has as its id, with the closest
+    ids; None when all are known."""
+    ids = list(known)
+    for id_ in wanted:
+        if id_ not in ids:
+            close = difflib.get_close_matches(id_, ids, n=3)
+            return f"--only: no weakening {id_!r}" + (f" (did you mean {', '.join(close)}?)" if close else f" ({hint})")
+    return None
+
+
 def arguments(command: str, tool: str, report: Path, fuzz_examples: int = FUZZ_EXAMPLES) -> list[str]:
     if command == "check":
         return ["check", "--tool", tool, "--no-progress", "--json", str(report)]
@@ -86,15 +108,16 @@ def arguments(command: str, tool: str, report: Path, fuzz_examples: int = FUZZ_E
 
 
 def run(command: str, scratch: Scratch, *, fuzz_examples: int = FUZZ_EXAMPLES, timeout: float = 600,
-        mode: str = "fork") -> Outcome:
+        mode: str = "fork", extra: tuple[str, ...] = ()) -> Outcome:
     """Run ``command`` on the scratch copy and classify what it said (``mode``: ``fork`` from the
-    fork server, or ``exec`` a new ``python -m harness``)."""
+    fork server, or ``exec`` a new ``python -m harness``; ``extra``: more options for the
+    command, such as ``--max-mutants N`` for check)."""
     state = scratch.root / ".contract-harness"
     state.mkdir(parents=True, exist_ok=True)
     report = state / f"weakening-{command}.json"
     report.unlink(missing_ok=True)
     env = {**os.environ, "CI": "1", "NO_COLOR": "1", "COLUMNS": "160"}
-    argv = arguments(command, scratch.tool, report, fuzz_examples)
+    argv = [*arguments(command, scratch.tool, report, fuzz_examples), *extra]
     out, err = state / f"weakening-{command}.stdout", state / f"weakening-{command}.stderr"
     if mode == "exec":
         try:

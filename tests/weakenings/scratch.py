@@ -11,7 +11,9 @@ two differences from the original, both needed to measure the contract checks th
 - an adapter that lives in this repository's package (``harness.demo.adapters``) is copied to
   ``<tool>_adapter.py`` at the copy's root and the contract points there, so a weakening can
   edit the adapter's source without touching the installed package. The baseline copy has the
-  same relocation and checks clean (``tests/test_weakenings.py``).
+  same relocation and checks clean (``tests/test_weakenings.py``). A project that already keeps
+  its adapter at ``<tool>_adapter.py`` beside ``contracts/`` (``bench/unseen``) has it copied
+  as it is.
 
 The editing helpers refuse to edit what is not there (a key missing, a text not found once):
 when the demo contracts change under the catalogue, an entry fails loudly instead of measuring
@@ -123,4 +125,7 @@ def make_scratch(tool: str, destination: Path, source: Path = REPO) -> Scratch:
         # A line edit, not a YAML round trip: the baseline copy keeps every other byte.
         contract_file.write_text(text.replace(marker, f"adapter: {scratch.adapter_path.stem}:"), encoding="utf-8")
         shutil.copyfile(REPO / "harness" / "demo" / "adapters.py", scratch.adapter_path)
+    elif (source / scratch.adapter_path.name).is_file():
+        # A project keeping the adapter beside contracts/ as <tool>_adapter.py (the unseen set).
+        shutil.copyfile(source / scratch.adapter_path.name, scratch.adapter_path)
     return scratch

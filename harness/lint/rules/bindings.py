@@ -4,8 +4,8 @@ windows."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import timedelta
 
+from harness.contract.records import MAX_AGE_CEILING, MAX_FUTURE_SKEW_CEILING
 from harness.lint.echoes import declared_arguments, echoes
 from harness.lint.registry import RULES, Hit, Severity, Target
 from harness.lint.scopes import ContractScope
@@ -48,12 +48,6 @@ def unbound_echo(scope: ContractScope) -> Iterator[Hit]:
                   fix=f"add to bindings: - {{name: {echo.argument}, result: {echo.result}, request: {request}}}")
 
 
-#: Ceilings of a freshness window, past which a window is more likely a mistake than a choice.
-#: A result older than a week is history, not status (weekly is the slowest cadence of the
-#: builds, reviews and deployments an agent acts on); hosts synchronised with NTP disagree by
-#: well under a second, and five minutes is the skew Kerberos tolerates by default.
-MAX_AGE_CEILING = timedelta(days=7)
-MAX_FUTURE_SKEW_CEILING = timedelta(minutes=5)
 
 
 @RULES.rule(
