@@ -49,7 +49,7 @@ class Listening:
 def listening(project: Path, *options: str, server: list[str] = TEST_SERVER) -> Iterator[Listening]:
     process = subprocess.Popen(
         [CONTRACT_HARNESS, "guard", "--listen", "127.0.0.1:0", "--audit", str(project / "audit.jsonl"), *options,
-         "--", *server], cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+         *(["--", *server] if server else [])], cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stderr = bytearray()
     found: list[str] = []
     ready = threading.Event()

@@ -80,6 +80,20 @@ def register(sub: Any) -> None:
         "of the server's) instead of stdio; each client session gets its own server process (port 0: any "
         "free port, printed on stderr)",
     )
+    p.add_argument(
+        "--url",
+        metavar="URL",
+        help="guard the remote MCP server at URL (Streamable HTTP) instead of starting -- COMMAND",
+    )
+    p.add_argument(
+        "--header",
+        dest="headers",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="a header sent to --url (repeatable); values may hold ${NAME} references, filled from the "
+        "environment and redacted from every output; a credential's value must be one",
+    )
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND [ARGS...]")
     p.set_defaults(run=run)
 
@@ -122,9 +136,14 @@ def run(args: argparse.Namespace) -> int:
     command = list(args.command)
     if command and command[0] == "--":
         command = command[1:]
-    if not command:
-        raise UsageError("no server command: contract-harness guard [OPTIONS] -- COMMAND [ARGS...]",
+    if args.url is not None and command:
+        raise UsageError("--url and a server COMMAND exclude each other: the guard fronts one server",
                          code="guard.no_command")
+    if args.url is None and not command:
+        raise UsageError("no server command: contract-harness guard [OPTIONS] -- COMMAND [ARGS...] (or --url URL "
+                         "for a remote server)", code="guard.no_command")
+    if args.headers and args.url is None:
+        raise UsageError("--header is sent to a remote server: give --url URL", code="usage.invalid")
     timeout = DEFAULT_TIMEOUT_S if args.timeout is None else args.timeout
     if not timeout > 0:
         raise UsageError(f"--timeout must be greater than 0, not {args.timeout:g}")
@@ -147,18 +166,26 @@ def run(args: argparse.Namespace) -> int:
     from harness.cli._common import load_contracts
     from harness.contract import demo_root
     from harness.drift.process import resolve_program
-    from harness.drift.template import upstream_redactor
+    from harness.drift.template import Environment, upstream_redactor
     from harness.guard.policy import Guard, GuardAudit
-    from harness.guard.stdio import log_line, run_http, run_proxy
+    from harness.guard.stdio import log_line, process_server, run_http, run_proxy
 
     if args.demo and args.contracts:
         raise UsageError("--demo and --contracts exclude each other")
     paths = [str(demo_root() / "contracts")] if args.demo else args.contracts or _nearest_contracts()
     contracts = load_contracts(paths, args.tool)
-    resolve_program(command[0], Path.cwd(), "guard COMMAND")  # a missing server is a start-up error
+    env = Environment(os.environ)
+    headers = _headers(args.headers, env)
+    if command:
+        resolve_program(command[0], Path.cwd(), "guard COMMAND")  # a missing server is a start-up error
     # The one redaction point (harness.redaction) for the audit file and the diagnostics: the
-    # values of the ${ENV} variables the contracts' upstreams use (a token sent as _meta).
-    redactor = upstream_redactor(contracts, os.environ)
+    # values of the ${ENV} variables the contracts' upstreams use (a token sent as _meta), and
+    # those the --header values read.
+    redactor = upstream_redactor(contracts, {**os.environ})
+    if env.secrets:
+        from harness.redaction import Redactor
+
+        redactor = Redactor({**{n: os.environ[n] for n in redactor.names}, **env.secrets})
 
     def log(message: str) -> None:
         log_line(redactor.text(message))
@@ -185,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
             name if name == t.contract.tool else f"{name} (contract {t.contract.tool})"
             for name, t in sorted(guard.tools.items())
         )
-        log(f"guarding {len(guard.tools)} tool(s) of `{' '.join(command)}`: {listed}"
+        what = f"the server at {args.url}" if args.url else f"`{' '.join(command)}`"
+        log(f"guarding {len(guard.tools)} tool(s) of {what}: {listed}"
             + (f"; audit: {args.audit}" if args.audit else ""))
         if args.allow_unguarded:
             log("WARNING: --allow-unguarded: tools without a contract pass through UNCHECKED; "
@@ -199,9 +227,51 @@ def run(args: argparse.Namespace) -> int:
             if tool.max_message_bytes > cap:
                 log(f"{name}: max_message_bytes={tool.max_message_bytes} is above --max-message-bytes={cap}, "
                     "which applies")
+        if args.url is not None:
+            make_server = remote_server(args.url, headers, guard, cap, log)
+        else:
+            make_server = process_server(command, cap)
         if listen is not None:
-            return run_http(guard, command, *listen, max_message_bytes=cap, log=log)
-        return run_proxy(guard, command, max_message_bytes=cap, log=log)
+            return run_http(guard, make_server, *listen, max_message_bytes=cap, log=log)
+        return run_proxy(guard, make_server, max_message_bytes=cap, log=log,
+                         what="the session" if args.url else "the server")
     finally:
         if audit is not None:
             audit.close()
+
+
+def _headers(entries: list[str], env: Any) -> dict[str, str]:
+    """``--header 'Name: value'`` entries, their ``${NAME}`` references filled from ``env``."""
+    from harness.drift.http import SECRET_HEADER
+    from harness.drift.template import fill_env
+
+    out: dict[str, str] = {}
+    for entry in entries:
+        name, colon, value = entry.partition(":")
+        name, value = name.strip(), value.strip()
+        if not colon or not name or any(c in name for c in " \t\r\n") or any(c in value for c in "\r\n\0"):
+            raise UsageError(f"--header {name or entry!r} must look like 'Name: value', e.g. "
+                             "'Authorization: Bearer ${TOKEN}'", code="usage.invalid")
+        if SECRET_HEADER.search(name) and "${" not in value:
+            raise UsageError(
+                f"--header {name!r} carries a credential, so its value must be an ${{ENV}} reference (e.g. "
+                f"'{name}: Bearer ${{TOKEN}}', quoted so the shell keeps it): a client's configuration is no place "
+                "for a secret", code="upstream.literal_secret")
+        out[name] = fill_env(value, env, f"--header {name}")
+    return out
+
+
+def remote_server(url: str, headers: dict[str, str], guard: Any, cap: int, log: Any) -> Any:
+    """Server ends that are a new session with the remote server at ``url`` each."""
+    from urllib.parse import urlsplit
+
+    from harness.guard.remote import RemoteServer
+
+    if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
+        raise UsageError(f"--url {url!r} is not an http(s) URL", code="usage.invalid")
+    timeout = max([guard.request_timeout_s, *(t.timeout_s for t in guard.tools.values())])
+
+    async def make() -> Any:
+        return RemoteServer(url, headers=headers, cap=cap, timeout_s=timeout, log=log)
+
+    return make

@@ -180,6 +180,16 @@ def _kind(value: dict[str, Any]) -> str:
     return kind
 
 
+@dataclass(frozen=True, slots=True)
+class Unreachable:
+    """Not a message: the server end could not deliver the request with this id (a remote
+    server that refused the connection, timed out, answered with an HTTP error). ``reason`` is
+    the transport's one line, never the server's text."""
+
+    id: Any
+    reason: str
+
+
 def error_line(ident: Any, code: int, message: str) -> dict[str, Any]:
     """A JSON-RPC error the guard writes, with its own text."""
     return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}

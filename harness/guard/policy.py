@@ -31,7 +31,7 @@ from harness.boundary.audit import AuditRecord, JsonlAuditSink, RawStore
 from harness.boundary.pipeline import Boundary, Verdict
 from harness.codes import TRANSPORT_FRAME, TRANSPORT_UNAVAILABLE, AgentCode
 from harness.contract import Contract, Upstream, discover, load_contract
-from harness.drift.frame import AUTO, STRUCTURED, TEXT, default_max_message_bytes, read_call_line
+from harness.drift.frame import AUTO, STRUCTURED, TEXT, TEXT_STRING, default_max_message_bytes, read_call_line
 from harness.drift.kinds import Config, Fetched
 from harness.drift.template import Environment, Template, template_values
 from harness.errors import ContractError, InvalidRequest, UsageError, closest, did_you_mean
@@ -417,7 +417,7 @@ def _guarded_tool(
         for _, template in meta:
             env.require(template)
         declared = cfg.data.get("result")
-        result = declared if declared in (STRUCTURED, TEXT) else AUTO
+        result = declared if declared in (STRUCTURED, TEXT, TEXT_STRING) else AUTO
         timeout = cfg.number("timeout_s", timeout_s)
         message_cap = cfg.data.get("max_message_bytes")
         input_required = cfg.data.get("input_required") == "allowed"

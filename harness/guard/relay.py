@@ -49,6 +49,7 @@ from harness.guard.messages import (
     KNOWN_PROTOCOL_VERSIONS,
     Malformed,
     Message,
+    Unreachable,
     classify,
     error_line,
     id_key,
@@ -112,8 +113,9 @@ class ServerEndpoint(Protocol):
     Streamable HTTP. Every message it yields is as it came off the wire (a line, a JSON body,
     one event's data), never re-serialised."""
 
-    def messages(self) -> AsyncIterator[bytes | Oversized]:
-        """What the server sends, in order, until it is gone."""
+    def messages(self) -> AsyncIterator[bytes | Oversized | Unreachable]:
+        """What the server sends, in order, until it is gone (and where a request could not be
+        delivered, an :class:`Unreachable` for it)."""
         ...
 
     async def send(self, message: bytes) -> bool:
@@ -333,8 +335,11 @@ class Relay:
             if valid_id(ident):
                 await self._error(ident, -32603, "contract-harness guard: internal error")
 
-    async def _server_line(self, item: bytes | Oversized) -> None:
+    async def _server_line(self, item: bytes | Oversized | Unreachable) -> None:
         try:
+            if isinstance(item, Unreachable):
+                await self._unreachable(item)
+                return
             await self._from_server(item)
         except Exception as exc:
             self.log(f"internal error on a server message ({type(exc).__name__}): dropped")
@@ -736,6 +741,20 @@ class Relay:
                      f"{verdict.layer}: {verdict.code}{where}: {verdict.message}")
         if self.on_verdict is not None and pending.token is not None:
             self.on_verdict(pending.token, verdict)
+
+    async def _unreachable(self, item: Unreachable) -> None:
+        """A request the server end could not deliver: answered now, not at its deadline."""
+        pending = self._pending.get(_key(item.id)) if valid_id(item.id) else None
+        if pending is None:
+            return
+        self._finish(pending)
+        self._end(pending)
+        why = f"the server could not be reached: {item.reason}"
+        if pending.tool is not None:
+            await self._deliver(pending, pending.tool.unavailable(why, pending.request), "unreachable")
+        else:
+            self.log(f"{pending.method} (JSON-RPC id {_shown(pending.ident)}): {why}")
+            await self._error(pending.ident, -32603, "contract-harness guard: the server could not be reached")
 
     async def _oversized(self, item: Oversized) -> None:
         ident = recover_id(item.head, item.tail)

@@ -36,7 +36,7 @@ from harness.boundary.pipeline import Verdict
 from harness.drift.mcp import _for_session as session_message
 from harness.drift.process import StderrTail, stop
 from harness.guard.policy import DEFAULT_MAX_MESSAGE_BYTES, Guard
-from harness.guard.relay import CALL_TOKEN_META, Relay
+from harness.guard.relay import CALL_TOKEN_META, Relay, ServerEndpoint
 from harness.guard.stdio import ProcessServer, start_server
 
 logger = logging.getLogger("harness.guard")
@@ -136,9 +136,47 @@ async def guarded_stdio_client(
     and roots callbacks, client info, ...). Diagnostics go to the ``harness.guard`` logger."""
     stderr = StderrTail()
     process: Process = await start_server(command, stderr=subprocess.PIPE, cwd=Path(cwd) if cwd is not None else None)
+    server = ProcessServer(process, cap=max_message_bytes, stderr=stderr.feed)
+    try:
+        async with _guarded(guard, server, max_message_bytes, stderr, session_options) as session:
+            yield session
+    finally:
+        await stop(process)
+
+
+@asynccontextmanager
+async def guarded_http_client(
+    guard: Guard,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    timeout_s: float | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    **session_options: Any,
+) -> AsyncIterator[GuardedSession]:
+    """The remote server at ``url`` (Streamable HTTP) behind ``guard``: a :class:`GuardedSession`
+    (not yet initialized) whose every message to and from the server passes the same relay as
+    ``contract-harness guard --url``. ``headers`` are sent as given (a bearer token: read it from
+    the environment, never write it here); ``timeout_s`` bounds each HTTP read (default: the
+    longest of the guard's timeouts)."""
+    from harness.guard.remote import RemoteServer
+
+    timeout = timeout_s or max([guard.request_timeout_s, *(t.timeout_s for t in guard.tools.values())])
+    server = RemoteServer(url, headers=dict(headers or {}), cap=max_message_bytes, timeout_s=timeout,
+                          log=logger.warning)
+    try:
+        async with _guarded(guard, server, max_message_bytes, StderrTail(), session_options) as session:
+            yield session
+    finally:
+        await server.stop()
+
+
+@asynccontextmanager
+async def _guarded(
+    guard: Guard, server: ServerEndpoint, max_message_bytes: int, stderr: StderrTail, session_options: dict[str, Any]
+) -> AsyncIterator[GuardedSession]:
     verdicts: dict[str, Verdict] = {}
     endpoint = _SessionEndpoint()
-    server = ProcessServer(process, cap=max_message_bytes, stderr=stderr.feed)
     relay = Relay(
         guard, server, endpoint, max_message_bytes=max_message_bytes, log=logger.warning,
         on_verdict=verdicts.__setitem__,
@@ -156,6 +194,6 @@ async def guarded_stdio_client(
             async with ClientSession(endpoint.session_read, endpoint.session_write, **session_options) as session:
                 yield GuardedSession(session, verdicts, stderr)
             endpoint.close_client()
+            await relay.stop()
     finally:
         endpoint.close()
-        await stop(process)

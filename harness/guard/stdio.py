@@ -13,7 +13,7 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import IO, Any
@@ -24,7 +24,7 @@ from anyio.abc import Process
 from harness.drift import process as proc
 from harness.guard.lines import LineSplitter, Oversized
 from harness.guard.policy import Guard
-from harness.guard.relay import Relay
+from harness.guard.relay import Relay, ServerEndpoint
 
 _CHUNK = 1 << 16
 
@@ -209,11 +209,24 @@ class ProcessServer:
         return self.process.returncode
 
 
-async def serve(guard: Guard, argv: Sequence[str], *, max_message_bytes: int, log: Callable[[str], None]) -> int:
+#: Makes the relay's server end: a process from ``-- COMMAND``, or a remote session (``--url``).
+MakeServer = Callable[[], Awaitable[ServerEndpoint]]
+
+
+def process_server(argv: Sequence[str], max_message_bytes: int) -> MakeServer:
+    """Server ends that are a new process of ``argv`` each."""
+
+    async def make() -> ServerEndpoint:
+        return ProcessServer(await start_server(argv), cap=max_message_bytes)
+
+    return make
+
+
+async def serve(guard: Guard, make_server: MakeServer, *, max_message_bytes: int, log: Callable[[str], None],
+                what: str = "the server") -> int:
     """Relay between stdin/stdout and the server until one side is gone; the exit status."""
-    process = await start_server(argv)
+    server = await make_server()
     endpoint = await StdioEndpoint().open()
-    server = ProcessServer(process, cap=max_message_bytes)
     relay = Relay(guard, server, endpoint, max_message_bytes=max_message_bytes, log=log)
     try:
         async with anyio.create_task_group() as group:
@@ -221,7 +234,7 @@ async def serve(guard: Guard, argv: Sequence[str], *, max_message_bytes: int, lo
             async def on_signal() -> None:
                 with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as signals:
                     async for number in signals:
-                        log(f"{signal.Signals(number).name}: stopping the server")
+                        log(f"{signal.Signals(number).name}: stopping {what}")
                         await relay.stop()
                         return
 
@@ -230,7 +243,7 @@ async def serve(guard: Guard, argv: Sequence[str], *, max_message_bytes: int, lo
             group.cancel_scope.cancel()
     finally:
         await endpoint.aclose()
-        await proc.stop(process)
+        await server.stop()
     if status is None:
         return 0
     if status < 0:
@@ -241,22 +254,21 @@ async def serve(guard: Guard, argv: Sequence[str], *, max_message_bytes: int, lo
 
 
 def run_proxy(
-    guard: Guard, argv: Sequence[str], *, max_message_bytes: int, log: Callable[[str], None] = log_line
+    guard: Guard, make_server: MakeServer, *, max_message_bytes: int, log: Callable[[str], None] = log_line,
+    what: str = "the server",
 ) -> int:
-    """Blocking entry point for the CLI."""
-    return anyio.run(lambda: serve(guard, argv, max_message_bytes=max_message_bytes, log=log), backend="asyncio")
+    """Blocking entry point for the CLI: the client on stdio."""
+    return anyio.run(lambda: serve(guard, make_server, max_message_bytes=max_message_bytes, log=log, what=what),
+                     backend="asyncio")
 
 
 def run_http(
-    guard: Guard, argv: Sequence[str], host: str, port: int, *, max_message_bytes: int,
+    guard: Guard, make_server: MakeServer, host: str, port: int, *, max_message_bytes: int,
     log: Callable[[str], None] = log_line,
 ) -> int:
-    """Blocking entry point for ``guard --listen``: a Streamable HTTP endpoint, one server
-    process per client session."""
+    """Blocking entry point for ``guard --listen``: a Streamable HTTP endpoint, one server end
+    per client session."""
     from harness.guard.http import HttpGuard, serve_http
-
-    async def make_server() -> ProcessServer:
-        return ProcessServer(await start_server(argv), cap=max_message_bytes)
 
     app = HttpGuard(guard, make_server, max_message_bytes=max_message_bytes, log=log)
 
