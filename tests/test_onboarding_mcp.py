@@ -419,6 +419,17 @@ def test_import_keeps_the_harness_state_out_of_git_as_init_does(tmp_path: Path, 
     assert (project / ".gitignore").read_text() == "node_modules/\n/.contract-harness/\n"
 
 
+def test_import_records_the_versions_it_writes_so_the_versions_check_passes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    assert main(["import", "mcp", "--into", str(project), "--from", str(saved(tmp_path))]) == 0
+    assert "recorded v1 in contracts/lookup/schemas.lock" in capsys.readouterr().out
+    assert (project / "contracts/lookup/schemas.lock").read_text().splitlines()[-1].startswith("v1 ")
+    assert main(["lock", "--check", str(project / "contracts")]) == 0
+
+
 def test_a_variable_named_in_the_command_line_is_filled_in_and_recorded_as_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -144,3 +144,21 @@ def load_contracts(paths: list[str], tools: list[str] | None, demo: bool = False
 
     contracts = [load_checked(d, locks) for d in directories]
     return [c for c in contracts if c.tool in selected]
+
+
+def record_versions(written: Any) -> list[str]:
+    """Record each written tool's schema versions in its ``schemas.lock`` (``init`` and
+    ``import``), so that a pull request adding the contract passes the versions check; one line
+    per tool for the summary. Until the lock is committed the record is a draft: editing the
+    schema and running ``lock`` records it again."""
+    import harness.lock as lock
+    from harness.contract import load_contract
+
+    out = []
+    for tool in written.tools:
+        contract = load_contract(tool.directory)
+        recorded = lock.update(contract)
+        if recorded:
+            versions = ", ".join(f"v{v}" for v in recorded)
+            out.append(f"recorded {versions} in {lock.lock_path(contract).relative_to(written.root)}")
+    return out

@@ -134,6 +134,7 @@ def _into(value: str | None) -> Path:
 
 
 def _print(imported: Imported, source: str) -> None:
+    from harness.cli._common import record_versions
     from harness.onboarding.summary import lines, next_steps, review_lines
     from harness.project import ensure_git_entries
 
@@ -141,8 +142,9 @@ def _print(imported: Imported, source: str) -> None:
     skipped = [f"  skipped tool {s.name!r}: {s.reason}" for s in imported.skipped]
     # As init does: the harness's state stays out of commits, fixtures are kept byte-exact.
     git = [f"added to {entry}" for entry in ensure_git_entries(written.root)]
-    for line in [*lines(written, source=source), *skipped, *git, *review_lines(imported.reviews, written.root),
-                 *next_steps(written)]:
+    locked = record_versions(written)  # as init does: a pull request adding them passes the versions check
+    for line in [*lines(written, source=source), *skipped, *git, *locked,
+                 *review_lines(imported.reviews, written.root), *next_steps(written)]:
         print(line)
 
 

@@ -30,8 +30,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import harness.lock as lock
-    from harness.contract import load_contract
+    from harness.cli._common import record_versions
     from harness.onboarding import init_tool, review  # only when run: keeps every CLI start fast
     from harness.onboarding.summary import lines, next_steps, review_lines
     from harness.project import ensure_git_entries, find_root
@@ -40,13 +39,7 @@ def run(args: argparse.Namespace) -> int:
     written = init_tool(args.tool, into)
     reviews = [review(t, compat=False) for t in written.tools]
     git = [f"added to {entry}" for entry in ensure_git_entries(written.root)]
-    # v1 recorded as scaffolded: a pull request adding the contract passes the versions check.
-    # Until schemas.lock is committed the record is a draft: edit v1, then `lock` records it again.
-    locked = []
-    for tool in written.tools:
-        contract = load_contract(tool.directory)
-        if lock.update(contract):
-            locked.append(f"recorded v1 in {lock.lock_path(contract).relative_to(written.root)}")
+    locked = record_versions(written)
     steps = next_steps(written)
     if steps:
         steps.append("      contract-harness lock   (once v1 says what your tool sends: records it again; "
