@@ -251,8 +251,11 @@ class NearMiss:
         return CaseExpectation(False, m.layers, m.code, None, None, m.absorbable)
 
 
-def mutation_context(contract: Contract, version: int, bound: Bound) -> MutationContext:
-    """A :class:`MutationContext` over a generated document, as if it were a fixture."""
+def mutation_context(
+    contract: Contract, version: int, bound: Bound, corpus: tuple[Any, ...] = ()
+) -> MutationContext:
+    """A :class:`MutationContext` over a generated document, as if it were a fixture; ``corpus``:
+    the accepted fixtures' contract objects, what the contract's fields hold by design."""
     return MutationContext(
         contract=contract,
         version=version,
@@ -263,6 +266,7 @@ def mutation_context(contract: Contract, version: int, bound: Bound) -> Mutation
         schema=contract.schema(version),
         now=bound.now,
         request=contract.normalise_request(bound.request),
+        corpus=(bound.document, *corpus) if corpus else (),
     )
 
 
@@ -275,13 +279,15 @@ class Mutating:
     registry: OperatorRegistry
     operators: frozenset[str] | None
     max_mutants: int | None = DEFAULT_MAX_MUTANTS
+    #: The accepted fixtures' contract objects (:func:`harness.fuzz.vendor.accepted_objects`).
+    corpus: tuple[Any, ...] = ()
 
 
 @st.composite
 def _near_miss(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.SearchStrategy[Bound],
                plan: Mutating) -> NearMiss:
     source = draw(bound)
-    ctx = mutation_context(plan.contract, plan.version, source)
+    ctx = mutation_context(plan.contract, plan.version, source, plan.corpus)
     groups = {op.name: list(op(ctx)) for op in plan.registry
               if plan.operators is None or op.name in plan.operators}
     names = [name for name, mutants in groups.items() if mutants]
@@ -314,7 +320,7 @@ def near_miss_set(plan: Mutating, source: Bound, operators: Sequence[str] | None
     """Every mutant of one bound document (up to ``plan.max_mutants``), or those of
     ``operators`` (deterministic: a saved document's mutants are derived again when it is
     replayed)."""
-    ctx = mutation_context(plan.contract, plan.version, source)
+    ctx = mutation_context(plan.contract, plan.version, source, plan.corpus)
     if operators is not None:
         return NearMisses(source, _kept_misses(plan, ctx, source, operators), tuple(operators))
     mutants = plan.registry.generate(ctx, plan.max_mutants, plan.operators)
@@ -359,7 +365,7 @@ _START = st.integers(0, 2**16 - 1)
 def _sampled_near_miss_sets(draw: Callable[[st.SearchStrategy[Any]], Any], bound: st.SearchStrategy[Bound],
                             plan: Mutating, names: tuple[str, ...], operators: int) -> NearMisses:
     source = draw(bound)
-    ctx = mutation_context(plan.contract, plan.version, source)
+    ctx = mutation_context(plan.contract, plan.version, source, plan.corpus)
     # Which operators have a mutant for this document (each asked for its first only), then
     # ``operators`` of them in a row from a drawn one, round the list: each operator that
     # applies is as likely to be checked as any other, and only those are run in full (running
@@ -385,6 +391,7 @@ def near_miss_sets(
     max_mutants: int | None = DEFAULT_MAX_MUTANTS,
     bound: st.SearchStrategy[Bound] | None = None,
     per_document: int | None = None,
+    corpus: tuple[Any, ...] = (),
 ) -> st.SearchStrategy[NearMisses]:
     """Like :func:`near_misses`, but several mutants of each document.
 
@@ -393,10 +400,11 @@ def near_miss_sets(
     failure shrinks the document alone. With ``per_document`` (``rejects_near_misses`` uses
     :data:`NEAR_MISS_OPERATORS`), the mutants of that many operators only, drawn by hypothesis
     (so a failure shrinks the choice too, and a saved run replays it), at most
-    :data:`NEAR_MISSES_PER_DOCUMENT` of them.
+    :data:`NEAR_MISSES_PER_DOCUMENT` of them. ``corpus``: the accepted fixtures' contract
+    objects (what the fields hold by design, as check's near misses are told).
     """
     target, version, source = _mutation_source(contract, version, now, stats, bound)
-    plan = Mutating(target, version, registry, operators, max_mutants)
+    plan = Mutating(target, version, registry, operators, max_mutants, corpus)
     if per_document is None:
         return _near_miss_sets(source, plan)
     names = tuple(op.name for op in registry if operators is None or op.name in operators)

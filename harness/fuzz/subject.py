@@ -58,10 +58,18 @@ class Subject:
         self.view_pointers = frozenset(f.pointer for f in contract.agent_view)
         self.names = canaries.schema_names(contract.document(self.version), contract.vendor_document())
         self.known_values, self.known_members = vendor.known_values(contract)
+        self._accepted: tuple[Any, ...] | None = None
 
     @property
     def tool(self) -> str:
         return self.contract.tool
+
+    @property
+    def accepted_objects(self) -> tuple[Any, ...]:
+        """The accepted fixtures' contract objects (read on first use)."""
+        if self._accepted is None:
+            self._accepted = vendor.accepted_objects(self.contract)
+        return self._accepted
 
     @property
     def has_adapter(self) -> bool:
@@ -92,13 +100,14 @@ class Subject:
         :data:`~harness.fuzz.strategies.NEAR_MISS_OPERATORS` drawn operators."""
         return self._cached("near-sets", lambda: fs.near_miss_sets(
             self.objects_contract, self.version, registry=self.registry, bound=self.bound_documents(),
-            per_document=fs.NEAR_MISS_OPERATORS))
+            per_document=fs.NEAR_MISS_OPERATORS, corpus=self.accepted_objects))
 
     def near_misses_of(self, source: Bound, operators: Sequence[str] | None = None) -> NearMisses:
         """The mutants of one bound document by ``operators`` (as :meth:`near_miss_sets` drew
         them), or every operator's."""
         cap = DEFAULT_MAX_MUTANTS if operators is None else fs.NEAR_MISSES_PER_DOCUMENT
-        return fs.near_miss_set(fs.Mutating(self.objects_contract, self.version, self.registry, None, cap),
+        return fs.near_miss_set(fs.Mutating(self.objects_contract, self.version, self.registry, None, cap,
+                                            self.accepted_objects),
                                 source, operators)
 
     def vendor_documents(self) -> st.SearchStrategy[Bound]:

@@ -46,6 +46,27 @@ def _accepted_documents(contract: Contract) -> list[Any]:
     return documents
 
 
+def accepted_objects(contract: Contract) -> tuple[Any, ...]:
+    """The contract objects of the accepted upstream fixtures (for a tool with an adapter, the
+    adapter's output for each): what the contract's fields hold by design, which a near miss of
+    a generated document is told as check tells a fixture's (a field an accepted fixture holds
+    null is nullable on purpose)."""
+    documents = _accepted_documents(contract)
+    adapter = contract.adapter_function() if contract.adapter is not None else None
+    if adapter is None:
+        return tuple(documents)
+    from types import MappingProxyType
+
+    request = MappingProxyType(dict(contract.normalise_request(None)))
+    out = []
+    for document in documents:
+        try:
+            out.append(adapter(json.loads(dumps(document)), request))
+        except Exception:  # an adapter that refuses a fixture: check reports that, not fuzz
+            continue
+    return tuple(out)
+
+
 def known_values(contract: Contract) -> tuple[dict[str, list[Any]], dict[str, list[str]]]:
     """What the contract's accepted upstream fixtures show and a schema does not state: the
     scalar values at each pointer (``"status": "in_progress"``), to seed generated documents

@@ -387,8 +387,8 @@ def append_free_text(ctx: MutationContext) -> Iterator[Mutant]:
             if not isinstance(value, str) or not value or not any(ctx.keyword_values(where, k) for k in PINS):
                 continue
             text = _text_for(ctx, where, f"{value} ")
-            if text == value or not text.startswith(value + " "):
-                continue
+            if text != f"{value} {INSTRUCTION}":
+                continue  # no room for the whole instruction after the value: its maxLength pins it
             if ctx.schema_layer_accepts(replace_at(ctx.document, split(where), _text_for(ctx, where))):
                 continue  # the free text alone gets through: text_outside_pin says so
             yield Mutant(
