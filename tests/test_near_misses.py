@@ -557,7 +557,7 @@ def test_free_text_is_appended_only_where_the_whole_instruction_fits(
                     "note": {"type": "string", "pattern": "^[a-z][a-z ]{0,29}$", "maxLength": 30}})
     contract = {**counter_contract(), "agent_view": {"queue": "/queue", "note": "/note"}}
     fixtures = {"long": {"queue": "builds", "note": "waits on the nightly release"}}
-    code, report, out = check(project(tmp_path, contract, {"v1": notes}, fixtures), capsys)
+    _code, report, out = check(project(tmp_path, contract, {"v1": notes}, fixtures), capsys)
     assert "/note" not in {c["pointer"] for c in cases_of(report, "append_free_text")}, out
 
 
