@@ -9,7 +9,7 @@ from typing import Any
 def lazy_exports(package: str, exports: dict[str, str], scope: dict[str, Any]) -> Callable[[str], Any]:
     """A package's ``__getattr__``: each name of ``exports`` (name -> the module defining it)
     imported on first use and kept in the package's ``scope``, so importing the package costs
-    nothing until a name is needed (``harness``, ``harness.boundary``, ``harness.guard``)."""
+    nothing until a name is needed. Every package of the harness that loads names lazily uses it."""
 
     def __getattr__(name: str) -> Any:
         module = exports.get(name)

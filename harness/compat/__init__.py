@@ -21,8 +21,9 @@ generator load only when a comparison runs), so the CLI and the pytest plugin st
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness.compat.api import compare as compare
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from harness.compat.report import CompatReport as CompatReport
     from harness.compat.witness import Witness as Witness
 
-_WHERE = {
+_WHERE = {name: f"harness.compat.{module}" for name, module in {
     "compare": "api", "compare_schemas": "api", "consecutive_pairs": "api", "prepare_version": "api",
     "Assessed": "assess", "Assessment": "assess", "Contradiction": "assess",
     "DEFAULT_POLICY": "model", "Budget": "model", "Direction": "model", "Evidence": "model",
@@ -55,14 +56,9 @@ _WHERE = {
     "RULES": "registry", "Registry": "registry", "Rule": "registry",
     "Cell": "replay", "Row": "replay", "Check": "report", "CompatReport": "report",
     "Witness": "witness",
-}
+}.items()}
 
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'harness.compat' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"harness.compat.{_WHERE[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _WHERE, globals())

@@ -9,8 +9,9 @@ boundary depends on).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness.contract.load import (
@@ -79,8 +80,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness.contract' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(__name__, _WHERE, globals())

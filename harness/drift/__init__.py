@@ -10,9 +10,10 @@ The names load on first use: the guard and ``check`` use the light modules of th
 (``frame``, ``kinds``, ``template``, ``process``) without the runner and its diff (deepdiff).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from harness.drift.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY
+from harness.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness.drift.check import DriftCheck, DriftChecked, DriftNotCalled
@@ -58,15 +59,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness.drift' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 def __dir__() -> list[str]:

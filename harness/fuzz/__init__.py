@@ -17,11 +17,11 @@ hypothesis; the strategies and the runner load it on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from harness.fuzz.model import Finding, Observation, PropertyViolation
 from harness.fuzz.properties import PROPERTIES, Property, PropertyRegistry, fuzz_property
+from harness.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness.fuzz.canaries import Injected, with_canaries
@@ -98,7 +98,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'harness.fuzz' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY, globals())

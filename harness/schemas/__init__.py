@@ -17,8 +17,9 @@
 Generating documents from a schema is :mod:`harness.fuzz.generate`, which asks this package.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from harness.lazy import lazy_exports
 from harness.schemas.dialects import DIALECTS, DRAFT_2020_12, dialect_of
 from harness.schemas.document import Declared, Document, Node, Reference
 
@@ -45,11 +46,4 @@ __all__ = [
 _LAZY = dict.fromkeys(("Expanded", "Location", "Unmodelled", "as_schema", "expand"), "harness.schemas.resolve")
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'harness.schemas' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())
