@@ -48,7 +48,7 @@ GENERATORS = ("ours", "plain", "plain-lowered")
 _CHILD = r"""
 import json, sys, time
 from hypothesis import given, strategies as st
-from harness.boundary.schema import validator_for
+from harness.boundary.validator import validator_for
 from harness.fuzz.generate import GenerationStats, from_schema, lower, quiet_settings
 from hypothesis_jsonschema import from_schema as plain
 

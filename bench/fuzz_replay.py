@@ -88,7 +88,7 @@ _SCHEMA_CHILD = r"""
 import json, sys, time
 from hypothesis import given
 spec = json.loads(sys.argv[1])
-from harness.boundary.schema import validator_for
+from harness.boundary.validator import validator_for
 from harness.fuzz.generate import GenerationStats, from_schema, quiet_settings, time_budget, OutOfTime
 schema = json.loads(open(spec["schema"]).read())
 base = "file://" + spec["schema"]

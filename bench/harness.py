@@ -61,11 +61,11 @@ sys.path.append(_HERE)
 from _util import byte_compiled, parallel_ceiling, save, table  # noqa: E402
 
 from harness import Boundary, load_contract  # noqa: E402
-from harness.boundary.parse import strict_loads  # noqa: E402
 from harness.cases import cases_for  # noqa: E402
 from harness.cli import main as cli_main  # noqa: E402
 from harness.contract import discover  # noqa: E402
 from harness.errors import RejectedInput  # noqa: E402
+from harness.strict_json import strict_loads  # noqa: E402
 
 STATES = ["queued", "running", "failed", "succeeded"]
 

@@ -27,12 +27,12 @@ if TYPE_CHECKING:
         UpstreamError,
         Verdict,
         run_with_retry,
-        strict_loads,
         validator_for,
     )
     from harness.codes import AgentCode, Layer
     from harness.contract import Contract, load_contract
     from harness.errors import ContractError, HarnessError, InvalidRequest, RejectedInput, UsageError
+    from harness.strict_json import strict_loads
 
 
 __all__ = [
@@ -66,7 +66,8 @@ __all__ = [
 _EXPORTS = {
     **dict.fromkeys(("AuditRecord", "Boundary", "Diagnostic", "JsonlAuditSink", "MemoryAuditSink", "RawStore",
                      "RetryPolicy", "SchemaValidator", "SchemaViolation", "UpstreamError", "Verdict",
-                     "run_with_retry", "strict_loads", "validator_for"), "harness.boundary"),
+                     "run_with_retry", "validator_for"), "harness.boundary"),
+    "strict_loads": "harness.strict_json",
     **dict.fromkeys(("AgentCode", "Layer"), "harness.codes"),
     **dict.fromkeys(("Contract", "load_contract"), "harness.contract"),
     **dict.fromkeys(("ContractError", "HarnessError", "InvalidRequest", "RejectedInput", "UsageError"),

@@ -168,7 +168,7 @@ def verify(contract: Contract) -> None:
 def update(contract: Contract) -> list[int]:
     """Record the versions not yet in the lock file; refuse when a recorded one changed.
     Returns the versions added (the file is written atomically, only when something is)."""
-    from harness.boundary.audit import write_atomic
+    from harness.files import write_atomic
 
     verify(contract)
     recorded = read_lock(contract) or {}

@@ -250,7 +250,7 @@ def ensure_git_entries(root: Path) -> list[str]:
     """Append the :data:`GIT_ENTRIES` lines a project's ``.gitignore`` and ``.gitattributes``
     lack (creating the files if needed; nothing else in them changes). Returns what was added,
     as ``file: line``."""
-    from harness.boundary.audit import write_atomic
+    from harness.files import write_atomic
 
     added: list[str] = []
     for name, lines in GIT_ENTRIES.items():

@@ -129,7 +129,7 @@ def test_contract_is_immutable(demo) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_meta_schema_is_itself_valid_2020_12() -> None:
-    from harness.boundary.schema import validator_for
+    from harness.boundary.validator import validator_for
     from harness.contract import meta_schema
 
     assert validator_for(meta_schema()).dialect == "2020-12"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from harness.boundary.schema import validator_for
+from harness.boundary.validator import validator_for
 from harness.differential import ReferenceValidator
 from tests.helpers.paths import REPO
 

@@ -15,8 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness import load_contract
-from harness.boundary.parse import strict_loads
-from harness.boundary.schema import validator_for
+from harness.boundary.validator import validator_for
 from harness.cases import Case, CaseExpectation, cases_for
 from harness.codes import Layer
 from harness.contract import Contract
@@ -24,6 +23,7 @@ from harness.differential import ReferenceValidator
 from harness.engine import Engine
 from harness.errors import RejectedInput
 from harness.events import CaseFinished, RunFinished
+from harness.strict_json import strict_loads
 from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema, item
 from tests.helpers.paths import corpus
 

@@ -13,8 +13,9 @@ import pytest
 
 from harness.cases import cases_for
 from harness.engine import Engine
+from harness.events import Section
 from harness.reporting import dispatch
-from harness.reporting.html import HtmlReporter, Section, render
+from harness.reporting.html import HtmlReporter, render
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -16,8 +16,8 @@ import yaml
 
 from harness.cli import main
 from harness.lint import RULES, lint_paths
-from harness.lint.locate import json_lines
 from harness.lint.sarif import FINGERPRINT, SARIF_SCHEMA, SRCROOT, to_sarif
+from harness.locate import json_lines
 
 REPO = Path(__file__).resolve().parent.parent
 OPEN_SCHEMA = ('{\n  "type": "object",\n  "properties": {\n    "run_id": {"type": "string"},\n'

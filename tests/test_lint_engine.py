@@ -25,8 +25,8 @@ from harness.lint import (
     lint_paths,
     lint_schema,
 )
-from harness.lint.locate import json_lines, yaml_lines
 from harness.lint.reporters import render_json, render_text
+from harness.locate import json_lines, yaml_lines
 from tests.helpers.contracts import envelope_schema
 
 # --------------------------------------------------------------------------- registry

@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.boundary.transport import check_depth, read_limited
+from harness.boundary.transport import read_limited
 from harness.errors import RejectedInput
+from harness.strict_json import check_depth
 
 
 class CountingStream(io.RawIOBase):

@@ -11,10 +11,10 @@ from harness.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness.boundary.audit import AuditRecord, AuditSink, JsonlAuditSink, MemoryAuditSink, RawStore
-    from harness.boundary.parse import strict_loads
     from harness.boundary.pipeline import LAYERS, Boundary, Diagnostic, Verdict
     from harness.boundary.retry import RetryOutcome, RetryPolicy, UpstreamError, run_with_retry
-    from harness.boundary.schema import SchemaValidator, SchemaViolation, validator_for
+    from harness.boundary.validator import SchemaValidator, SchemaViolation, validator_for
+    from harness.strict_json import strict_loads
 
 __all__ = [
     "LAYERS",
@@ -41,10 +41,10 @@ __all__ = [
 _EXPORTS = {
     **dict.fromkeys(("AuditRecord", "AuditSink", "JsonlAuditSink", "MemoryAuditSink", "RawStore"),
                     "harness.boundary.audit"),
-    "strict_loads": "harness.boundary.parse",
+    "strict_loads": "harness.strict_json",
     **dict.fromkeys(("LAYERS", "Boundary", "Diagnostic", "Verdict"), "harness.boundary.pipeline"),
     **dict.fromkeys(("RetryOutcome", "RetryPolicy", "UpstreamError", "run_with_retry"), "harness.boundary.retry"),
-    **dict.fromkeys(("SchemaValidator", "SchemaViolation", "validator_for"), "harness.boundary.schema"),
+    **dict.fromkeys(("SchemaValidator", "SchemaViolation", "validator_for"), "harness.boundary.validator"),
 }
 
 

@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 from harness.files import OutputError, open_append, shown, write_atomic
 from harness.timeutil import format_rfc3339
 
-__all__ = ["AuditRecord", "AuditSink", "JsonlAuditSink", "MemoryAuditSink", "RawStore", "write_atomic"]
+__all__ = ["AuditRecord", "AuditSink", "JsonlAuditSink", "MemoryAuditSink", "RawStore"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ from __future__ import annotations
 from harness.boundary.base import Evaluation, Rejection
 from harness.errors import RejectedInput
 from harness.strict_json import parse_checked
-from harness.strict_json import strict_loads as strict_loads  # where the package has always had it
 
 
 def check(ev: Evaluation) -> Rejection | None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness.boundary.base import Evaluation, Rejection
-from harness.boundary.compiled import derive_view_schema as derive_view_schema  # where it was first
 from harness.boundary.compiled import view_validator
 from harness.codes import PROJECTION_MISSING_FIELD, PROJECTION_VIEW_INVALID
 from harness.pointer import MISSING, resolve

@@ -7,40 +7,8 @@ from __future__ import annotations
 
 import harness.boundary.compiled as compiled
 from harness.boundary.base import UNEXPLAINED, Evaluation, Rejection
-from harness.boundary.validator import (  # the schema layer's names, where the package found them first
-    DIALECTS as DIALECTS,
-)
-from harness.boundary.validator import (
-    DRAFT_2020_12 as DRAFT_2020_12,
-)
-from harness.boundary.validator import (
-    MASK as MASK,
-)
-from harness.boundary.validator import (
-    SchemaValidator as SchemaValidator,
-)
-from harness.boundary.validator import (
-    SchemaViolation as SchemaViolation,
-)
-from harness.boundary.validator import (
-    best_and_keyword,
-    to_rejection,
-)
-from harness.boundary.validator import (
-    dialect_of as dialect_of,
-)
-from harness.boundary.validator import (
-    validator_for as validator_for,
-)
-from harness.boundary.validator import (
-    violation_to_rejection as violation_to_rejection,
-)
+from harness.boundary.validator import best_and_keyword, to_rejection
 from harness.codes import SCHEMA_UNEXPLAINED
-
-__all__ = [
-    "DIALECTS", "DRAFT_2020_12", "MASK", "SchemaValidator", "SchemaViolation", "check", "dialect_of",
-    "validator_for", "violation_to_rejection",
-]
 
 _UNEXPLAINED_REJECTION = Rejection(SCHEMA_UNEXPLAINED, "the schema rejected the document (the reason was not asked "
                                                       "for: nothing shows it)")

@@ -19,8 +19,7 @@ from harness.codes import (
     TRANSPORT_READ_ERROR,
 )
 from harness.errors import RejectedInput
-from harness.strict_json import check_depth as check_depth  # the nesting check is the parser's
-from harness.strict_json import is_blank
+from harness.strict_json import check_depth, is_blank
 
 #: Upper bound a contract may set; the stdlib parser recurses once per level.
 HARD_MAX_DEPTH = 512

@@ -24,12 +24,9 @@ from harness.boundary.base import Rejection
 from harness.codes import schema_code
 from harness.errors import ContractError
 from harness.pointer import join, resolve
-from harness.schemas.dialects import DIALECTS, DRAFT_2020_12, SLOTS, Slot, dialect_of
+from harness.schemas.dialects import DIALECTS, SLOTS, Slot, dialect_of
 
-__all__ = [
-    "DIALECTS", "DRAFT_2020_12", "MASK", "SchemaValidator", "SchemaViolation", "dialect_of", "validator_for",
-    "violation_to_rejection",
-]
+__all__ = ["MASK", "SchemaValidator", "SchemaViolation", "validator_for", "violation_to_rejection"]
 
 
 MASK = "<value>"

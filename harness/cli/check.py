@@ -11,17 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.cli import command_help
-
-# Re-exported: other subcommands import them from here; they live in the light _common module.
 from harness.cli._common import (
     collecting_less,
     contract_directories,
+    load_contracts,
     selected_tools,
     state_start,
 )
-from harness.cli._common import contract_roots as contract_roots
-from harness.cli._common import load_contracts as load_contracts
-from harness.cli._common import project_roots as project_roots
 from harness.errors import UsageError
 from harness.project import state_dir
 

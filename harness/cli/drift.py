@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli import command_help
-from harness.cli._common import state_start
-from harness.cli.check import CASES_DIR_HELP, add_demo_argument, load_contracts, parse_shard, report_files
+from harness.cli._common import load_contracts, state_start
+from harness.cli.check import CASES_DIR_HELP, add_demo_argument, parse_shard, report_files
 from harness.drift import DEFAULT_CONCURRENCY
 from harness.errors import UsageError
 from harness.project import state_dir

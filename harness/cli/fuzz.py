@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli import command_help
-from harness.cli._common import state_start
-from harness.cli.check import add_contract_arguments, load_contracts, report_files
+from harness.cli._common import load_contracts, state_start
+from harness.cli.check import add_contract_arguments, report_files
 from harness.errors import UsageError
 from harness.fuzz.properties import PROPERTIES
 from harness.fuzz.replay import REPLAY_DIR

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli import command_help
-from harness.cli.check import add_demo_argument, contract_roots
+from harness.cli._common import contract_roots
+from harness.cli.check import add_demo_argument
 from harness.errors import UsageError
 from harness.files import write_atomic
 from harness.project import CONTRACTS

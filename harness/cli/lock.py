@@ -7,7 +7,8 @@ import sys
 from typing import Any
 
 from harness.cli import command_help
-from harness.cli.check import add_contract_arguments, load_contracts
+from harness.cli._common import load_contracts
+from harness.cli.check import add_contract_arguments
 from harness.lock import LOCK_FILE, Problem, base_changes, changes, check_ref, unlocked, update
 
 

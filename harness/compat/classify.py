@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from harness.boundary.schema import validator_for
+from harness.boundary.validator import validator_for
 from harness.compat.diff import Path, Site, align, node_at, pointer_of, sites
 from harness.compat.flatten import combinators, flatten, union
 from harness.compat.model import Direction, Verdict, worst

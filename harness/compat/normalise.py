@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.boundary.schema import SchemaValidator, validator_for
+from harness.boundary.validator import SchemaValidator, validator_for
 from harness.pointer import escape_token
 from harness.schemas import keywords as kw
 from harness.schemas.dialects import OBJECT_KEYWORDS, Slot

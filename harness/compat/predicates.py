@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from harness.boundary.schema import validator_for
+from harness.boundary.validator import validator_for
 from harness.compat.normalise import json_key
 from harness.drift.shape import json_type
 from harness.errors import ContractError

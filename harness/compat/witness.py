@@ -30,7 +30,7 @@ from typing import Any
 from hypothesis import find
 from hypothesis.errors import HypothesisWarning
 
-from harness.boundary.schema import SchemaValidator, SchemaViolation, validator_for
+from harness.boundary.validator import SchemaValidator, SchemaViolation, validator_for
 from harness.compat.model import Budget, Direction
 from harness.compat.normalise import REF_TARGET, Side
 from harness.fuzz.generate.documents import (

@@ -1,10 +1,9 @@
 """Contracts: what one is (:mod:`~harness.contract.records`) and how one is read from disk and
 checked (:mod:`~harness.contract.load`).
 
-Every name below was importable from ``harness.contract`` before it became a package, and still
-is; each loads on first use, so the boundary can import the records without loading the loader
-(which compiles schemas through the boundary: the records are the only part of a contract the
-boundary depends on).
+Each name below loads on first use, so the boundary can import the records without loading the
+loader (which compiles schemas through the boundary: the records are the only part of a contract
+the boundary depends on).
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from harness.lazy import lazy_exports
 if TYPE_CHECKING:
     from harness.contract.load import (
         demo_root,
-        did_you_mean,
         discover,
         load_checked,
         load_contract,
@@ -27,7 +25,6 @@ if TYPE_CHECKING:
     from harness.contract.records import (
         CONTRACT_FILE,
         DEFAULT_MAX_BYTES,
-        DEFAULT_MAX_DEPTH,
         DEFAULT_REQUEST_ID,
         SCHEMAS_DIR,
         BindingRule,
@@ -40,23 +37,19 @@ if TYPE_CHECKING:
         ViewField,
         Waiver,
     )
-    from harness.documents import MAX_YAML_NODES, load_json_file, load_yaml
 
 _WHERE = {
-    **dict.fromkeys(("CONTRACT_FILE", "DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFAULT_REQUEST_ID", "SCHEMAS_DIR",
+    **dict.fromkeys(("CONTRACT_FILE", "DEFAULT_MAX_BYTES", "DEFAULT_REQUEST_ID", "SCHEMAS_DIR",
                      "BindingRule", "Contract", "Envelope", "ErrorPolicy", "FreshnessRule", "Limits", "Upstream",
                      "ViewField", "Waiver"), "harness.contract.records"),
-    **dict.fromkeys(("demo_root", "did_you_mean", "discover", "load_checked", "load_contract",
+    **dict.fromkeys(("demo_root", "discover", "load_checked", "load_contract",
                      "load_schema_resources", "meta_schema", "schema_error"), "harness.contract.load"),
-    **dict.fromkeys(("MAX_YAML_NODES", "load_json_file", "load_yaml"), "harness.documents"),
 }
 
 __all__ = [
     "CONTRACT_FILE",
     "DEFAULT_MAX_BYTES",
-    "DEFAULT_MAX_DEPTH",
     "DEFAULT_REQUEST_ID",
-    "MAX_YAML_NODES",
     "SCHEMAS_DIR",
     "BindingRule",
     "Contract",
@@ -68,13 +61,10 @@ __all__ = [
     "ViewField",
     "Waiver",
     "demo_root",
-    "did_you_mean",
     "discover",
     "load_checked",
     "load_contract",
-    "load_json_file",
     "load_schema_resources",
-    "load_yaml",
     "meta_schema",
     "schema_error",
 ]

@@ -24,7 +24,7 @@ from typing import Any
 import harness.consistency as consistency
 import harness.lock as lock
 from harness.boundary import compiled
-from harness.boundary.schema import SchemaValidator, validator_for
+from harness.boundary.validator import SchemaValidator, validator_for
 from harness.codes import AgentCode
 from harness.contract.records import (
     CONTRACT_FILE,
@@ -40,8 +40,7 @@ from harness.contract.records import (
     Waiver,
 )
 from harness.documents import load_json_file, load_yaml, packaged
-from harness.errors import ContractError
-from harness.errors import did_you_mean as did_you_mean  # re-exported: harness.contract.did_you_mean
+from harness.errors import ContractError, did_you_mean
 from harness.locate import position_in_file
 from harness.pointer import escape_token, resolve, split
 from harness.strict_json import strict_loads

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from harness.codes import AgentCode
 from harness.errors import ContractError
 from harness.pointer import split
-from harness.strict_json import DEFAULT_MAX_DEPTH as DEFAULT_MAX_DEPTH  # a contract's default limit
+from harness.strict_json import DEFAULT_MAX_DEPTH
 
 if TYPE_CHECKING:
     from harness.schemas import Document

@@ -27,13 +27,13 @@ from typing import Any
 
 import yaml
 
-from harness.boundary.audit import write_atomic
 from harness.boundary.pipeline import Verdict
 from harness.contract import Contract
 from harness.corpus import PAYLOAD_SUFFIX, SIDECAR_SUFFIX, fixtures_for
 from harness.drift.check import verdict_summary
 from harness.drift.shape import Hints, Shape, document_shape, merge_all
 from harness.errors import RejectedInput
+from harness.files import write_atomic
 from harness.redaction import Redactor
 from harness.strict_json import strict_loads
 from harness.timeutil import format_rfc3339

@@ -53,7 +53,6 @@ from anyio.abc import Process
 from mcp import ClientSession, types
 from mcp.shared.message import SessionMessage
 
-from harness.boundary.transport import check_depth
 from harness.codes import TRANSPORT_CONTENT_TYPE, TRANSPORT_UNAVAILABLE
 from harness.drift import process as proc
 from harness.drift.frame import STRUCTURED, TEXT, TEXT_STRING, default_max_message_bytes, read_call_line
@@ -62,7 +61,7 @@ from harness.drift.kinds import REASONS, AdvertisedSchema, Config, Failure, Fetc
 from harness.drift.mcp_http import HttpTransportError, McpHttpSession, StreamableHttpClient, every_page
 from harness.drift.template import Environment, Template, template_values
 from harness.errors import RejectedInput, UsageError
-from harness.strict_json import strict_loads
+from harness.strict_json import check_depth, strict_loads
 
 if TYPE_CHECKING:
     from harness.contract import Contract, Upstream

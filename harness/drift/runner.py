@@ -37,7 +37,7 @@ from harness.drift.check import (
     DriftChecked,
     DriftNotCalled,
 )
-from harness.drift.defaults import DEFAULT_CONCURRENCY as DEFAULT_CONCURRENCY  # apart, for drift --help
+from harness.drift.defaults import DEFAULT_CONCURRENCY
 from harness.drift.diff import Comparison, compare, diff_shapes
 from harness.drift.kinds import (
     KINDS,

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from harness.boundary.schema import SchemaValidator
+from harness.boundary.validator import SchemaValidator
 from harness.cases import DEFAULT_MAX_MUTANTS, CaseExpectation
 from harness.contract import Contract, FreshnessRule
 from harness.errors import InvalidRequest

@@ -18,7 +18,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from harness.boundary.schema import SchemaValidator
+from harness.boundary.validator import SchemaValidator
 from harness.contract import Contract
 from harness.fuzz.generate.shared import between, pick
 from harness.fuzz.strategies import Bound, dumps, resolved, timestamps, vendor_documents

@@ -17,15 +17,15 @@ from harness.contract import (
     Contract,
     discover,
     load_contract,
-    load_json_file,
 )
+from harness.documents import load_json_file
 from harness.errors import ContractError, UsageError
-from harness.lint.locate import Locator
 from harness.lint.model import Finding, LintReport, WaivedFinding
 from harness.lint.operators import OPERATORS
 from harness.lint.operators import suggest as suggest_operator
 from harness.lint.registry import RULES, Hit, Rule, RuleRegistry, Target
 from harness.lint.scopes import ContractScope, WaiverUse
+from harness.locate import Locator
 from harness.schemas.document import Document
 
 CONTRACT_LABEL = "contract"

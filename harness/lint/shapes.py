@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 
-from harness.schemas.dialects import accepts_anything
 from harness.schemas.document import Node
 
-__all__ = ["accepts_anything", "declares_object", "excludes_objects", "has_int", "is_closed_set",
+__all__ = ["declares_object", "excludes_objects", "has_int", "is_closed_set",
            "patterns", "pinned_value"]
 
 

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.contract.records import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+from harness.contract.records import DEFAULT_MAX_BYTES
 from harness.errors import ContractError, RejectedInput
 from harness.files import read_bytes, shown
-from harness.strict_json import strict_loads
+from harness.strict_json import DEFAULT_MAX_DEPTH, strict_loads
 
 if TYPE_CHECKING:
     from harness.drift.kinds import Fetched

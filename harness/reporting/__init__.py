@@ -21,7 +21,6 @@ from typing import Any
 from harness.events import Event, RunFinished, Summary
 from harness.reporting.base import Contributor as Contributor
 from harness.reporting.base import Reporter as Reporter
-from harness.reporting.base import Section as Section
 
 
 def dispatch(events: Iterable[Event], reporters: Sequence[Reporter]) -> Summary | None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from harness.events import CaseResult, Event, Summary
-from harness.events import Section as Section  # the tables a report shows beside its cases
+from harness.events import CaseResult, Event, Section, Summary
 
 
 class Reporter(Protocol):

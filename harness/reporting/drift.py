@@ -23,9 +23,10 @@ from harness.drift.check import (
     DriftChecked,
     DriftNotCalled,
 )
-from harness.events import CaseResult, Event, Summary
-from harness.reporting.base import Contributor, Section
-from harness.reporting.files import code_span, md_cell
+from harness.events import CaseResult, Event, Section, Summary
+from harness.markdown import code_span
+from harness.reporting.base import Contributor
+from harness.reporting.files import md_cell
 
 _MARK = {HELD: "held", DRIFTED: "DRIFTED", REJECTED: "REJECTED", UNAVAILABLE: "FAILED", NOT_CALLED: "not called"}
 

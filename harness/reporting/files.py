@@ -28,7 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from harness.events import FAILED, FINDING, PASSED, CaseFinished, CaseResult, CaseSkipped, Event, RunFinished, Summary
 from harness.files import AtomicWriter, OutputError, shown, write_atomic
-from harness.markdown import code_span as code_span  # where the reporters found it first
+from harness.markdown import code_span
 from harness.reporting.base import Contributor
 from harness.version import __version__
 

@@ -15,13 +15,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.codes import LAYER_ORDER
-from harness.events import FAILED, FINDING, PASSED, CaseResult, Event, Summary
+from harness.events import FAILED, FINDING, PASSED, CaseResult, Event, Section, Summary
 from harness.fuzz.model import ACCEPTED
 from harness.fuzz.properties import PROPERTIES
 from harness.fuzz.replay import REPLAYED, summary_lines
 from harness.fuzz.runner import FuzzFinished, FuzzReport, Outcome, PropertyFinished
-from harness.reporting.base import Contributor, Section
-from harness.reporting.files import code_span, md_cell
+from harness.markdown import code_span
+from harness.reporting.base import Contributor
+from harness.reporting.files import md_cell
 from harness.reporting.terminal import Folding
 
 _COLUMNS = [layer.value for layer in LAYER_ORDER] + [ACCEPTED]

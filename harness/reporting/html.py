@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.codes import LAYER_ORDER
-from harness.events import FAILED, FINDING, CaseResult, Summary
+from harness.events import FAILED, FINDING, CaseResult, Section, Summary
 from harness.reporting.base import Contributor
-from harness.reporting.base import Section as Section  # where the package found it first
 from harness.reporting.files import TextFileReporter
 from harness.version import __version__
 

@@ -23,7 +23,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema as _hj_from_schema
 
-from harness.boundary.schema import validator_for
+from harness.boundary.validator import validator_for
 from harness.fuzz.generate.formats import formatted
 from harness.fuzz.generate.lower import DRAFT_07
 from harness.fuzz.generate.regex import matching

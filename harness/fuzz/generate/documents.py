@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException
 from hypothesis_jsonschema import from_schema as _hj_from_schema
 
-from harness.boundary.schema import SchemaValidator, validator_for
+from harness.boundary.validator import SchemaValidator, validator_for
 from harness.fuzz.generate.compile import compile_strategy
 from harness.fuzz.generate.constants import exclude_own_modules
 from harness.fuzz.generate.edges import with_boundary_values

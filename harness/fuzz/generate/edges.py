@@ -26,7 +26,7 @@ from harness.pointer import MISSING, resolve, split
 from harness.schemas import Document, Node
 
 if TYPE_CHECKING:
-    from harness.boundary.schema import SchemaValidator
+    from harness.boundary.validator import SchemaValidator
 
 #: At most this many values are pushed to an edge in one document.
 MAX_EDGES_PER_DOCUMENT = 3

@@ -7,7 +7,8 @@ import re
 from collections.abc import Iterator
 
 from harness.lint.registry import RULES, Hit, Severity, Target
-from harness.lint.shapes import accepts_anything, declares_object, excludes_objects, has_int
+from harness.lint.shapes import declares_object, excludes_objects, has_int
+from harness.schemas.dialects import accepts_anything
 from harness.schemas.document import Document, Node
 
 _OLD_FIX = 'add "additionalProperties": false beside "properties" (this dialect has no ' \
