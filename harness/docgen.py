@@ -4,7 +4,9 @@
     python -m harness.docgen --check  # exit 1 if a page is out of date (the tests run this)
 
 Each catalogue (codes, contract keys, and every registry added later) is one function that
-returns Markdown; ``PAGES`` maps file names to them.
+returns Markdown; ``PAGES`` maps file names to them. ``SOURCES`` are the package's modules made
+from a registry the same way, for a command that must not load it: ``lint`` checks a check
+waiver's operator against the names in ``harness/lint/operators.py``.
 """
 
 from __future__ import annotations
@@ -229,6 +231,22 @@ PAGES: dict[str, Callable[[], str]] = {
 }
 
 
+def operator_names_module() -> str:
+    from harness.mutations import REGISTRY
+
+    names = "".join(f"    {name!r},\n".replace("'", '"') for name in REGISTRY.names())
+    return ('"""The names of the mutation operators :mod:`harness.mutations` ships, in registration order,\n'
+            "made from its registry by ``python -m harness.docgen`` (edit the registry, not this file):\n"
+            "``lint`` checks a check waiver's ``check:`` against them without loading the operators.\n"
+            '"""\n\nOPERATORS: tuple[str, ...] = (\n' + names + ")\n")
+
+
+#: Modules of the package made from a registry, by their path in the package.
+SOURCES: dict[str, Callable[[], str]] = {
+    "lint/operators.py": operator_names_module,
+}
+
+
 def render_all() -> dict[str, str]:
     return {name: HEADER + build() for name, build in PAGES.items()}
 
@@ -238,10 +256,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if a page is out of date")
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "reference"))
     args = parser.parse_args(argv)
-    out = Path(args.out)
+    out, package = Path(args.out), Path(__file__).resolve().parent
     stale = []
-    for name, text in render_all().items():
-        path = out / name
+    made = {out / name: text for name, text in render_all().items()}
+    made.update({package / name: build() for name, build in SOURCES.items()})
+    for path, text in made.items():
+        name = path.name
         if args.check:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 stale.append(name)

@@ -19,10 +19,9 @@ from harness.contract import (
     load_contract,
 )
 from harness.documents import load_json_file
-from harness.errors import ContractError, UsageError
+from harness.errors import ContractError, UsageError, closest
 from harness.lint.model import Finding, LintReport, WaivedFinding
 from harness.lint.operators import OPERATORS
-from harness.lint.operators import suggest as suggest_operator
 from harness.lint.registry import RULES, Hit, Rule, RuleRegistry, Target
 from harness.lint.scopes import ContractScope, WaiverUse
 from harness.locate import Locator
@@ -79,6 +78,12 @@ def contract_documents(contract: Contract) -> dict[str, Document]:
     return documents
 
 
+def _suggest_operator(name: str) -> str:
+    """`` (did you mean X?)`` for a near miss of an operator's name, as the registry says it."""
+    close = closest(name, OPERATORS)
+    return f" (did you mean {close}?)" if close else ""
+
+
 def lint_contract(
     contract: Contract | str | Path,
     *,
@@ -104,7 +109,7 @@ def lint_contract(
             # A check near miss's waiver: check applies it and reports it unused; lint says
             # whether it names an operator at all.
             known = waiver.check in OPERATORS
-            use = WaiverUse(waiver, index, 0, known, False, labels, "" if known else suggest_operator(waiver.check))
+            use = WaiverUse(waiver, index, 0, known, False, labels, "" if known else _suggest_operator(waiver.check))
         else:
             use = WaiverUse(waiver, index, matched[index], waiver.rule in registry,
                             waiver.rule in ran, labels, registry.suggest(waiver.rule))

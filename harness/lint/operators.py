@@ -1,13 +1,7 @@
-"""The names of the mutation operators :mod:`harness.mutations` ships, in registration order.
-
-``lint`` checks a check waiver's ``check:`` against these without loading the operators (it runs
-on every commit); ``tests/test_lint_rules.py`` compares them with the registry, so an operator
-added or renamed there fails the tests until it is named here too.
+"""The names of the mutation operators :mod:`harness.mutations` ships, in registration order,
+made from its registry by ``python -m harness.docgen`` (edit the registry, not this file):
+``lint`` checks a check waiver's ``check:`` against them without loading the operators.
 """
-
-from __future__ import annotations
-
-import difflib
 
 OPERATORS: tuple[str, ...] = (
     "add_extra_property",
@@ -43,10 +37,3 @@ OPERATORS: tuple[str, ...] = (
     "byte_order_mark",
     "trailing_garbage",
 )
-
-
-def suggest(name: str) -> str:
-    """`` (did you mean X?)`` for a near miss of an operator's name, else the empty string (as
-    the registry's own ``suggest`` says it)."""
-    close = difflib.get_close_matches(name, OPERATORS, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
