@@ -132,6 +132,7 @@ def pair_members(old: list[Any], new: list[Any]) -> list[tuple[int | None, int |
 
 def align(old: Any, new: Any) -> tuple[Any, Any]:
     """Copies of two canonical trees with composition members keyed by their pairing."""
+    # Not keywords.walk: two trees are walked in step, a member of one paired with one of the other.
     if not (isinstance(old, dict) and isinstance(new, dict)):
         return old, new
     out_old: dict[str, Any] = {}

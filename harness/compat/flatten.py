@@ -48,6 +48,8 @@ _NEVER = UNEVALUATED | {k for k in REF_KEYWORDS if k != "$ref"}
 
 def flatten(node: Any) -> Any:
     """``node`` with its in-place members merged in where exact (see the module docstring)."""
+    # Not keywords.walk: only the node and the members applying with it are rewritten, merged
+    # into one node, and the subschemas below are left as they are.
     if node is True:
         return {}
     if not isinstance(node, dict):

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.boundary.validator import SchemaValidator, validator_for
-from harness.pointer import escape_token
+from harness.pointer import join
 from harness.schemas import keywords as kw
-from harness.schemas.dialects import OBJECT_KEYWORDS, Slot
+from harness.schemas.dialects import OBJECT_KEYWORDS
 from harness.schemas.resolve import Expanded, Location, expand
 
 REF_TARGET = "$ref.target"
@@ -125,16 +125,10 @@ class _Canonicaliser:
             return node
         out: dict[str, Any] = {}
         for key, value in node.items():
-            path = f"{pointer}/{escape_token(key)}"
             if kw.is_annotation(key):
                 continue
-            slot = kw.holds(key, value)
-            if slot is Slot.ONE:
-                out[key] = self.node(value, path)
-            elif slot is Slot.LIST:
-                out[key] = [self.node(v, f"{path}/{i}") for i, v in enumerate(value)]
-            elif slot is Slot.MAP:
-                out[key] = {n: self.node(v, f"{path}/{escape_token(n)}") for n, v in value.items()}
+            if kw.holds(key, value) is not None:
+                out[key] = kw.map_held(key, value, lambda sub, tokens: self.node(sub, pointer + join(tokens)))
             elif key in ("enum", "required") and isinstance(value, list):
                 out[key] = unique_sorted(value)
             elif key == "type":

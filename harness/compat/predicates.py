@@ -60,6 +60,8 @@ def finite_values(node: Any) -> list[Any] | None:
 def members(node: Any) -> list[tuple[tuple[str, ...], Any]]:
     """Unconditional in-place members of a node (aligned, or canonical with lists): allOf members
     and expanded references."""
+    # Not keywords.walk: an aligned tree keys allOf's members by their pairing ("0:1"), a map
+    # where walk reads a list.
     if not isinstance(node, dict):
         return []
     all_of = node.get("allOf") or {}

@@ -119,6 +119,7 @@ def _only(node: dict[str, Any], kind: str) -> None:
 
 
 def _focus(node: Any, tokens: list[str], extra: Any) -> Any:
+    # Not keywords.walk (nor in anchors): one pointer is followed, and the instance path to it made.
     if not tokens:
         return _conjoin(node, extra)
     if not isinstance(node, dict):

@@ -1,14 +1,20 @@
-"""The Draft 2020-12 vocabulary as sets, for code that walks schemas already pinned to 2020-12
+"""The Draft 2020-12 vocabulary as sets, and the one traversal of trees already pinned to 2020-12
 (an :func:`~harness.schemas.resolve.expand`-ed tree: generation, compat).
 
 Nothing here is decided anew: every set is read off the one table in
 :mod:`harness.schemas.dialects`. A keyword in none of them is *unknown*: walkers keep it as data
 and the compat classifier treats a change to it as ``unsupported``.
+
+How an expanded tree holds its subschemas is said once, by :func:`holds`; :func:`held` lists
+what one keyword's value holds, :func:`walk` visits every subschema of a tree (or only those
+reached through some keywords: the in-place members), :func:`map_held` and
+:func:`map_subschemas` rebuild a node's subschemas. Code that reads or rebuilds an expanded tree
+goes through them instead of telling lists from maps itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
 from harness.schemas.dialects import (
@@ -27,9 +33,12 @@ from harness.schemas.dialects import (
 
 __all__ = [
     "ANNOTATIONS", "ASSERTIONS", "BRANCHES", "DEFS", "IN_PLACE", "KNOWN", "LEGACY", "LIST", "MAP",
-    "MEMBERED", "REFERENCES", "SINGLE", "SUBSCHEMA", "holds", "inlined", "is_annotation", "is_known", "map_subschemas",
-    "steps", "subschemas",
+    "MEMBERED", "REFERENCES", "SINGLE", "SUBSCHEMA", "Path", "held", "holds", "inlined", "is_annotation", "is_known",
+    "map_held", "map_subschemas", "steps", "subschemas", "walk",
 ]
+
+#: The tokens from a node of an expanded tree to one of its subschemas, or from the tree's root.
+Path = tuple[str, ...]
 
 _VOCABULARY = VOCABULARIES["2020-12"]
 _HOLDERS = {k: s for k, s in SLOTS.items() if k in _VOCABULARY and k not in CONTAINERS}
@@ -107,39 +116,65 @@ def did_you_mean(keyword: str, vocabulary: Iterable[str] = KNOWN) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def map_subschemas(node: Any, change: Callable[[Any], Any]) -> Any:
-    """A copy of an expanded tree's node with ``change`` applied to each direct subschema (and
-    every other keyword's value kept as it is)."""
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        slot = holds(key, value)
-        if slot is Slot.ONE:
-            out[key] = change(value)
-        elif slot is Slot.LIST:
-            out[key] = [change(v) for v in value]
-        elif slot is Slot.MAP:
-            out[key] = {name: change(v) for name, v in value.items()}
-        else:
-            out[key] = value
-    return out
+def held(keyword: str, value: object) -> Iterator[tuple[Path, Any]]:
+    """The subschemas ``keyword``'s value holds in an expanded tree, each with the tokens that lead
+    to it from the node: ``(keyword,)``, or ``(keyword, index or name)``. Nothing for data."""
+    slot = holds(keyword, value)
+    if slot is Slot.ONE:
+        yield (keyword,), value
+    elif slot is Slot.LIST:
+        assert isinstance(value, list)
+        for index, item in enumerate(value):
+            yield (keyword, str(index)), item
+    elif slot is Slot.MAP:
+        assert isinstance(value, dict)
+        for name, item in value.items():
+            yield (keyword, name), item
 
 
-def subschemas(node: object) -> list[tuple[tuple[str, ...], object]]:
+def subschemas(node: object) -> list[tuple[Path, Any]]:
     """The direct subschemas of a 2020-12 schema node as ``(relative path, subschema)`` pairs.
 
     ``$defs`` are not included: they are only reached through references.
     """
     if not isinstance(node, dict):
         return []
-    found: list[tuple[tuple[str, ...], object]] = []
-    for key, value in node.items():
-        slot = holds(key, value)
-        if slot is Slot.ONE:  # an expanded reference among them
-            found.append(((key,), value))
-        elif slot is Slot.LIST:
-            found.extend(((key, str(i)), item) for i, item in enumerate(value))
-        elif slot is Slot.MAP:
-            found.extend(((key, name), item) for name, item in value.items())
-    return found
+    return [found for key, value in node.items() for found in held(key, value)]
+
+
+def walk(tree: object, *, into: Collection[str] | None = None, path: Path = ()
+         ) -> Iterator[tuple[Path, Any, Slot | None]]:
+    """Every subschema of an expanded tree, the tree first, depth first in document order: its
+    path from the tree (``path`` prefixed), the subschema, and how the node above holds it
+    (``ONE``, ``LIST``, ``MAP``; None for the tree itself). With ``into``, only the subschemas
+    reached through those keywords (``{"allOf", "$ref"}``: the members that always apply in
+    place)."""
+    stack: list[tuple[Path, Any, Slot | None]] = [(path, tree, None)]
+    while stack:
+        here, node, slot = stack.pop()
+        yield here, node, slot
+        if isinstance(node, dict):
+            below = [(here + tokens, sub, holds(key, value)) for key, value in node.items()
+                     if into is None or key in into for tokens, sub in held(key, value)]
+            stack.extend(reversed(below))
+
+
+def map_held(keyword: str, value: Any, change: Callable[[Any, Path], Any]) -> Any:
+    """``keyword``'s value with ``change(subschema, tokens)`` applied to each subschema it holds
+    (the tokens as :func:`held` gives them); a value holding none is returned as it is."""
+    slot = holds(keyword, value)
+    if slot is Slot.ONE:
+        return change(value, (keyword,))
+    if slot is Slot.LIST:
+        return [change(item, (keyword, str(index))) for index, item in enumerate(value)]
+    if slot is Slot.MAP:
+        return {name: change(item, (keyword, name)) for name, item in value.items()}
+    return value
+
+
+def map_subschemas(node: Any, change: Callable[[Any], Any]) -> Any:
+    """A copy of an expanded tree's node with ``change`` applied to each direct subschema (and
+    every other keyword's value kept as it is)."""
+    if not isinstance(node, dict):
+        return node
+    return {key: map_held(key, value, lambda sub, _tokens: change(sub)) for key, value in node.items()}

@@ -110,6 +110,8 @@ class _Expander:
     def unmodelled_at(self, out: str, keyword: str, reason: str, location: Location) -> None:
         self.unmodelled.append(Unmodelled(out, keyword, reason, location))
 
+    # Not keywords.walk: this reads the schema as written (any dialect, through the Document's
+    # nodes and references) to make the expanded tree that walk reads.
     def expand(self, node: Node, out: str, stack: tuple[Node, ...]) -> Any:
         where = self.location(node)
         self.origins[out] = where
@@ -250,13 +252,11 @@ def as_schema(tree: Any) -> Any:
         if key == "$ref" and isinstance(value, dict | bool):
             out.setdefault("allOf", [])
             out["allOf"] = [*out["allOf"], as_schema(value)]
-        elif key in kw.SINGLE or key in kw.LIST:
-            merged = as_schema(value)
+        elif kw.holds(key, value) is not None:
+            merged = kw.map_held(key, value, lambda sub, _tokens: as_schema(sub))
             if key == "allOf" and "allOf" in out:
                 merged = [*merged, *out["allOf"]]
             out[key] = merged
-        elif key in kw.MAP and isinstance(value, dict):
-            out[key] = {name: as_schema(v) for name, v in value.items()}
         else:
             out[key] = copy.deepcopy(value)
     return out

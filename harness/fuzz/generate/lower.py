@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from harness.pointer import escape_token
+from harness.pointer import join
 from harness.schemas import keywords as kw
 from harness.schemas.resolve import Expanded, expand
 
@@ -55,68 +55,58 @@ class Lowered:
         return not self.inexact
 
 
-def _members(node: Mapping[str, Any]) -> list[Any]:
-    """Unconditional in-place members: ``allOf`` members and expanded references."""
-    members = list(node.get("allOf", []) or [])
-    if isinstance(node.get("$ref"), dict | bool):
-        members.append(node["$ref"])
-    return members
+#: Unconditional in-place members: ``allOf`` members and expanded references.
+_MEMBERS = frozenset({"allOf", "$ref"})
+_NAME_KEYWORDS = ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties")
 
 
-def _visible(node: Any) -> tuple[set[str], set[str], bool, bool]:
+def _cluster(node: Any, *, members_only: bool) -> list[dict[str, Any]]:
+    """The node and its unconditional in-place members, at any depth (objects only); with
+    ``members_only``, the members alone."""
+    return [sub for path, sub, _ in kw.walk(node, into=_MEMBERS)
+            if isinstance(sub, dict) and (path or not members_only)]
+
+
+def _visible(node: Any, *, members_only: bool = False) -> tuple[set[str], set[str], bool, bool]:
     """Names and patterns a node evaluates, whether it evaluates *every* name, and whether the
     answer is exact (no conditional branch contributes)."""
     names: set[str] = set()
     patterns: set[str] = set()
-    if not isinstance(node, dict):
-        return names, patterns, False, True
-    names.update(node.get("properties", {}) or {})
-    patterns.update(node.get("patternProperties", {}) or {})
-    everything = "additionalProperties" in node or "unevaluatedProperties" in node
-    exact = True
-    for member in _members(node):
-        sub_names, sub_patterns, sub_all, sub_exact = _visible(member)
-        names |= sub_names
-        patterns |= sub_patterns
-        everything = everything or sub_all
-        exact = exact and sub_exact
-    for key in _CONDITIONAL:
-        value = node.get(key)
-        if isinstance(value, list):
-            branches = value
-        elif key == "dependentSchemas" and isinstance(value, dict):
-            branches = list(value.values())
-        else:
-            branches = [value]
-        for branch in branches:
-            if key != "not" and isinstance(branch, dict) and _declares_names(branch):
-                exact = False
+    everything, exact = False, True
+    for sub in _cluster(node, members_only=members_only):
+        names.update(sub.get("properties", {}) or {})
+        patterns.update(sub.get("patternProperties", {}) or {})
+        everything = everything or "additionalProperties" in sub or "unevaluatedProperties" in sub
+        for key in _CONDITIONAL:
+            value = sub.get(key)
+            if isinstance(value, list):
+                branches = value
+            elif key == "dependentSchemas" and isinstance(value, dict):
+                branches = list(value.values())
+            else:
+                branches = [value]
+            for branch in branches:
+                if key != "not" and isinstance(branch, dict) and _declares_names(branch):
+                    exact = False
     return names, patterns, everything, exact
 
 
 def _declares_names(node: Mapping[str, Any]) -> bool:
-    if any(k in node for k in ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties")):
-        return True
-    return any(isinstance(m, dict) and _declares_names(m) for m in _members(node))
+    return any(k in sub for sub in _cluster(node, members_only=False) for k in _NAME_KEYWORDS)
 
 
-def _visible_items(node: Any) -> tuple[int, bool, bool]:
+def _visible_items(node: Any, *, members_only: bool = False) -> tuple[int, bool, bool]:
     """Prefix length evaluated, whether every position is evaluated, and exactness."""
-    if not isinstance(node, dict):
-        return 0, False, True
-    length = len(node.get("prefixItems", []) or [])
-    everything = "items" in node or "unevaluatedItems" in node
-    exact = "contains" not in node  # contains annotates the positions it matched
-    for member in _members(node):
-        sub_len, sub_all, sub_exact = _visible_items(member)
-        length = max(length, sub_len)
-        everything = everything or sub_all
-        exact = exact and sub_exact
-    for key in _CONDITIONAL:
-        value = node.get(key)
-        for branch in value if isinstance(value, list) else [value]:
-            if isinstance(branch, dict) and any(k in branch for k in _ITEM_KEYWORDS):
-                exact = False
+    length, everything, exact = 0, False, True
+    for sub in _cluster(node, members_only=members_only):
+        length = max(length, len(sub.get("prefixItems", []) or []))
+        everything = everything or "items" in sub or "unevaluatedItems" in sub
+        exact = exact and "contains" not in sub  # contains annotates the positions it matched
+        for key in _CONDITIONAL:
+            value = sub.get(key)
+            for branch in value if isinstance(value, list) else [value]:
+                if isinstance(branch, dict) and any(k in branch for k in _ITEM_KEYWORDS):
+                    exact = False
     return length, everything, exact
 
 
@@ -131,39 +121,36 @@ class _Lowerer:
         self._unevaluated_properties(node, pointer)
         self._unevaluated_items(node, pointer)
         out: dict[str, Any] = {}
+
+        def lowered(key: str, value: Any) -> Any:  # the keyword's subschemas lowered, each at its pointer
+            return kw.map_held(key, value, lambda sub, tokens: self.lower(sub, pointer + join(tokens)))
+
         for key, value in node.items():
-            path = f"{pointer}/{escape_token(key)}"
             if key in _DROP:
                 continue
             if key == "$ref":
                 if isinstance(value, dict | bool):
-                    out["allOf"] = [*out.get("allOf", []), self.lower(value, path)]
+                    out["allOf"] = [*out.get("allOf", []), lowered(key, value)]
                 else:
                     self.inexact.append((pointer, f"$ref {value!r} (not expanded)"))
             elif key in ("$dynamicRef", "$recursiveRef"):
                 self.inexact.append((pointer, key))
             elif key == "prefixItems":
-                out["items"] = [self.lower(v, f"{path}/{i}") for i, v in enumerate(value)]
+                out["items"] = lowered(key, value)
                 if "items" in node:
-                    out["additionalItems"] = self.lower(node["items"], f"{pointer}/items")
+                    out["additionalItems"] = lowered("items", node["items"])
             elif key == "items" and "prefixItems" in node:
                 continue
             elif key == "dependentRequired":
                 out.setdefault("dependencies", {}).update({k: list(v) for k, v in value.items()})
             elif key == "dependentSchemas":
-                out.setdefault("dependencies", {}).update(
-                    {k: self.lower(v, f"{path}/{escape_token(k)}") for k, v in value.items()}
-                )
+                out.setdefault("dependencies", {}).update(lowered(key, value))
             elif key in ("minContains", "maxContains", "unevaluatedProperties", "unevaluatedItems"):
                 self.inexact.append((pointer, key))
             elif key == "allOf":
-                out["allOf"] = [*(self.lower(v, f"{path}/{i}") for i, v in enumerate(value)), *out.get("allOf", [])]
-            elif key in kw.SINGLE:
-                out[key] = self.lower(value, path)
-            elif key in kw.LIST:
-                out[key] = [self.lower(v, f"{path}/{i}") for i, v in enumerate(value)]
-            elif key in kw.MAP:
-                out[key] = {k: self.lower(v, f"{path}/{escape_token(k)}") for k, v in value.items()}
+                out["allOf"] = [*lowered(key, value), *out.get("allOf", [])]
+            elif kw.holds(key, value) is not None:
+                out[key] = lowered(key, value)
             else:
                 out[key] = copy.deepcopy(value)
         return out
@@ -175,13 +162,7 @@ class _Lowerer:
         if "additionalProperties" in node:
             del node["unevaluatedProperties"]  # additionalProperties already evaluates every name
             return
-        names, patterns, everything, exact = set(), set(), False, True
-        for member in _members(node):
-            sub_names, sub_patterns, sub_all, sub_exact = _visible(member)
-            names |= sub_names
-            patterns |= sub_patterns
-            everything = everything or sub_all
-            exact = exact and sub_exact
+        names, patterns, everything, exact = _visible(node, members_only=True)
         own_exact = _visible({k: v for k, v in node.items() if k != "unevaluatedProperties"})[3]
         if everything and exact:
             del node["unevaluatedProperties"]
@@ -208,12 +189,9 @@ class _Lowerer:
         if "items" in node:
             del node["unevaluatedItems"]
             return
-        length, everything, exact = len(node.get("prefixItems", []) or []), False, "contains" not in node
-        for member in _members(node):
-            sub_len, sub_all, sub_exact = _visible_items(member)
-            length = max(length, sub_len)
-            everything = everything or sub_all
-            exact = exact and sub_exact
+        length, everything, exact = _visible_items(node, members_only=True)
+        length = max(length, len(node.get("prefixItems", []) or []))
+        exact = exact and "contains" not in node
         own_exact = _visible_items({k: v for k, v in node.items() if k != "unevaluatedItems"})[2]
         if not (exact and own_exact):
             return
