@@ -104,3 +104,17 @@ def test_in_2020_12_composed_nodes_are_closed_with_unevaluated_properties() -> N
     assert "additionalProperties" not in result.schema and "id" not in result.schema["properties"]
     validator = validator_for(result.schema)
     assert validator.is_valid({"id": 1, "name": "x"}) and not validator.is_valid({"id": 1, "other": 2})
+
+
+def test_strings_are_bounded_from_the_examples_below_pattern_properties_and_dependent_schemas() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"card": {"type": "string"}},
+        "patternProperties": {"^x-": {"type": "string"}},
+        "dependentSchemas": {"card": {"properties": {"billing": {"type": "string"}}}},
+    }
+    document = {"card": "4111", "x-trace": "t" * 100, "billing": "b" * 70}
+    result = tighten(schema, [document])
+    assert result.schema["patternProperties"]["^x-"]["maxLength"] == 512  # 4 x 100, as for a declared member
+    assert result.schema["dependentSchemas"]["card"]["properties"]["billing"]["maxLength"] == 512  # 4 x 70
+    assert result.schema["properties"]["card"]["maxLength"] == MIN_LENGTH

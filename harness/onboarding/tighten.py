@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.drift.shape import json_type
-from harness.pointer import escape_token, resolve
+from harness.pointer import resolve
 from harness.schemas import Document, Node, dialect_of
+from harness.schemas.dialects import ALTERNATIVES
 
 MIN_LENGTH = 256
 MIN_ITEMS = 32
@@ -138,26 +139,33 @@ def _json_type(value: Any) -> str:
     return json_type(value)
 
 
+#: The in-place keywords an example is followed through: the alternatives (``allOf``, ``anyOf``,
+#: ``oneOf``, ``then``, ``else``) and the dependent schemas. A branch or dependent schema that
+#: does not apply to an example (by JSON type, its member absent) may still see it: a bound only
+#: grows with what is seen, so the tightened schema still accepts every example.
+_THROUGH = ALTERNATIVES | {"dependentSchemas", "dependencies"}
+
+
 class _Observations:
     """Longest string, largest array, smallest integer seen at each schema node."""
 
     def __init__(self, document: Document) -> None:
         self.document = document
-        self.root = document.schema
         self.lengths: dict[str, int] = {}
         self.shortest: dict[str, int] = {}
         self.items: dict[str, int] = {}
         self.lowest: dict[str, int | float] = {}
 
-    def walk(self, pointer: str, value: Any, depth: int = 0) -> None:
-        if depth > 256:
-            return
-        for here in _chain(self.document, pointer):
-            node = resolve(self.root, here)
-            if isinstance(node, dict):
-                self._record(here, node, value, depth)
+    def observe(self, sample: Any) -> None:
+        """Every value of ``sample`` at each node of this document that describes it
+        (:meth:`~harness.schemas.Document.walk_instance`: properties, patternProperties,
+        additionalProperties, items, references and :data:`_THROUGH`), where its JSON type fits."""
+        for _, value, nodes in self.document.walk_instance(sample, through=_THROUGH):
+            for node in nodes:
+                if node.document is self.document and isinstance(node.schema, dict) and _matches(node, value):
+                    self._record(node.pointer, value)
 
-    def _record(self, here: str, node: dict[str, Any], value: Any, depth: int) -> None:
+    def _record(self, here: str, value: Any) -> None:
         if isinstance(value, str):
             self.lengths[here] = max(self.lengths.get(here, 0), len(value))
             self.shortest[here] = min(self.shortest.get(here, len(value)), len(value))
@@ -165,39 +173,6 @@ class _Observations:
             self.lowest[here] = min(self.lowest.get(here, value), value)
         elif isinstance(value, list):
             self.items[here] = max(self.items.get(here, 0), len(value))
-            self._walk_items(here, node, value, depth)
-        elif isinstance(value, dict):
-            self._walk_members(here, node, value, depth)
-        for key in ("allOf", "anyOf", "oneOf"):
-            for index in range(len(node.get(key) or ())):
-                branch = self.document.by_pointer.get(_chain(self.document, f"{here}/{key}/{index}")[-1])
-                if key == "allOf" or _matches(branch, value):
-                    self.walk(f"{here}/{key}/{index}", value, depth + 1)
-        for key in ("then", "else"):
-            if isinstance(node.get(key), dict):
-                self.walk(f"{here}/{key}", value, depth + 1)
-
-    def _walk_items(self, here: str, node: dict[str, Any], value: list[Any], depth: int) -> None:
-        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else None
-        tuple_items = node.get("items") if isinstance(node.get("items"), list) else None
-        positional = prefix or tuple_items or []
-        key = "prefixItems" if prefix else "items"
-        rest = node.get("items") if prefix else node.get("additionalItems") if tuple_items else node.get("items")
-        rest_key = "items" if prefix or not tuple_items else "additionalItems"
-        for index, item in enumerate(value):
-            if index < len(positional):
-                self.walk(f"{here}/{key}/{index}", item, depth + 1)
-            elif isinstance(rest, dict):
-                self.walk(f"{here}/{rest_key}", item, depth + 1)
-
-    def _walk_members(self, here: str, node: dict[str, Any], value: dict[str, Any], depth: int) -> None:
-        properties: dict[str, Any] = node["properties"] if _declares(node) else {}
-        extra = node.get("additionalProperties")
-        for name, member in value.items():
-            if name in properties:
-                self.walk(f"{here}/properties/{escape_token(name)}", member, depth + 1)
-            elif isinstance(extra, dict):
-                self.walk(f"{here}/additionalProperties", member, depth + 1)
 
 
 def _close(document: Document, pointer: str, node: dict[str, Any], types: set[str], modern: bool) -> str | None:
@@ -247,7 +222,7 @@ def tighten(schema: Any, samples: Iterable[Any] = ()) -> Tightened:
     document = Document(tight)
     seen = _Observations(document)
     for sample in samples:
-        seen.walk("", sample)
+        seen.observe(sample)
     nodes = {n.pointer: n.schema for n in document.nodes if isinstance(n.schema, dict)}
     modern = dialect_of(tight) in ("2019-09", "2020-12")
     composed: dict[str, str] = {}
