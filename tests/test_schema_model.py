@@ -223,6 +223,22 @@ def test_the_2020_12_keyword_sets_are_read_off_the_one_table() -> None:
         assert dialects.slot("2020-12", keyword) is not None, keyword
 
 
+
+def test_walk_visits_every_subschema_of_an_expanded_tree_root_first_in_document_order() -> None:
+    from harness.schemas.dialects import Slot
+
+    tree = {"type": "object", "properties": {"a/b": {"items": {"type": "string"}}, "c": True},
+            "allOf": [{"$ref": {"minProperties": 1}}, False], "$ref": "#/kept-as-written",
+            "enum": [{"properties": {}}], "not": {"required": ["x"]}}
+    walked = [(path, slot) for path, _, slot in keywords.walk(tree)]
+    assert walked == [((), None), (("properties", "a/b"), Slot.MAP), (("properties", "a/b", "items"), Slot.ONE),
+                      (("properties", "c"), Slot.MAP), (("allOf", "0"), Slot.LIST), (("allOf", "0", "$ref"), Slot.ONE),
+                      (("allOf", "1"), Slot.LIST), (("not",), Slot.ONE)]  # an enum's objects are data
+    assert [path for path, _, _ in keywords.walk(tree, into={"allOf", "$ref"})] == [
+        (), ("allOf", "0"), ("allOf", "0", "$ref"), ("allOf", "1")]
+    assert keywords.map_held("allOf", tree["allOf"], lambda sub, tokens: "/".join(tokens)) == ["allOf/0", "allOf/1"]
+    assert keywords.map_held("enum", tree["enum"], lambda sub, tokens: None) == tree["enum"]
+
 def test_ref_and_dependencies_apply_in_place_in_the_dialects_that_define_them() -> None:
     assert {"$ref", "dependencies", "dependentSchemas"} <= dialects.IN_PLACE
     doc = Document({"$schema": D7, "dependencies": {"a": {"required": ["b"]}}})
