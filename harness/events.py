@@ -164,6 +164,16 @@ def fold(header: Sequence[str], rows: Sequence[Sequence[str]], width: int, *, le
     return lines
 
 
+def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> list[str]:
+    """The table in plain aligned columns (the first left, the counts right, two spaces apart);
+    wider than ``width``, :func:`fold`-ed: a block per row, its first cell whole."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    if sum(widths) + 2 * (len(widths) - 1) > width:
+        return fold(header, rows, width)
+    return ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                      for i, (cell, w) in enumerate(zip(row, widths, strict=True))) for row in [header, *rows]]
+
+
 @fast_frozen
 @dataclass(frozen=True, slots=True)
 class CaseResult:

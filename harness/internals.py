@@ -170,6 +170,15 @@ def hypothesis_charmap_file(name: str) -> Any:
     return charmap_file(name)
 
 
+def hypothesis_home_override() -> Any:
+    """The home directory hypothesis was told to use (``set_hypothesis_home_dir``; None unless
+    someone set it), to give back after a block that sets its own: hypothesis has no getter for
+    the override, only for the directory it resolves to."""
+    import hypothesis.configuration as configuration
+
+    return vars(configuration).get("__hypothesis_home_directory")
+
+
 def hypothesis_generated_seed(test: Any) -> int | None:
     """The seed hypothesis drew for a ``@given`` test's last run (replays its search)."""
     return getattr(test, "_hypothesis_internal_use_generated_seed", None)

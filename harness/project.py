@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from harness.errors import ContractError, UsageError, did_you_mean
@@ -81,6 +82,40 @@ def project_root(*, demo: bool = False, start: str | Path | None = None) -> Path
         raise UsageError(f"no {CONTRACTS}/ folder in {where} or any parent: {NOT_FOUND_HINT}",
                          code="project.not_found")
     return found
+
+
+def relative_folder(path: Path, start: Path) -> str:
+    """``path`` as seen from ``start`` when below it (``contracts/``, ``./``), else as it is."""
+    try:
+        return f"{path.relative_to(start)}/" if path != start else "./"
+    except ValueError:
+        return f"{path}/"
+
+
+def contracts_around(here: Path) -> tuple[Path, str] | None:
+    """The contracts a run given no paths, from the folder ``here`` of a project, is about beyond
+    what lies below ``here``, and why, as ``check`` runs from anywhere inside: from
+    ``fixtures/<kind>/<tool>/...`` or ``contracts/<tool>/<folder>``, that tool's contract; from
+    ``fixtures/``, ``fixtures/<kind>/`` or any other folder of the project (``tests/``), every
+    contract. None outside a project, at or above its ``contracts/`` (the contracts lie below),
+    or where the folder meant does not exist."""
+    here = here.resolve()
+    root = find_root(here)
+    if root is None:
+        return None
+    contracts, fixtures = (root / CONTRACTS).resolve(), (root / FIXTURES).resolve()
+    if here == fixtures or fixtures in here.parents:
+        parts = here.relative_to(fixtures).parts
+        tool = contracts / parts[1] if len(parts) >= 2 and parts[0] in FIXTURE_KINDS else None
+        added, why = ((tool, f"the contract of the fixtures in {here.name}/") if tool is not None and tool.is_dir()
+                      else (contracts, "the contracts of the fixtures folder pytest ran in"))
+    elif contracts in here.parents and len(here.relative_to(contracts).parts) >= 2:
+        added, why = contracts / here.relative_to(contracts).parts[0], f"the contract {here.name}/ belongs to"
+    elif here == contracts or here in contracts.parents:
+        return None
+    else:
+        added, why = contracts, f"the project around {relative_folder(here, root)}"
+    return (added, why) if added.is_dir() else None
 
 
 def state_dir(*parts: str, start: str | Path | None = None) -> Path:
@@ -226,16 +261,39 @@ def _unread(entry: Path, rule: str) -> ContractError:
                          code="fixture.unread_file")
 
 
-def check_layout(roots: Iterable[Path]) -> None:
-    """Raise the first :func:`layout_problems` error of each project root (one line)."""
-    seen: set[Path] = set()
+def check_layout(roots: Iterable[Path], known: dict[Path, ContractError | None] | None = None) -> None:
+    """Raise the first :func:`layout_problems` error of each project root (one line). ``known``
+    remembers each root's answer (a pytest session's): asked again, the same first problem is
+    raised, or nothing, without reading every fixture folder of the project again."""
+    seen: dict[Path, ContractError | None] = {} if known is None else known
     for root in roots:
         resolved = root.resolve()
-        if resolved in seen:
-            continue
-        seen.add(resolved)
-        for problem in layout_problems(root):
+        if resolved not in seen:
+            seen[resolved] = next(layout_problems(root), None)
+        problem = seen[resolved]
+        if problem is not None:
             raise problem
+
+
+@contextmanager
+def hypothesis_home(start: str | Path | None) -> Iterator[None]:
+    """hypothesis's caches (its example database, hypothesis-jsonschema's) in the project's
+    ``.contract-harness/hypothesis`` for the block, unless the user chose a place
+    (``HYPOTHESIS_STORAGE_DIRECTORY``), and hypothesis's own setting given back after: no
+    ``.hypothesis/`` is left at the project's root, and a user's hypothesis tests keep theirs."""
+    if os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        yield
+        return
+    import hypothesis.configuration as configuration
+
+    from harness.internals import hypothesis_home_override
+
+    previous = hypothesis_home_override()
+    configuration.set_hypothesis_home_dir(state_dir("hypothesis", start=start))
+    try:
+        yield
+    finally:
+        configuration.set_hypothesis_home_dir(previous)
 
 
 #: Lines ``init`` makes sure a project's git files hold: the harness's state stays out of

@@ -1,12 +1,14 @@
-"""The pytest plugin's options and ini keys, and the one place an option and its ini key are
-resolved (:func:`setting`, :func:`switch`), with the names the hooks and the items share: the
-plugin (:mod:`harness.pytest_plugin`), the items (:mod:`harness.pytest_items`) and the
-scheduling (:mod:`harness.pytest_schedule`) import this module, and it imports none of them.
+"""The pytest plugin's options and ini keys, the one place an option and its ini key are resolved
+(:func:`setting`, :func:`switch`), and what the hooks, the items and the scheduling share: the
+stash keys and an item's :class:`ItemKey`. The plugin (:mod:`harness.pytest_plugin`), the items
+(:mod:`harness.pytest_items`) and the scheduling (:mod:`harness.pytest_schedule`) import this
+module, and it imports none of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +20,8 @@ FUZZ_PROFILES = ("ci", "nightly")
 FUZZ_GENERATORS = ("sampled", "native")
 #: Per-run state of the items: the engine, the fuzz options (``harness.pytest_items``).
 ENGINE = pytest.StashKey[dict[str, Any]]()
-#: Drift checks already run, by contract file and upstream.
-STORE_DRIFT = pytest.StashKey[dict[tuple[str, str], dict[str, Any]]]()
 #: Each project root's layout check, once a session: its first problem, or None.
-LAYOUTS = pytest.StashKey[dict[Path, Exception | None]]()
+LAYOUTS = pytest.StashKey[dict[Path, Any]]()
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -79,6 +79,11 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("contract_harness_scheduling", type="bool", default=False,
                   help="under -n, the plugin's own scheduling of the long contract items, like "
                        "--contract-scheduling")
+    group.addoption("--contract-plain-imports", action="store_true", default=None,
+                    help="import the harness (and, where pytest cannot cache rewritten modules, hypothesis) "
+                         "without pytest's assertion rewriting: faster under PYTHONDONTWRITEBYTECODE")
+    parser.addini("contract_harness_plain_imports", type="bool", default=False,
+                  help="import the harness without assertion rewriting, like --contract-plain-imports")
 
 
 def setting(config: pytest.Config, option: str, ini: str, convert: Callable[[str], Any] = str, *,
@@ -123,6 +128,69 @@ def switch(config: pytest.Config, off: str, ini: str) -> bool:
     return not config.getoption(off) and bool(config.getini(ini))
 
 
-def scheduling(config: pytest.Config) -> bool:
-    """Whether the plugin schedules the items under ``-n`` (opt-in: ``--contract-scheduling``)."""
-    return bool(config.getoption("--contract-scheduling") or config.getini("contract_harness_scheduling"))
+def opted_in(config: pytest.Config, option: str, ini: str) -> bool:
+    """A feature off by default: on with the ``option`` flag, or with ``ini = true``."""
+    return bool(config.getoption(option) or config.getini(ini))
+
+
+def fuzz_settings(config: pytest.Config) -> dict[str, Any]:
+    """The fuzz items' settings, each from its option or ini key (a bad one is a usage error)."""
+    return {
+        "examples": setting(config, "--fuzz-examples", "contract_harness_fuzz_examples", int),
+        "profile": setting(config, "--fuzz-profile", "contract_harness_fuzz_profile", str, choices=FUZZ_PROFILES),
+        "regenerate": setting(config, "--fuzz-regenerate", "contract_harness_fuzz_regenerate", boolean),
+        "generator": setting(config, "--fuzz-generator", "contract_harness_fuzz_generator", str,
+                             choices=FUZZ_GENERATORS),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class ItemKey:
+    """Which check of which contract an item is: its contract file as the node id writes it, its
+    kind (a case source, ``lint``, ``versions``, ``compat``, ``drift``, ``fuzz``), the unit whose
+    items share one computation (a compat pair's ``v1-v2``, a drift upstream; "" otherwise), and
+    its own name. The collectors name items from it (:meth:`names`), the scheduling groups by it.
+
+    An xdist controller collects nothing: it knows the items by their node ids alone, which is
+    all a worker sends it. :meth:`from_nodeid` reads a key back from the names :meth:`names`
+    wrote (``tests/test_pytest_schedule.py`` holds the two to each other on a collected project).
+    """
+
+    file: str
+    kind: str
+    unit: str = ""
+    name: str = ""
+
+    def names(self) -> tuple[str, ...]:
+        """The node names below the contract file's collector."""
+        if self.kind == "compat":
+            return f"compat-{self.unit}", self.name
+        if self.kind == "drift":
+            return ("drift", f"{self.unit}[{self.name}]") if self.unit else ("drift",)
+        if self.kind == "versions":
+            return (f"versions-{self.name}",)
+        return (self.kind, self.name) if self.name else (self.kind,)
+
+    @property
+    def nodeid(self) -> str:
+        return "::".join((self.file, *self.names()))
+
+    def label(self, tool: str) -> str:
+        """How reports name the check: ``<tool>::<kind>::<name>``."""
+        return "::".join((tool, "versions", self.name) if self.kind == "versions" else (tool, *self.names()))
+
+    @classmethod
+    def from_nodeid(cls, nodeid: str) -> ItemKey | None:
+        """The key of a contract item's node id (None: not a contract item)."""
+        file, *names = nodeid.split("::", 2)
+        if file.rpartition("/")[2] != CONTRACT_FILE or not names:
+            return None
+        kind, name = names[0], names[1] if len(names) > 1 else ""
+        if kind.startswith("compat-") and name:
+            return cls(file, "compat", kind.removeprefix("compat-"), name)
+        if kind == "drift" and name.endswith("]") and "[" in name:
+            upstream, _, label = name[:-1].partition("[")
+            return cls(file, "drift", upstream, label)
+        if kind.startswith("versions-") and not name:
+            return cls(file, "versions", name=kind.removeprefix("versions-"))
+        return cls(file, kind, name=name)

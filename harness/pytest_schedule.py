@@ -27,44 +27,35 @@ logic gives them out and they even out the workers — all but one at a time beh
 xdist worker runs an item only once it holds the next.
 
 Used where ``-n`` runs with xdist's default ``--dist load``; any other ``--dist`` the user asks
-for is xdist's own. Units are known from the node ids alone (the controller collects nothing):
-the ids :mod:`harness.pytest_items` gives, ``<contract file>::<kind>::<name>``, read by
-:func:`unit_of`. (xdist's ``xdist_group`` marks would carry a unit in the item, but xdist 3.8
-writes it into the id through an attribute pytest 9.2 no longer reads.) It extends xdist's
-``LoadScheduling``, whose internals have no public equivalent, reached through
-:func:`harness.internals.xdist_load_scheduling`.
+for is xdist's own. Units are known from each item's :class:`~harness.pytest_options.ItemKey`,
+read back from the node ids the controller receives (it collects nothing itself). (xdist's
+``xdist_group`` marks would carry a unit in the item, but xdist 3.8 writes it into the id
+through an attribute pytest 9.2 no longer reads.) It extends xdist's ``LoadScheduling``, whose
+internals have no public equivalent, reached through :func:`harness.internals.xdist_load_scheduling`.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.internals import xdist_load_scheduling
-from harness.pytest_options import CONTRACT_FILE
+from harness.pytest_options import ItemKey
 
 LoadScheduling = xdist_load_scheduling()
 
 
-def unit_of(nodeid: str, *, fuzz_by_contract: bool) -> str | None:
-    """The unit ``nodeid`` belongs to (its items run in one worker, long ones first), or None
-    for a short item: a compat pair (``<file>::compat-v1-v2::<check>``), a drift upstream
-    (``<file>::drift::<upstream>[<request>]``), a contract's fuzz items (``<file>::fuzz::<property>``)
-    where ``fuzz_by_contract``, else each fuzz item alone."""
-    file, _, rest = nodeid.partition("::")
-    if file.rpartition("/")[2] != CONTRACT_FILE:
+def unit_of(key: ItemKey | None, *, fuzz_by_contract: bool) -> str | None:
+    """The unit an item belongs to (its items run in one worker, long ones first), or None for a
+    short item: a compat pair, a drift upstream, a contract's fuzz items where
+    ``fuzz_by_contract``, else each fuzz item alone."""
+    if key is None:
         return None
-    kind, _, name = rest.partition("::")
-    if not name:
-        return None
-    if kind == "fuzz" and "::" not in name:
-        return f"{file}::fuzz" if fuzz_by_contract else nodeid
-    if kind == "drift" and "[" in name:
-        return f"{file}::drift::{name.partition('[')[0]}"
-    versions = kind.removeprefix("compat-v").split("-v")
-    if kind.startswith("compat-v") and len(versions) == 2 and all(v.isdigit() for v in versions) and "::" not in name:
-        return f"{file}::{kind}"
+    if key.kind == "fuzz" and key.name:
+        return f"{key.file}::fuzz" if fuzz_by_contract else key.nodeid
+    if key.kind in ("compat", "drift") and key.unit:
+        return f"{key.file}::{key.kind}::{key.unit}"
     return None
 
 
@@ -72,26 +63,29 @@ def unit_of(nodeid: str, *, fuzz_by_contract: bool) -> str | None:
 _PROPERTY_WEIGHT = {"rejects_near_misses": 3}
 
 
-def weight(unit: Sequence[str]) -> int:
+def weight(unit: Sequence[ItemKey]) -> int:
     """A long unit's weight, for giving out the heaviest first: a fuzz item counts one, three for
     ``rejects_near_misses``; a compat pair or a drift upstream (one computation) one. A guess from
     the demo's durations, not a measurement: nothing is timed before it runs."""
-    fuzz = [nodeid.rpartition("::")[2] for nodeid in unit if "::fuzz::" in nodeid]
+    fuzz = [key.name for key in unit if key.kind == "fuzz"]
     return sum(_PROPERTY_WEIGHT.get(name, 1) for name in fuzz) if fuzz else 1
 
 
 def plan(collection: Sequence[str], *, fuzz_by_contract: bool) -> tuple[list[tuple[int, ...]], list[int]]:
     """The long units (each a tuple of indices in collection order), heaviest first (ties in
     collection order), and the short items' indices in collection order."""
-    keys = [unit_of(nodeid, fuzz_by_contract=fuzz_by_contract) for nodeid in collection]
+    keys: dict[int, ItemKey] = {}
     units: dict[str, list[int]] = {}
     short: list[int] = []
-    for index, key in enumerate(keys):
-        if key is None:
+    for index, nodeid in enumerate(collection):
+        key = ItemKey.from_nodeid(nodeid)
+        unit = unit_of(key, fuzz_by_contract=fuzz_by_contract)
+        if key is None or unit is None:
             short.append(index)
         else:
-            units.setdefault(key, []).append(index)
-    ordered = sorted(units.values(), key=lambda unit: (-weight([collection[i] for i in unit]), unit[0]))
+            keys[index] = key
+            units.setdefault(unit, []).append(index)
+    ordered = sorted(units.values(), key=lambda unit: (-weight([keys[i] for i in unit]), unit[0]))
     return [tuple(unit) for unit in ordered], short
 
 
@@ -174,3 +168,22 @@ class ContractScheduling(LoadScheduling):  # type: ignore[misc,valid-type]
     def _send(self, node: Any, indices: list[int]) -> None:
         self.node2pending[node].extend(indices)
         node.send_runtest_some(indices)
+
+
+def spread(items: list[Any], long: Callable[[Any], bool]) -> list[Any]:
+    """``items`` with those ``long`` says are long placed at even intervals among the others
+    (each group in its own order)."""
+    heavy = [item for item in items if long(item)]
+    light = [item for item in items if not long(item)]
+    if not heavy or not light:
+        return items
+    out: list[Any] = []
+    step = len(light) / len(heavy)
+    taken = 0
+    for k, item in enumerate(heavy):
+        until = round(k * step)
+        out.extend(light[taken:until])
+        taken = until
+        out.append(item)
+    out.extend(light[taken:])
+    return out

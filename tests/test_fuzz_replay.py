@@ -18,7 +18,7 @@ import pytest
 
 from harness.fuzz.model import Observation
 from harness.fuzz.replay import ReplayStore, _harness_digest, kept, summary_lines
-from harness.pytest_plugin import spread
+from harness.pytest_schedule import spread
 
 REPLAY = Path(".contract-harness/fuzz/replay")
 

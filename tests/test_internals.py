@@ -35,6 +35,14 @@ def test_each_reach_in_finds_what_it_names_in_the_installed_versions() -> None:
     assert canonical.FALSEY == {"not": {}}
     assert internals.hypothesis_local_module_check() is not None
     assert internals.hypothesis_library_folders()
+    import hypothesis.configuration as configuration
+
+    configuration.set_hypothesis_home_dir("/somewhere")
+    try:
+        assert str(internals.hypothesis_home_override()) == "/somewhere"
+    finally:
+        configuration.set_hypothesis_home_dir(None)
+    assert internals.hypothesis_home_override() is None
     limits, context = internals.hypothesis_given_state()
     assert limits is not None and context[0] is True
     constants, parser = internals.regex_parser()

@@ -403,32 +403,38 @@ def test_loading_the_plugin_imports_none_of_the_library() -> None:
 
 
 @pytest.mark.parametrize("cache", ["written", "not written"])
-def test_the_library_loads_unrewritten_and_the_users_tests_are_rewritten(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, cache: str) -> None:
+@pytest.mark.parametrize("asked", [[], ["--contract-plain-imports"], ["-o", "contract_harness_plain_imports=true"]],
+                         ids=["by default", "with the option", "with the ini key"])
+def test_the_library_loads_unrewritten_only_when_asked_and_the_users_tests_are_rewritten(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, cache: str, asked: list[str]) -> None:
     # pytest rewrites every module of a plugin's distribution; where it cannot cache the result
     # (PYTHONDONTWRITEBYTECODE, as in many CI images) it compiles them all again each run:
-    # hypothesis too, then.
+    # hypothesis too, then. --contract-plain-imports imports them as python does.
     if cache == "written":
         monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     else:
         monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    plain = bool(asked)
     pytester.makepyfile(test_user=f"""
+        import sys
         import hypothesis
         import harness.fuzz.runner
         import _pytest.assertion.rewrite as rewrite
+        from harness.pytest_plugin import PlainImports
 
         def rewritten(module):
             return isinstance(module.__spec__.loader, rewrite.AssertionRewritingHook)
 
         def test_plain():
-            assert not rewritten(harness.fuzz.runner)
-            assert rewritten(hypothesis) is {cache == "written"}
+            assert any(isinstance(finder, PlainImports) for finder in sys.meta_path) is {plain}
+            assert {not plain} or not rewritten(harness.fuzz.runner)  # (an editable install is never rewritten)
+            assert rewritten(hypothesis) is {not plain or cache == "written"}
 
         def test_users_asserts_are_still_explained():
             assert [1, 2] == [1, 3]
         """)
     pytester.makeini("[pytest]\naddopts = -p no:cacheprovider\n")
-    result = pytester.runpytest_subprocess("-q", "--no-fuzz")
+    result = pytester.runpytest_subprocess("-q", "--no-fuzz", *asked)
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*At index 1 diff: 2 != 3*"])
 

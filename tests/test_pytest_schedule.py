@@ -12,6 +12,7 @@ from collections import defaultdict
 
 import pytest
 
+from harness.pytest_options import ItemKey
 from harness.pytest_schedule import plan, unit_of
 
 pytest_plugins = ["pytester"]
@@ -19,16 +20,37 @@ pytest_plugins = ["pytester"]
 FILE = "contracts/deployment_status/contract.yaml"
 
 
+def _unit(nodeid: str, *, fuzz_by_contract: bool = True) -> str | None:
+    return unit_of(ItemKey.from_nodeid(nodeid), fuzz_by_contract=fuzz_by_contract)
+
+
 def test_a_compat_pair_a_drift_upstream_and_in_ci_a_contracts_fuzz_items_are_each_one_unit() -> None:
-    assert unit_of(f"{FILE}::compat-v1-v2::policy", fuzz_by_contract=True) == f"{FILE}::compat-v1-v2"
-    assert unit_of(f"{FILE}::compat-v1-v2::replay", fuzz_by_contract=False) == f"{FILE}::compat-v1-v2"
-    assert unit_of(f"{FILE}::drift::sandbox[staging]", fuzz_by_contract=True) == f"{FILE}::drift::sandbox"
-    assert unit_of(f"{FILE}::fuzz::accepts_valid", fuzz_by_contract=True) == f"{FILE}::fuzz"
-    assert unit_of(f"{FILE}::fuzz::accepts_valid", fuzz_by_contract=False) == f"{FILE}::fuzz::accepts_valid"  # alone
+    assert _unit(f"{FILE}::compat-v1-v2::policy") == _unit(f"{FILE}::compat-v1-v2::replay", fuzz_by_contract=False)
+    assert _unit(f"{FILE}::compat-v1-v2::policy") != _unit(f"{FILE}::compat-v2-v3::policy")
+    assert _unit(f"{FILE}::drift::sandbox[staging]") == _unit(f"{FILE}::drift::sandbox[outputSchema]")
+    assert _unit(f"{FILE}::drift::sandbox[staging]") != _unit(f"{FILE}::drift::live[staging]")
+    assert _unit(f"{FILE}::fuzz::accepts_valid") == _unit(f"{FILE}::fuzz::rejects_near_misses")
+    assert _unit(f"{FILE}::fuzz::accepts_valid", fuzz_by_contract=False) == f"{FILE}::fuzz::accepts_valid"  # alone
+    assert None not in {_unit(f"{FILE}::compat-v1-v2::policy"), _unit(f"{FILE}::drift::sandbox[staging]"),
+                        _unit(f"{FILE}::fuzz::accepts_valid")}
     for alone in (f"{FILE}::mutation::wrong_type@/state[healthy]", f"{FILE}::lint", f"{FILE}::accepted::healthy",
                   "tests/test_x.py::test_compat-v1-v2::policy", "contract.yaml.bak::fuzz::x",
-                  f"{FILE}::compat-vx-v2::policy", f"{FILE}::drift::sandbox"):
-        assert unit_of(alone, fuzz_by_contract=True) is None, alone
+                  f"{FILE}::drift::sandbox", f"{FILE}::versions-2"):
+        assert _unit(alone) is None, alone
+
+
+def test_every_collected_item_carries_the_key_its_node_id_is_read_back_as(  # type: ignore[no-untyped-def]
+        two_tools, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The xdist controller knows items by their ids alone: what the scheduling reads from an id
+    # is the key the item was made from. (Collecting drift items sends nothing.)
+    monkeypatch.setenv("HARNESS_SANDBOX_URL", "http://127.0.0.1:9")
+    items, _ = two_tools.inline_genitems("--drift", "-p", "no:randomly")
+    contract_items = [item for item in items if hasattr(item, "key")]
+    assert len(contract_items) == len(items) > 100
+    assert {item.key.kind for item in contract_items} >= {"accepted", "mutation", "lint", "compat", "drift", "fuzz"}
+    for item in contract_items:
+        assert item.key.nodeid == item.nodeid
+        assert ItemKey.from_nodeid(item.nodeid) == item.key, item.nodeid
 
 
 def test_the_plan_gives_out_the_heaviest_units_first_and_keeps_the_short_items_in_order() -> None:

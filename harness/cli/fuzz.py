@@ -12,8 +12,6 @@ from harness.cli._common import load_contracts, state_start
 from harness.cli.check import add_contract_arguments, report_files
 from harness.errors import UsageError
 from harness.fuzz.properties import PROPERTIES
-from harness.fuzz.replay import REPLAY_DIR
-from harness.project import state_dir
 
 PROFILE_NAMES = ("ci", "nightly")
 DEFAULT_FIXTURES_DIR = ".contract-harness/fuzz"
@@ -67,7 +65,7 @@ def register(sub: Any) -> None:
 
 
 def _options(args: argparse.Namespace) -> Any:
-    from harness.fuzz.runner import PROFILES, FuzzOptions
+    from harness.fuzz.runner import project_options
 
     if args.examples is not None and args.examples < 1:
         raise UsageError(f"--examples must be at least 1, not {args.examples}")
@@ -77,16 +75,14 @@ def _options(args: argparse.Namespace) -> Any:
         PROPERTIES.select(args.properties, select_option="--property")
     if args.blob is not None and (len(args.tool or []) != 1 or len(args.properties or []) != 1):
         raise UsageError("--blob replays one example: give exactly one --tool and one --property")
-    start = state_start(args.contracts, args.demo)
-    return FuzzOptions(
-        profile=PROFILES[args.profile],
+    return project_options(
+        state_start(args.contracts, args.demo),
+        profile=args.profile,
         examples=args.examples,
         seed=args.seed,
         properties=tuple(args.properties) if args.properties else None,
         blob=args.blob,
-        fixtures_dir=Path(args.fixtures_out) if args.fixtures_out else state_dir("fuzz", start=start),
-        database_dir=state_dir("fuzz", "examples", start=start),
-        replay_dir=state_dir(*REPLAY_DIR, start=start),
+        fixtures_dir=Path(args.fixtures_out) if args.fixtures_out else None,
         regenerate=args.regenerate,
         generator=args.generator,
     )

@@ -51,9 +51,20 @@ from harness.fuzz.generate.sampling import BATCH, SEEDS, native, sample_value, s
 from harness.fuzz.generate.start import prime_global_random
 from harness.fuzz.model import Finding, PropertyViolation
 from harness.fuzz.properties import PROPERTIES, Property, PropertyRegistry
-from harness.fuzz.replay import GENERATED, REPLAYED, ReplayStore, Unrecordable, decode, encode, inputs_of, kept
+from harness.fuzz.replay import (
+    GENERATED,
+    REPLAY_DIR,
+    REPLAYED,
+    ReplayStore,
+    Unrecordable,
+    decode,
+    encode,
+    inputs_of,
+    kept,
+)
 from harness.fuzz.subject import Subject
 from harness.internals import hypothesis_generated_seed
+from harness.project import state_dir
 
 #: How a run draws its values (:attr:`FuzzOptions.generator`).
 SAMPLED, NATIVE = "sampled", "native"
@@ -128,6 +139,19 @@ class FuzzOptions:
         if self.regenerate:
             return "regeneration forced"
         return "replay off"
+
+
+def project_options(start: str | Path | None, *, profile: str | None = None, fixtures_dir: Path | None = None,
+                    **options: Any) -> FuzzOptions:
+    """The options of a run whose state is kept in the project around ``start`` (the working
+    directory's when None), in ``.contract-harness/fuzz/``: failures written as fixtures (unless
+    ``fixtures_dir`` says where), the example database, the saved runs to replay. ``profile`` is
+    named (``ci`` when None); every other option as :class:`FuzzOptions` takes it, None for its
+    default. ``fuzz`` and the pytest plugin's fuzz items both run with these."""
+    given = {name: value for name, value in options.items() if value is not None}
+    return FuzzOptions(profile=PROFILES[profile or "ci"], fixtures_dir=fixtures_dir or state_dir("fuzz", start=start),
+                       database_dir=state_dir("fuzz", "examples", start=start),
+                       replay_dir=state_dir(*REPLAY_DIR, start=start), **given)
 
 
 @dataclass(frozen=True, slots=True)
