@@ -1,12 +1,8 @@
-"""The pytest plugin's collectors and items: what ``contracts/<tool>/contract.yaml`` becomes.
-
-One collector per contract file (:class:`ContractFile`) yields, per case source, the cases
-(fixtures and near-miss mutations, :class:`CaseItem`), then one lint item, the compat items of
-each consecutive version pair, the drift items (with ``--drift``) and the fuzz items. Every item
-is a :class:`ContractItem` named from its :class:`~harness.pytest_options.ItemKey`: it checks one
-thing, and when that does not hold, pytest shows the harness's own text for it (the same as the
-CLI's), never a traceback into the harness. The hooks (:mod:`harness.pytest_plugin`) import this
-module only when they collect a contract.
+"""The pytest plugin's collectors and items: one collector per ``contract.yaml``
+(:class:`ContractFile`) yields the cases by source, a lint item, each version pair's compat
+items, the drift items (``--drift``) and the fuzz items. Each item is a :class:`ContractItem`
+named from its :class:`~harness.pytest_options.ItemKey`; one that does not hold shows the
+harness's own text (the CLI's), never a traceback into the harness.
 """
 
 from __future__ import annotations
@@ -162,8 +158,7 @@ def engine(config: pytest.Config) -> Engine:
             from harness.project import state_dir
             from harness.reference_verdicts import VERDICTS_DIR, ReferenceVerdicts
 
-            # Where `check` keeps them: either takes the verdicts the other saved. A warning about
-            # them goes with the item that met it (from an xdist worker too) to the summary.
+            # Where `check` keeps them; a warning goes with the item that met it to the summary.
             pending: list[str] = store.setdefault("warnings", [])
             saved = ReferenceVerdicts(state_dir(*VERDICTS_DIR, start=config.rootpath), warn=pending.append)
         store["engine"] = Engine(differential=differential, saved=saved)

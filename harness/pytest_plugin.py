@@ -1,23 +1,13 @@
-"""pytest plugin (entry point ``pytest11``): one test item per contract case.
+"""pytest plugin (entry point ``pytest11``): the hooks. A plain ``pytest`` in a project collects
+each contract's cases, lint, compat, fuzz and (``--drift``) drift items, with ids like
+``contracts/review_status/contract.yaml::mutation::add_extra_property@/data[approved]``, through
+the same engine as ``contract-harness check`` (docs/harness.md, "pytest"): from the project
+root even where ``testpaths`` leaves ``contracts/`` out, saying what it collected and from where.
 
-In a repository with ``contracts/<tool>/contract.yaml``, a plain ``pytest`` (or ``pytest
-contracts``) collects, per contract, one item per case — fixtures and near-miss mutations —
-with ids like ``contracts/review_status/contract.yaml::mutation::add_extra_property@/data[approved]``,
-one lint item, the compat items of each version pair, one fuzz item per applicable property
-(``--no-fuzz`` turns them off; hypothesis loads only when one runs) and, with ``--drift``
-(opt-in: it talks to live upstreams), one drift item per upstream sample request. It is a thin
-adapter over the same engine as ``contract-harness check``; it works with ``-k``, ``-n``
-(pytest-xdist) and ``--junitxml``, and adds a tools x layers table to the summary.
-
-Contracts are collected from the project root (the nearest folder upward holding
-``contracts/``) even where ``testpaths`` names only ``tests``, and wherever a plain ``pytest``
-runs inside the project: it never reports "1 passed" over contracts it did not look at, and says
-what it collected and from where.
-
-This module keeps the hooks and imports almost nothing at the top, so ``pytest`` stays fast
-where the plugin is installed but unused: the options are :mod:`harness.pytest_options`, the
-collectors and items :mod:`harness.pytest_items` (imported when a contract is collected), the
-opt-in xdist scheduling :mod:`harness.pytest_schedule`.
+It imports almost nothing at the top, so ``pytest`` stays fast where the plugin is installed but
+unused: the options are :mod:`harness.pytest_options`, the collectors and items
+:mod:`harness.pytest_items` (imported when a contract is collected), the opt-in xdist
+scheduling :mod:`harness.pytest_schedule`.
 """
 
 from __future__ import annotations
@@ -52,12 +42,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 class PlainImports:
-    """With ``--contract-plain-imports``: a finder ahead of pytest's assertion rewriting that
-    imports the library's modules as a plain ``python`` does, and hypothesis's where pytest
-    cannot cache rewritten code (``sys.dont_write_bytecode``). pytest rewrites every module of a
-    distribution that ships a ``pytest11`` plugin, and without its cache compiles each again on
-    every run, in every xdist worker (docs/benchmarks.md). Files outside the packages' folders (a
-    user's package of the same name, an editable install's own finder) are left to pytest."""
+    """With ``--contract-plain-imports``, a finder ahead of pytest's assertion rewriting: the
+    library, and hypothesis where pytest cannot cache rewritten code (``sys.dont_write_bytecode``),
+    imported as ``python`` imports them, not compiled again on every run (docs/benchmarks.md).
+    A file outside their folders (a user's package of the same name) is left to pytest."""
 
     def __init__(self) -> None:
         self.packages: dict[str, tuple[str, ...]] = {}  # top-level package -> its folders
@@ -210,15 +198,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     items that share one computation go to one worker together, the long ones first
     (:mod:`harness.pytest_schedule`). Without it, with any other ``--dist``, or with an xdist
     other than 3.x (whose load scheduler's internals it extends), scheduling is xdist's own."""
-    if not opted_in(config, "--contract-scheduling", "contract_harness_scheduling") \
-            or config.getvalue("dist") != "load":
-        return None
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import version
 
-    try:
-        if version("pytest-xdist").split(".")[0] != "3":
-            return None
-    except PackageNotFoundError:  # pragma: no cover - xdist calls this hook
+    if not opted_in(config, "--contract-scheduling", "contract_harness_scheduling") \
+            or config.getvalue("dist") != "load" or version("pytest-xdist").split(".")[0] != "3":
         return None
     from harness.pytest_schedule import ContractScheduling
 
@@ -231,15 +214,11 @@ class LayerTable:
     and prints its tools x layers table (:meth:`harness.events.Summary.table`) after pytest's."""
 
     def __init__(self) -> None:
-        #: The cases counted as their reports arrive (nothing kept per case); made at the first,
-        #: so a project without contracts imports nothing of the library.
-        self.summary: Any = None
+        self.summary: Any = None  # made at the first case: a project without contracts loads no library
         self.fuzz: list[dict[str, Any]] = []
-        #: The documents the differential check compared, those of them it compared with the
-        #: reference's verdict saved by an earlier run, and those the reference gave no verdict on.
+        #: Documents the differential check compared; of them, with a saved verdict, and undecided.
         self.verdicts = {"compared": 0, "saved": 0, "undecided": 0}
-        #: Warnings about the saved state (a saved file not taken), each once.
-        self.state_warnings: dict[str, None] = {}
+        self.state_warnings: dict[str, None] = {}  # about the saved state, each once
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
