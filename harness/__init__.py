@@ -4,8 +4,9 @@ The public API. The CLI (``contract-harness``) and the pytest plugin are thin fa
 The names load on first use, so importing the package (as pytest does to load the plugin, and
 the CLI to print ``--help``) costs nothing until one is needed.
 
-Under pytest the package's modules are imported unrewritten (PYTEST_DONT_REWRITE: the marker
-pytest reads here; see :class:`harness.pytest_plugin.PlainImports`).
+The package holds no test whose asserts pytest should explain (PYTEST_DONT_REWRITE: the marker
+pytest reads here, so a nested session does not warn that it cannot rewrite it; with
+``--contract-plain-imports`` the plugin imports it unrewritten, :class:`harness.pytest_plugin.PlainImports`).
 """
 
 from typing import TYPE_CHECKING
