@@ -11,6 +11,7 @@ import abc
 import itertools
 import os
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,6 +89,13 @@ class ContractItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, self.label
+
+    def hypothesis_home(self) -> AbstractContextManager[None]:
+        """Hypothesis's caches in the project's state while this runs (hypothesis-jsonschema
+        writes caches on import): :func:`harness.project.hypothesis_home`."""
+        from harness.project import hypothesis_home
+
+        return hypothesis_home(self.config.rootpath)
 
 
 class ContractFile(pytest.File):
@@ -255,11 +263,9 @@ class CompatItem(ContractItem):
     marker = "compat"
 
     def check(self) -> str | None:
-        from harness.project import hypothesis_home
-
         pair = self.parent
         assert isinstance(pair, CompatPair)
-        with hypothesis_home(self.config.rootpath):  # hypothesis-jsonschema writes caches on import
+        with self.hypothesis_home():
             from harness.compat.api import compare
 
             report = pair.shared("report", lambda: compare(self.contract, pair.old, pair.new))
@@ -346,11 +352,7 @@ class FuzzItem(ContractItem):
     marker = "fuzz"
 
     def check(self) -> str | None:
-        from harness.project import hypothesis_home
-
-        group = self.parent
-        assert isinstance(group, FuzzGroup)
-        with hypothesis_home(self.config.rootpath):  # hypothesis-jsonschema writes caches on import
+        with self.hypothesis_home():
             from harness.fuzz.properties import PROPERTIES
             from harness.fuzz.runner import project_options, run_property
             from harness.fuzz.subject import Subject
@@ -359,7 +361,8 @@ class FuzzItem(ContractItem):
             store = self.config.stash[ENGINE]
             if "fuzz-options" not in store:  # the project's, wherever pytest's rootdir is
                 store["fuzz-options"] = project_options(self.config.rootpath, **fuzz_settings(self.config))
-            subject = group.shared("subject", lambda: Subject(self.contract))
+            assert isinstance(self.parent, FuzzGroup)
+            subject = self.parent.shared("subject", lambda: Subject(self.contract))
             outcome = run_property(subject, PROPERTIES[self.name], store["fuzz-options"])
         self.user_properties.extend([("tool", outcome.tool), ("property", outcome.prop),
                                      ("examples", str(outcome.examples)), ("status", outcome.status),
