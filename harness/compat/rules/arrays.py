@@ -13,46 +13,13 @@ from harness.compat.rules.common import (
     UNKNOWN,
     WRITER,
     S,
-    bound_example,
-    bound_finding,
+    count_bound_rules,
     shown,
     unalign,
     values,
 )
 
-
-@RULES.rule("CMP401", group="keyword", keywords=("maxItems",), reader=BREAKING, writer=SAFE,
-            example=bound_example("array", "maxItems", 5, 3))
-def max_items_tightened(site: Site, facts: Facts) -> Finding | None:
-    """``maxItems`` tightened (the maximum lowered): old documents past the new bound are rejected."""
-    return bound_finding(site, facts, upper=True, tightened=True, low_key="minItems", high_key="maxItems",
-                         kind="array")
-
-
-@RULES.rule("CMP402", group="keyword", keywords=("maxItems",), reader=SAFE, writer=BREAKING,
-            example=bound_example("array", "maxItems", 3, 5))
-def max_items_loosened(site: Site, facts: Facts) -> Finding | None:
-    """``maxItems`` loosened (the maximum raised or removed): new documents past the old
-    bound are rejected by old readers."""
-    return bound_finding(site, facts, upper=True, tightened=False, low_key="minItems", high_key="maxItems",
-                         kind="array")
-
-
-@RULES.rule("CMP403", group="keyword", keywords=("minItems",), reader=BREAKING, writer=SAFE,
-            example=bound_example("array", "minItems", 1, 3))
-def min_items_tightened(site: Site, facts: Facts) -> Finding | None:
-    """``minItems`` tightened (the minimum raised): old documents past the new bound are rejected."""
-    return bound_finding(site, facts, upper=False, tightened=True, low_key="minItems", high_key="maxItems",
-                         kind="array")
-
-
-@RULES.rule("CMP404", group="keyword", keywords=("minItems",), reader=SAFE, writer=BREAKING,
-            example=bound_example("array", "minItems", 3, 1))
-def min_items_loosened(site: Site, facts: Facts) -> Finding | None:
-    """``minItems`` loosened (the minimum lowered or removed): new documents past the old
-    bound are rejected by old readers."""
-    return bound_finding(site, facts, upper=False, tightened=False, low_key="minItems", high_key="maxItems",
-                         kind="array")
+count_bound_rules(__name__, ("CMP401", "CMP402", "CMP403", "CMP404"), "array", "minItems", "maxItems")
 
 
 @RULES.rule("CMP405", group="keyword", keywords=("uniqueItems",), reader=DERIVED, writer=DERIVED,

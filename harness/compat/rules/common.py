@@ -3,12 +3,13 @@ findings of the count keywords (``maxLength``, ``minItems``, ``maxProperties``, 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from harness.compat.diff import Site
 from harness.compat.model import Direction, Verdict
 from harness.compat.normalise import REF_TARGET
-from harness.compat.registry import Facts, Finding, Target
+from harness.compat.registry import RULES, Facts, Finding, Target
 from harness.pointer import MISSING
 from harness.schemas import keywords as kw
 from harness.schemas.dialects import DRAFT_2020_12
@@ -86,3 +87,36 @@ def bound_finding(site: Site, facts: Facts, *, upper: bool, tightened: bool,
 
 def bound_example(kind: str, keyword: str, before: int, after: int) -> tuple[Any, Any]:
     return {"$schema": S, "type": kind, keyword: before}, {"$schema": S, "type": kind, keyword: after}
+
+
+#: The four rules of a pair of count keywords, in their order: (upper, tightened, the bound's
+#: move, who rejects what, the example's bound before and after).
+_COUNT_RULES = (
+    (True, True, "the maximum lowered", "old documents past the new bound are rejected", (5, 3)),
+    (True, False, "the maximum raised or removed", "new documents past the old bound are rejected by old readers",
+     (3, 5)),
+    (False, True, "the minimum raised", "old documents past the new bound are rejected", (1, 3)),
+    (False, False, "the minimum lowered or removed", "new documents past the old bound are rejected by old readers",
+     (3, 1)),
+)
+
+
+def count_bound_rules(module: str, ids: tuple[str, str, str, str], kind: str, low_key: str, high_key: str) -> None:
+    """Declare, as rules of ``module``, the four rules of a pair of count keywords of ``kind``
+    (``minLength`` and ``maxLength`` of strings, ...), as ``ids`` name them: the maximum tightened
+    and loosened, the minimum tightened and loosened (``max_length_tightened``, ...). One logic,
+    :func:`bound_finding`, for all twelve."""
+    for rule_id, (upper, tightened, move, effect, (before, after)) in zip(ids, _COUNT_RULES, strict=True):
+        keyword = high_key if upper else low_key
+
+        def detect(site: Site, facts: Facts, upper: bool = upper, tightened: bool = tightened) -> Finding | None:
+            return bound_finding(site, facts, upper=upper, tightened=tightened, low_key=low_key, high_key=high_key,
+                                 kind=kind)
+
+        change = "tightened" if tightened else "loosened"
+        snake = re.sub("([A-Z])", r"_\1", keyword).lower()
+        detect.__name__ = detect.__qualname__ = f"{snake}_{change}"
+        detect.__module__ = module
+        detect.__doc__ = f"``{keyword}`` {change} ({move}): {effect}."
+        RULES.rule(rule_id, group="keyword", keywords=(keyword,), reader=BREAKING if tightened else SAFE,
+                   writer=SAFE if tightened else BREAKING, example=bound_example(kind, keyword, before, after))(detect)

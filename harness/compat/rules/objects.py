@@ -13,8 +13,7 @@ from harness.compat.rules.common import (
     READER,
     SAFE,
     WRITER,
-    bound_example,
-    bound_finding,
+    count_bound_rules,
     obj,
     shown,
     values,
@@ -190,39 +189,8 @@ def property_constraint_changed(t: NameTransition, facts: Facts) -> Finding | No
                    targets=(_required_target(READER, t.name), _required_target(WRITER, t.name)))
 
 
+count_bound_rules(__name__, ("CMP114", "CMP115", "CMP116", "CMP117"), "object", "minProperties", "maxProperties")
 
-@RULES.rule("CMP114", group="keyword", keywords=("maxProperties",), reader=BREAKING, writer=SAFE,
-            example=bound_example("object", "maxProperties", 5, 3))
-def max_properties_tightened(site: Site, facts: Facts) -> Finding | None:
-    """``maxProperties`` tightened (the maximum lowered): old documents past the new bound are rejected."""
-    return bound_finding(site, facts, upper=True, tightened=True, low_key="minProperties",
-                         high_key="maxProperties", kind="object")
-
-
-@RULES.rule("CMP115", group="keyword", keywords=("maxProperties",), reader=SAFE, writer=BREAKING,
-            example=bound_example("object", "maxProperties", 3, 5))
-def max_properties_loosened(site: Site, facts: Facts) -> Finding | None:
-    """``maxProperties`` loosened (the maximum raised or removed): new documents past the old
-    bound are rejected by old readers."""
-    return bound_finding(site, facts, upper=True, tightened=False, low_key="minProperties",
-                         high_key="maxProperties", kind="object")
-
-
-@RULES.rule("CMP116", group="keyword", keywords=("minProperties",), reader=BREAKING, writer=SAFE,
-            example=bound_example("object", "minProperties", 1, 3))
-def min_properties_tightened(site: Site, facts: Facts) -> Finding | None:
-    """``minProperties`` tightened (the minimum raised): old documents past the new bound are rejected."""
-    return bound_finding(site, facts, upper=False, tightened=True, low_key="minProperties",
-                         high_key="maxProperties", kind="object")
-
-
-@RULES.rule("CMP117", group="keyword", keywords=("minProperties",), reader=SAFE, writer=BREAKING,
-            example=bound_example("object", "minProperties", 3, 1))
-def min_properties_loosened(site: Site, facts: Facts) -> Finding | None:
-    """``minProperties`` loosened (the minimum lowered or removed): new documents past the old
-    bound are rejected by old readers."""
-    return bound_finding(site, facts, upper=False, tightened=False, low_key="minProperties",
-                         high_key="maxProperties", kind="object")
 
 @RULES.rule("CMP118", group="keyword", keywords=("dependentRequired",), reader=DERIVED, writer=DERIVED,
             example=(obj({"a": {}, "b": {}}), obj({"a": {}, "b": {}}, dependentRequired={"a": ["b"]})))

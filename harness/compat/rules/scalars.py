@@ -17,46 +17,13 @@ from harness.compat.rules.common import (
     UNKNOWN,
     WRITER,
     S,
-    bound_example,
-    bound_finding,
+    count_bound_rules,
     shown,
     values,
 )
 from harness.pointer import MISSING
 
-
-@RULES.rule("CMP301", group="keyword", keywords=("maxLength",), reader=BREAKING, writer=SAFE,
-            example=bound_example("string", "maxLength", 5, 3))
-def max_length_tightened(site: Site, facts: Facts) -> Finding | None:
-    """``maxLength`` tightened (the maximum lowered): old documents past the new bound are rejected."""
-    return bound_finding(site, facts, upper=True, tightened=True, low_key="minLength", high_key="maxLength",
-                         kind="string")
-
-
-@RULES.rule("CMP302", group="keyword", keywords=("maxLength",), reader=SAFE, writer=BREAKING,
-            example=bound_example("string", "maxLength", 3, 5))
-def max_length_loosened(site: Site, facts: Facts) -> Finding | None:
-    """``maxLength`` loosened (the maximum raised or removed): new documents past the old
-    bound are rejected by old readers."""
-    return bound_finding(site, facts, upper=True, tightened=False, low_key="minLength", high_key="maxLength",
-                         kind="string")
-
-
-@RULES.rule("CMP303", group="keyword", keywords=("minLength",), reader=BREAKING, writer=SAFE,
-            example=bound_example("string", "minLength", 1, 3))
-def min_length_tightened(site: Site, facts: Facts) -> Finding | None:
-    """``minLength`` tightened (the minimum raised): old documents past the new bound are rejected."""
-    return bound_finding(site, facts, upper=False, tightened=True, low_key="minLength", high_key="maxLength",
-                         kind="string")
-
-
-@RULES.rule("CMP304", group="keyword", keywords=("minLength",), reader=SAFE, writer=BREAKING,
-            example=bound_example("string", "minLength", 3, 1))
-def min_length_loosened(site: Site, facts: Facts) -> Finding | None:
-    """``minLength`` loosened (the minimum lowered or removed): new documents past the old
-    bound are rejected by old readers."""
-    return bound_finding(site, facts, upper=False, tightened=False, low_key="minLength", high_key="maxLength",
-                         kind="string")
+count_bound_rules(__name__, ("CMP301", "CMP302", "CMP303", "CMP304"), "string", "minLength", "maxLength")
 
 
 def _bound(node: Any, upper: bool) -> tuple[float, bool]:
