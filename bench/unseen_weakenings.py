@@ -52,11 +52,10 @@ from _util import RESULTS, save, table  # noqa: E402
 from tests.weakenings.catalogue import KINDS  # noqa: E402
 from tests.weakenings.runner import (  # noqa: E402
     COMMANDS,
-    FUZZ_EXAMPLES,
     Outcome,
-    parse_commands,
+    add_arguments,
+    checked_commands,
     run,
-    unknown_weakening,
 )
 from tests.weakenings.scratch import Scratch  # noqa: E402
 from tests.weakenings.unseen import (  # noqa: E402
@@ -80,31 +79,15 @@ _OPERATOR = re.compile(r"^(?P<operator>[a-z_]+)@(?P<pointer>(?:[^\[~]|~[01])*)")
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--commands", default=",".join(COMMANDS),
-                        help=f"comma-separated commands to run (default {','.join(COMMANDS)})")
-    parser.add_argument("--examples", type=int, default=FUZZ_EXAMPLES,
-                        help=f"fuzz examples per property (default {FUZZ_EXAMPLES})")
-    parser.add_argument("--jobs", type=int, default=2, help="commands run at once (default 2)")
-    parser.add_argument("--only", nargs="+", metavar="ID", default=[],
-                        help="only these weakenings (ids as in tests/weakenings/unseen.py, e.g. weather/open_root)")
+    add_arguments(parser, examples="", only="ids as in tests/weakenings/unseen.py, e.g. weather/open_root",
+                  worklist="run nothing; print what check missed in the last run written to bench/results")
     parser.add_argument("--max-mutants", type=int, metavar="N", default=None,
                         help="check's --max-mutants (default: check's own, 64); a large N shows what sampling hides")
-    parser.add_argument("--verbose", action="store_true", help="print what each command flagged")
-    parser.add_argument("--worklist", action="store_true",
-                        help="run nothing; print what check missed in the last run written to bench/results")
     args = parser.parse_args(argv)
     if args.worklist:
         return print_saved_worklist()
-    try:
-        commands = parse_commands(args.commands)
-    except ValueError as exc:
-        parser.error(str(exc))
-    for name, value in (("--examples", args.examples), ("--jobs", args.jobs), ("--max-mutants", args.max_mutants or 1)):
-        if value < 1:
-            parser.error(f"{name} must be at least 1, not {value}")
-    problem = unknown_weakening(args.only, BY_ID, "the ids are in tests/weakenings/unseen.py")
-    if problem:
-        parser.error(problem)
+    commands = checked_commands(parser, args, BY_ID, "the ids are in tests/weakenings/unseen.py",
+                                **{"--max-mutants": args.max_mutants or 1})
     selected = [BY_ID[i] for i in args.only] if args.only else list(CATALOGUE)
     tools = sorted({w.tool for w in selected})
     started = time.perf_counter()

@@ -44,41 +44,23 @@ from tests.weakenings.catalogue import (  # noqa: E402
     weakened_copy,
 )
 from tests.weakenings.runner import (  # noqa: E402
-    COMMANDS,
-    FUZZ_EXAMPLES,
     Outcome,
-    parse_commands,
+    add_arguments,
+    checked_commands,
     run,
-    unknown_weakening,
 )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--commands", default=",".join(COMMANDS),
-                        help=f"comma-separated commands to run (default {','.join(COMMANDS)})")
-    parser.add_argument("--examples", type=int, default=FUZZ_EXAMPLES,
-                        help=f"fuzz examples per property (default {FUZZ_EXAMPLES}; the ci profile's 100 is 4x slower)")
-    parser.add_argument("--jobs", type=int, default=2, help="commands run at once (default 2)")
-    parser.add_argument("--only", nargs="+", metavar="ID", default=[],
-                        help="only these weakenings (ids as in the catalogue, e.g. review_status/open_data)")
-    parser.add_argument("--verbose", action="store_true", help="print what each command flagged")
-    parser.add_argument("--worklist", action="store_true",
-                        help="run nothing; print what check misses today (per the catalogue) and what it needs")
+    add_arguments(parser, examples="; the ci profile's 100 is 4x slower",
+                  only="ids as in the catalogue, e.g. review_status/open_data",
+                  worklist="run nothing; print what check misses today (per the catalogue) and what it needs")
     args = parser.parse_args(argv)
     if args.worklist:
         print(worklist(CATALOGUE))
         return 0
-    try:
-        commands = parse_commands(args.commands)
-    except ValueError as exc:
-        parser.error(str(exc))
-    for name, value in (("--examples", args.examples), ("--jobs", args.jobs)):
-        if value < 1:
-            parser.error(f"{name} must be at least 1, not {value}")
-    problem = unknown_weakening(args.only, BY_ID, "--worklist lists some ids")
-    if problem:
-        parser.error(problem)
+    commands = checked_commands(parser, args, BY_ID, "--worklist lists some ids")
     selected = [BY_ID[i] for i in args.only] if args.only else list(CATALOGUE)
     started = time.perf_counter()
 

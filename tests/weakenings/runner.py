@@ -24,6 +24,7 @@ two to the same answer. The outcome is one of:
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import json
 import multiprocessing
@@ -74,6 +75,36 @@ class Outcome:
         shown = "; ".join(self.evidence[:limit])
         more = f" (+{len(self.evidence) - limit} more)" if len(self.evidence) > limit else ""
         return f"{self.status}: {shown}{more}" if self.evidence else self.status
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, examples: str, only: str, worklist: str) -> None:
+    """The options both weakening benchmarks take: ``--commands``, ``--examples``, ``--jobs``,
+    ``--only`` (ids like ``only``), ``--verbose`` and ``--worklist``."""
+    parser.add_argument("--commands", default=",".join(COMMANDS),
+                        help=f"comma-separated commands to run (default {','.join(COMMANDS)})")
+    parser.add_argument("--examples", type=int, default=FUZZ_EXAMPLES,
+                        help=f"fuzz examples per property (default {FUZZ_EXAMPLES}{examples})")
+    parser.add_argument("--jobs", type=int, default=2, help="commands run at once (default 2)")
+    parser.add_argument("--only", nargs="+", metavar="ID", default=[], help=f"only these weakenings ({only})")
+    parser.add_argument("--verbose", action="store_true", help="print what each command flagged")
+    parser.add_argument("--worklist", action="store_true", help=worklist)
+
+
+def checked_commands(parser: argparse.ArgumentParser, args: argparse.Namespace, known: Iterable[str], hint: str,
+                     **counts: int) -> tuple[str, ...]:
+    """The commands to run; a usage error (``parser.error``) for an unknown command or
+    weakening id, or for ``--examples``, ``--jobs`` or one of ``counts`` below 1."""
+    try:
+        commands = parse_commands(args.commands)
+    except ValueError as exc:
+        parser.error(str(exc))
+    for name, value in {"--examples": args.examples, "--jobs": args.jobs, **counts}.items():
+        if value < 1:
+            parser.error(f"{name} must be at least 1, not {value}")
+    problem = unknown_weakening(args.only, known, hint)
+    if problem:
+        parser.error(problem)
+    return commands
 
 
 def parse_commands(text: str) -> tuple[str, ...]:
