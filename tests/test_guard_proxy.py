@@ -658,3 +658,29 @@ def test_the_relay_reads_and_writes_the_servers_pipes_through_asyncios_own_strea
             await stop(process)
 
     assert anyio.run(main, backend="asyncio") == (True, True)
+
+
+def test_a_variable_the_contracts_server_needs_is_checked_before_the_guard_starts_it(
+    make_contract: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`drift` and `import` stop on an `env:` variable the environment lacks; so does the guard
+    when it starts the server itself. A remote server (--url) was started by someone else."""
+    from harness.cli import main
+    from harness.contract import load_contract
+    from harness.guard.policy import Guard
+    from tests.helpers.guard import STATUS_SCHEMA, STATUS_YAML
+
+    recorded = STATUS_YAML + ("upstreams:\n  station:\n    mcp:\n      command: python\n      args: [server.py]\n"
+                              "      env: {STATION_TOKEN: '${GUARD_TEST_STATION_TOKEN}'}\n    requests: [{}]\n")
+    directory = make_contract("service_status", recorded, {1: STATUS_SCHEMA})
+    monkeypatch.delenv("GUARD_TEST_STATION_TOKEN", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["guard", "--", "true"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("contract-harness: error: upstream.env_missing: the server's environment variable "
+                          "GUARD_TEST_STATION_TOKEN is not set"), err
+    assert len(err.strip().splitlines()) == 1
+    contract = load_contract(directory)
+    assert "service_status" in Guard.from_contracts([contract], environ={}, starts_server=False).tools
+    given = Guard.from_contracts([contract], environ={"GUARD_TEST_STATION_TOKEN": "t"}, starts_server=True)
+    assert "service_status" in given.tools

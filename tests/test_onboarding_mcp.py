@@ -322,8 +322,8 @@ def test_an_echo_a_sample_contradicts_is_not_bound(tmp_path: Path) -> None:
 def test_the_server_gets_the_variables_env_names_and_the_upstream_records_only_their_names(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from harness.drift.mcp import server_environment
     from harness.drift.process import INHERITED
+    from harness.drift.server_env import server_environment
 
     argv = [*SERVER, "--require-env=WEATHER_STATION"]
     monkeypatch.setenv("WEATHER_STATION", "station-from-the-env")

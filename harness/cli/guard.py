@@ -207,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
             audit=audit,
             raw_store=raw_store,
             passed=args.passed or (),
+            starts_server=not args.url,
         )
         listed = ", ".join(
             name if name == t.contract.tool else f"{name} (contract {t.contract.tool})"

@@ -23,7 +23,7 @@ A ``tools/call`` is sent only for a tool ``tools/list`` annotates ``readOnlyHint
 when the upstream sets ``side_effects: allowed``; any other call is reported as not called.
 
 **stdio.** The server is started in its own process group with a small environment (see
-:func:`server_environment`) and spoken to with the ``mcp`` SDK's :class:`~mcp.ClientSession`
+:func:`~harness.drift.server_env.server_environment`) and spoken to with the ``mcp`` SDK's :class:`~mcp.ClientSession`
 for the handshake and ``tools/list`` (the advertised ``outputSchema`` is compared with the
 contract's schema: schema drift). Each ``tools/call`` is sent by the harness itself, and its
 answer is taken **as the bytes on the wire**: the client owns the server's stdout, hands every
@@ -59,8 +59,9 @@ from harness.drift.frame import STRUCTURED, TEXT, TEXT_STRING, default_max_messa
 from harness.drift.http import check_http_url, check_url_secrets, header_templates
 from harness.drift.kinds import REASONS, AdvertisedSchema, Config, Failure, Fetched, NotCalled, Refusal, SessionFailed
 from harness.drift.mcp_http import HttpTransportError, McpHttpSession, StreamableHttpClient, every_page
+from harness.drift.server_env import only_environment, server_environment_templates
 from harness.drift.template import Environment, Template, template_values
-from harness.errors import RejectedInput, UsageError
+from harness.errors import RejectedInput
 from harness.strict_json import check_depth, strict_loads
 
 if TYPE_CHECKING:
@@ -105,19 +106,6 @@ class McpKind:
         )
 
 
-def _no_fields(cfg: Config, key: str, template: Template) -> None:
-    if template.fields:
-        raise cfg.error(
-            key,
-            (
-                f"{{{template.fields[0]}}}: the server is started (or its session opened) once for every sample "
-                "request, so its command, args, env, url and headers take ${ENV} only (send per-request values as "
-                "arguments or in meta:)"
-            ),
-            code="upstream.template",
-        )
-
-
 def _stdio_server(cfg: Config, env: Environment) -> StdioServer:
     if "headers" in cfg.data:
         raise cfg.error("headers", "headers belong to a server reached over Streamable HTTP (url:), not to one "
@@ -127,7 +115,7 @@ def _stdio_server(cfg: Config, env: Environment) -> StdioServer:
     command = cfg.template("command")
     args = [cfg.template(f"args/{i}", text) for i, text in enumerate(cfg.data.get("args", []))]
     for key, template in [("command", command), *((f"args/{i}", t) for i, t in enumerate(args))]:
-        _no_fields(cfg, key, template)
+        only_environment(cfg, key, template)
         env.require(template)
     extra_env = server_environment_templates(cfg, env)
     program = proc.resolve_program(command.render(env, {}), cfg.contract.root, cfg.where("command"))
@@ -146,46 +134,15 @@ def _http_server(cfg: Config, env: Environment) -> HttpServer:
             raise cfg.error(key, f"{key} belongs to a server started over stdio (command:), not to one reached "
                                  "over Streamable HTTP (url:): give one of command and url")
     url = cfg.template("url")
-    _no_fields(cfg, "url", url)
+    only_environment(cfg, "url", url)
     check_url_secrets(cfg, url)
     env.require(url)
     headers = header_templates(cfg, env)
     for name, template in headers:
-        _no_fields(cfg, f"headers/{name}", template)
+        only_environment(cfg, f"headers/{name}", template)
     check_http_url(cfg, url.render(env, {}))
     return HttpServer(url=url, headers=headers, display=url.display({}),
                       connect_timeout_s=cfg.number("connect_timeout_s", DEFAULT_CONNECT_S))
-
-
-def server_environment_templates(cfg: Config, env: Environment) -> tuple[tuple[str, Template], ...]:
-    """The upstream's ``env:`` entries, parsed; raises ``upstream.env_missing`` (a usage error:
-    exit 2) for a ``${NAME}`` the server needs that is not set."""
-    out = []
-    for name, text in cfg.data.get("env", {}).items():
-        key = f"env/{name}"
-        template = cfg.template(key, text)
-        _no_fields(cfg, key, template)
-        for kind, variable, default in template.parts:
-            if kind == "env" and default is None and not env.is_set(variable):
-                raise UsageError(
-                    f"the server's environment variable {variable} is not set (the upstream starts its server "
-                    f"with it: {cfg.where(key)})",
-                    code="upstream.env_missing",
-                )
-        env.require(template)
-        out.append((name, template))
-    return tuple(out)
-
-
-def server_environment(contract: Contract, upstream: Upstream, environ: Mapping[str, str]) -> dict[str, str]:
-    """The environment an ``mcp`` upstream's stdio server is started with, in drift and by
-    every other caller that starts it (the guard): the few variables every program gets
-    (:data:`harness.drift.process.INHERITED`) and the upstream's ``env:`` entries, filled in from
-    ``environ``. A variable an entry names that ``environ`` lacks raises
-    :class:`~harness.errors.UsageError` ``upstream.env_missing``."""
-    env = Environment(environ)
-    entries = server_environment_templates(Config(contract, upstream), env)
-    return proc.child_environment({name: t.render(env, {}) for name, t in entries}, environ)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from harness.codes import TRANSPORT_FRAME, TRANSPORT_UNAVAILABLE, AgentCode
 from harness.contract import Contract, Upstream, discover, load_contract
 from harness.drift.frame import AUTO, STRUCTURED, TEXT, TEXT_STRING, default_max_message_bytes, read_call_line
 from harness.drift.kinds import Config, Fetched
+from harness.drift.server_env import server_environment_templates
 from harness.drift.template import Environment, Template, template_values
 from harness.errors import ContractError, InvalidRequest, UsageError, closest, did_you_mean
 from harness.guard.rebuild import cache_members
@@ -297,11 +298,14 @@ class Guard:
         clock: Clock | None = None,
         environ: Mapping[str, str] | None = None,
         passed: Iterable[str] = (),
+        starts_server: bool = False,
     ) -> Guard:
         """Build a guard. ``names`` maps MCP tool names to contract tools where they differ
         (and wins over the contracts' own ``mcp.tool``); ``upstream`` names the ``mcp``
         upstream whose settings apply when a contract has several; ``passed`` the surfaces
-        relayed as they come (``resources``, ``prompts``, ...)."""
+        relayed as they come (``resources``, ``prompts``, ...). ``starts_server``: the guard
+        starts the server itself, so each chosen upstream's ``env:`` variables must be set, as
+        ``drift`` and ``import`` require (``upstream.env_missing``)."""
         passed = frozenset(passed)
         unknown_surfaces = sorted(passed - SURFACES.keys())
         if unknown_surfaces:
@@ -324,7 +328,8 @@ class Guard:
         tools: dict[str, GuardedTool] = {}
         notes: list[str] = []
         for contract in contracts:
-            guarded = _guarded_tool(contract, upstream, renamed.get(contract.tool), timeout_s, raw_store, clock, env)
+            guarded = _guarded_tool(contract, upstream, renamed.get(contract.tool), timeout_s, raw_store, clock, env,
+                                    starts_server)
             if guarded.name in tools:
                 other = tools[guarded.name].contract
                 raise ContractError(
@@ -402,6 +407,7 @@ def _guarded_tool(
     raw_store: RawStore | None,
     clock: Clock | None,
     env: Environment,
+    starts_server: bool = False,
 ) -> GuardedTool:
     chosen = _mcp_upstream(contract, upstream)
     name, result, timeout, message_cap = contract.tool, AUTO, timeout_s, None
@@ -410,6 +416,8 @@ def _guarded_tool(
     input_required = False
     if chosen is not None:
         cfg = Config(contract, chosen)
+        if starts_server:
+            server_environment_templates(cfg, env)
         name = str(cfg.data.get("tool", contract.tool))
         if "tool" in cfg.data:
             named_by = f"upstreams.{chosen.name}.mcp.tool"
