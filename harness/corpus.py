@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from harness.boundary.validator import SchemaValidator, validator_for
 from harness.codes import Layer, layer_of
 from harness.contract import schema_error
-from harness.documents import load_yaml, packaged
+from harness.datafiles import load_yaml, packaged
 from harness.errors import ContractError
 from harness.files import MAX_SCHEMA_BYTES, read_bytes, shown
 from harness.locate import position_in_file

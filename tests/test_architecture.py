@@ -22,7 +22,7 @@ from tests.helpers.paths import REPO
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("vocabulary", frozenset({"codes", "errors", "pointer", "timeutil", "files", "state", "frozen", "locate", "strict_json",
                               "internals", "version", "lazy", "digests", "redaction", "markdown"})),
-    ("what things are", frozenset({"contract.records", "schemas", "registry", "documents"})),
+    ("what things are", frozenset({"contract.records", "schemas", "registry", "datafiles"})),
     ("run a contract on bytes", frozenset({"boundary", "differential", "reference_verdicts"})),
     ("load a contract", frozenset({"contract", "contract.load", "consistency", "project", "lock"})),
     ("case sources", frozenset({"cases", "mutations", "corpus"})),
@@ -168,7 +168,7 @@ def test_importing_the_boundary_loads_its_layers_and_not_the_loader() -> None:
     # The package loads its names on first use: its pipeline is what runs a contract.
     loaded = _loaded("harness.boundary.pipeline")
     assert {"harness.boundary.schema", "harness.boundary.validator", "harness.strict_json"} <= loaded
-    assert not loaded & {"harness.contract.load", "harness.documents", "harness.engine", "harness.cases",
+    assert not loaded & {"harness.contract.load", "harness.datafiles", "harness.engine", "harness.cases",
                          "harness.mutations", "harness.reporting", "harness.differential"}
 
 

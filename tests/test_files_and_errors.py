@@ -151,9 +151,9 @@ def test_a_schema_file_symlinked_out_of_the_contract_is_refused(project: Path, t
 
 
 def test_a_contract_file_over_the_size_cap_is_refused(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.documents
+    import harness.datafiles
 
-    monkeypatch.setattr(harness.documents, "MAX_YAML_BYTES", 64)
+    monkeypatch.setattr(harness.datafiles, "MAX_YAML_BYTES", 64)
     with pytest.raises(ContractError, match=r"contract file is \d+ bytes; the cap is 64") as info:
         load_contract(project / "contracts/item_status")
     assert info.value.code == "file.too_large"

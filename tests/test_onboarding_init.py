@@ -9,7 +9,7 @@ import pytest
 
 from harness import load_contract
 from harness.cli import main
-from harness.documents import load_yaml
+from harness.datafiles import load_yaml
 
 
 def test_init_scaffolds_a_contract_that_passes_check_with_every_mutation(

@@ -11,7 +11,7 @@ import pytest
 
 from harness import load_contract
 from harness.cli import main
-from harness.documents import load_yaml
+from harness.datafiles import load_yaml
 from harness.onboarding import OnboardingError, import_mcp
 from harness.onboarding.draft import Candidate, Skipped
 from harness.onboarding.mcp import Call, candidate_from_call, parse_tools_list

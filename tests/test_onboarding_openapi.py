@@ -11,7 +11,7 @@ import pytest
 from harness import load_contract
 from harness.cases import cases_for
 from harness.cli import main
-from harness.documents import load_yaml
+from harness.datafiles import load_yaml
 from harness.engine import Engine
 from harness.events import PASSED
 from harness.onboarding import OnboardingError, import_openapi

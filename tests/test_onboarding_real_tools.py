@@ -22,7 +22,7 @@ from harness import load_contract
 from harness.cases import cases_for
 from harness.cli import main
 from harness.codes import Layer
-from harness.documents import load_yaml
+from harness.datafiles import load_yaml
 from harness.engine import Engine
 from harness.events import PASSED
 from harness.onboarding import import_openapi

@@ -11,7 +11,7 @@ import pytest
 
 from harness import load_contract
 from harness.cli import main
-from harness.documents import load_yaml
+from harness.datafiles import load_yaml
 
 SANDBOX = [sys.executable, "-m", "harness", "sandbox", "--mcp"]
 SAMPLES = {

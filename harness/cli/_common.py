@@ -60,7 +60,7 @@ def existing_file(path: str, what: str) -> Path:
 
 def read_document(path: str, what: str) -> Any:
     """A JSON or YAML file given on the command line, parsed strictly (errors: file:line:column)."""
-    from harness.documents import load_json_file, load_yaml
+    from harness.datafiles import load_json_file, load_yaml
 
     file = existing_file(path, what)
     if file.suffix == ".json":

@@ -39,7 +39,7 @@ from harness.contract.records import (
     ViewField,
     Waiver,
 )
-from harness.documents import load_json_file, load_yaml, packaged
+from harness.datafiles import load_json_file, load_yaml, packaged
 from harness.errors import ContractError, did_you_mean
 from harness.locate import position_in_file
 from harness.pointer import escape_token, resolve, split

@@ -191,7 +191,7 @@ def upstream_redactor_in(directories: Iterable[Path], environ: Mapping[str, str]
     ``contract.yaml`` alone (``check --jobs``: the workers load the contracts). One that does not
     read is left out: its worker's load fails, and that is the run's error."""
     from harness.contract.records import CONTRACT_FILE
-    from harness.documents import load_yaml
+    from harness.datafiles import load_yaml
     from harness.errors import HarnessError
     from harness.files import MAX_YAML_BYTES, read_bytes
 

@@ -18,7 +18,7 @@ from harness.contract import (
     discover,
     load_contract,
 )
-from harness.documents import load_json_file
+from harness.datafiles import load_json_file
 from harness.errors import ContractError, UsageError, closest
 from harness.lint.model import Finding, LintReport, WaivedFinding
 from harness.lint.operators import OPERATORS

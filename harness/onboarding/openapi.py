@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from harness.documents import load_yaml
+from harness.datafiles import load_yaml
 from harness.errors import ContractError, RejectedInput
 from harness.files import MAX_SCHEMA_BYTES, read_bytes
 from harness.onboarding.draft import Candidate, Skipped, ToolDraft, dump_json, first_line, header

@@ -1,4 +1,5 @@
-"""The documents people write, parsed strictly: contracts, sidecars, schemas, request files.
+"""The YAML and JSON files people write, read strictly: contracts, sidecars, schemas, request
+files (a schema as a model to ask questions of is :class:`harness.schemas.Document`).
 
 :func:`load_yaml` reads YAML into the JSON data model (repeated keys, tags outside that model,
 complex keys, recursive aliases and alias bombs refused); :func:`load_json_file` reads JSON with
