@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
                               "internals", "version", "lazy", "digests", "redaction", "markdown"})),
     ("what things are", frozenset({"contract.records", "schemas", "registry", "datafiles"})),
     ("run a contract on bytes", frozenset({"boundary", "differential", "reference_verdicts"})),
-    ("load a contract", frozenset({"contract", "contract.load", "consistency", "project", "lock"})),
+    ("load a contract", frozenset({"contract", "contract.load", "contract.schema_checks", "project", "lock"})),
     ("case sources", frozenset({"cases", "mutations", "corpus"})),
     ("runners", frozenset({"events", "engine", "jobs", "fuzz", "drift", "compat", "lint"})),
     ("views and tools", frozenset({"reporting", "guard", "onboarding", "sandbox", "demo", "docgen"})),

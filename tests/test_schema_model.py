@@ -2,7 +2,7 @@
 
 Its references (``$ref``, ``$anchor``, ``$id``, ``$dynamicRef``, other files of a contract), its
 answers about instance pointers, its keyword table, and the packages that used to answer these
-questions on their own (the agent view, mutations, drift shapes, the consistency checks).
+questions on their own (the agent view, mutations, drift shapes, the contract's schema checks).
 """
 
 from __future__ import annotations

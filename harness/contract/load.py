@@ -21,7 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import harness.consistency as consistency
+import harness.contract.schema_checks as schema_checks
 import harness.lock as lock
 from harness.boundary import compiled
 from harness.boundary.validator import SchemaValidator, validator_for
@@ -261,8 +261,8 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
     # The schema files are read once, and each version's model built once: the envelope is
     # checked against the models, and the contract keeps them (Contract.document).
     resources = load_schema_resources(directory)
-    documents = consistency.schema_documents(file, schemas, resources)
-    envelope = consistency.envelope_for(file, data, documents)
+    documents = schema_checks.schema_documents(file, schemas, resources)
+    envelope = schema_checks.envelope_for(file, data, documents)
     contract = Contract(
         tool=tool,
         version=version,
@@ -295,7 +295,7 @@ def _build(file: Path, data: dict[str, Any]) -> Contract:
         compiled.view_validator(contract, v)
     compiled.vendor_validator(contract)
     compiled.request_validator(contract)
-    consistency.check(contract)
+    schema_checks.check(contract)
     return contract
 
 

@@ -1,15 +1,15 @@
 """Rules that hold contract.yaml's pointers to every supported schema version.
 
 Loading a contract already refuses pointers its *current* version does not declare (see
-:mod:`harness.consistency`); these rules say the same of the older versions still supported,
-whose historical fixtures and compat replays read the same pointers.
+:mod:`harness.contract.schema_checks`); these rules say the same of the older versions still
+supported, whose historical fixtures and compat replays read the same pointers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-import harness.consistency as consistency
+import harness.contract.schema_checks as schema_checks
 from harness.lint.registry import RULES, Hit, Severity, Target
 from harness.lint.scopes import ContractScope
 
@@ -18,7 +18,7 @@ def _grouped(scope: ContractScope, kind: str) -> Iterator[Hit]:
     contract = scope.contract
     seen: dict[str, tuple[list[str], str]] = {}
     for version in contract.versions:
-        for problem in consistency.problems(contract, version):
+        for problem in schema_checks.problems(contract, version):
             if problem.kind != kind:
                 continue
             if problem.optional and version != contract.version:
