@@ -252,7 +252,7 @@ def knows_jobs(code: Path | None) -> bool:
     """Whether the harness run from ``code`` (None: this checkout) has ``check --jobs`` (one
     process per usable CPU without it): an earlier tree's one-job variants are then given
     ``--jobs 1`` too, as this one's are."""
-    return code is None or (Path(code) / "harness" / "jobs.py").is_file()
+    return code is None or any((Path(code) / "harness" / name).is_file() for name in ("jobs.py", "parallel.py"))
 
 
 #: Variants an earlier version (--before) does not have: measured for this one only.

@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("run a contract on bytes", frozenset({"boundary", "differential", "reference_verdicts"})),
     ("load a contract", frozenset({"contract", "contract.load", "contract.schema_checks", "project", "lock"})),
     ("case sources", frozenset({"cases", "mutations", "corpus"})),
-    ("runners", frozenset({"events", "engine", "jobs", "fuzz", "drift", "compat", "lint"})),
+    ("runners", frozenset({"events", "engine", "parallel", "fuzz", "drift", "compat", "lint"})),
     ("views and tools", frozenset({"reporting", "guard", "onboarding", "sandbox", "demo", "docgen"})),
     ("faces", frozenset({"cli", "pytest_plugin", "pytest_items", "pytest_schedule", "pytest_options"})),
     ("the public API", frozenset({"harness", "__main__"})),

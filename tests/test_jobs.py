@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from harness.jobs import can_fork, usable_cpus
+from harness.parallel import can_fork, usable_cpus
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="--jobs forks its workers; this platform cannot fork")
 
@@ -261,7 +261,7 @@ def test_a_result_pickles_whole_as_the_workers_send_it(tmp_path: Path) -> None:
 def _cgroups(tmp_path: Path, membership: str, files: dict[str, str]) -> int | None:
     """``cgroup_cpus`` on a cgroup tree of our own: ``membership`` as /proc/self/cgroup reads,
     ``files`` (path under the mount -> content) as the kernel shows them."""
-    from harness.jobs import cgroup_cpus
+    from harness.parallel import cgroup_cpus
 
     mount = tmp_path / "cgroup"
     for name, text in files.items():
@@ -297,7 +297,7 @@ def test_auto_takes_the_cgroup_cpu_quota_into_account(tmp_path: Path, membership
 def test_auto_is_at_most_the_affinity_and_at_least_one(tmp_path: Path) -> None:
     import os
 
-    from harness.jobs import cgroup_cpus, jobs_option, usable_cpus
+    from harness.parallel import cgroup_cpus, jobs_option, usable_cpus
 
     assert cgroup_cpus(tmp_path / "no-such-file") is None
     affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

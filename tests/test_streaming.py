@@ -233,7 +233,7 @@ def test_a_check_stopped_mid_run_leaves_no_worker_and_the_previous_reports_whole
 
 _ORPHAN = """
 import os, sys, time
-from harness import jobs
+from harness import parallel
 
 if sys.argv[1] == "pipe":
     sys.platform = "darwin"  # the watch a platform without PR_SET_PDEATHSIG uses
@@ -241,7 +241,7 @@ watch = os.pipe()
 parent = os.getpid()
 child = os.fork()
 if child == 0:
-    jobs.die_with_parent(parent, watch)
+    parallel.die_with_parent(parent, watch)
     time.sleep(120)
     os._exit(0)
 print(child, flush=True)

@@ -186,7 +186,7 @@ def saved_verdicts(args: argparse.Namespace) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import harness.jobs as parallel
+    import harness.parallel as parallel
     from harness.reporting import dispatch, reporters_for
 
     jobs = parallel.default_fallback(args.jobs, parallel.jobs_option(args.jobs), shard=bool(args.shard))
@@ -242,7 +242,7 @@ def _in_jobs(args: argparse.Namespace, jobs: int, cases_dir: Path) -> Iterator[E
     time; None when fewer than two contracts are selected (one job runs them)."""
     from itertools import chain
 
-    import harness.jobs as parallel
+    import harness.parallel as parallel
     from harness.cases import SOURCES
     from harness.drift.template import upstream_redactor_in
     from harness.reporting.reproductions import protected

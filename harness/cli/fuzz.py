@@ -89,7 +89,7 @@ def _options(args: argparse.Namespace) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.jobs import can_fork, default_fallback, jobs_option
+    from harness.parallel import can_fork, default_fallback, jobs_option
 
     jobs = default_fallback(args.jobs, jobs_option(args.jobs))
     contracts = load_contracts(args.contracts, args.tool, args.demo)

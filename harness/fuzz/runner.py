@@ -605,7 +605,7 @@ def _selected(options: FuzzOptions) -> list[Property]:
 def fuzz(contracts: Iterable[Contract], options: FuzzOptions = FuzzOptions(), *, jobs: int = 1
          ) -> Iterator[FuzzEvent]:
     """Run the selected properties on every contract, yielding events. With ``jobs`` > 1 the
-    tools are fuzzed in that many forked workers (:mod:`harness.jobs`), one tool per task, and
+    tools are fuzzed in that many forked workers (:mod:`harness.parallel`), one tool per task, and
     reported in the order of one job: the same examples, outcomes and statistics."""
     contracts = list(contracts)
     selected = _selected(options)
@@ -669,7 +669,7 @@ def _fuzz_contract(contract: Contract, props: list[Property], options: FuzzOptio
 def _fuzz_forked(plan: list[tuple[Contract, list[Property]]], options: FuzzOptions, jobs: int,
                  report: FuzzReport, started: FuzzStarted) -> Iterator[FuzzEvent]:
     """The properties' events, each tool's run by a forked worker, in the order of one job."""
-    from harness.jobs import forked
+    from harness.parallel import forked
 
     tasks = [(contract, props) for contract, props in plan if props]
     with forked(lambda i: _fuzz_contract(*tasks[i], options), len(tasks), jobs) as results:
