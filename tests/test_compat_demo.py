@@ -127,9 +127,9 @@ def test_a_witness_against_a_safe_verdict_fails_loudly() -> None:
     from harness.compat import RULES, Direction
     from harness.compat.assess import assess
     from harness.compat.normalise import prepare
-    from harness.compat.registry import Registry
+    from harness.compat.registry import CompatRuleRegistry
 
-    lying = Registry()  # enum_narrowed claims to be safe both ways
+    lying = CompatRuleRegistry()  # enum_narrowed claims to be safe both ways
     for rule in RULES:
         safe = rule.name == "enum_narrowed"
         lying.rule(rule.id, group=rule.group, reader="safe" if safe else rule.reader,

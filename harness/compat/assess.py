@@ -17,7 +17,7 @@ from harness.compat.classify import Change, Comparison
 from harness.compat.diff import pointer_of
 from harness.compat.model import Budget, Direction, Evidence, Verdict, worst
 from harness.compat.normalise import Side
-from harness.compat.registry import RULES, Registry
+from harness.compat.registry import RULES, CompatRuleRegistry
 from harness.compat.witness import (
     Bases,
     Sampled,
@@ -131,7 +131,7 @@ def _sampled(change: Change, direction: Direction, old: Side, new: Side, sampled
     return None
 
 
-def assess(old: Side, new: Side, budget: Budget, registry: Registry = RULES,
+def assess(old: Side, new: Side, budget: Budget, registry: CompatRuleRegistry = RULES,
            seeds: Sequence[Any] = ()) -> Assessment:
     """Classify the differences between two prepared versions and look for witnesses.
 

@@ -45,11 +45,11 @@ from harness.compat.registry import (
     DERIVED,
     EXCLUSIVE,
     RULES,
+    CompatRuleRegistry,
     Constraint,
     Finding,
     NameTransition,
     NodeChange,
-    Registry,
     Rule,
     SlotTransition,
     Target,
@@ -106,7 +106,7 @@ class Comparison:
     """Two canonical trees, aligned, and what the rules may ask about them."""
 
     def __init__(self, old_tree: Any, new_tree: Any, *, old: Side | None = None,
-                 new: Side | None = None, registry: Registry = RULES, depth: int = 0,
+                 new: Side | None = None, registry: CompatRuleRegistry = RULES, depth: int = 0,
                  included: dict[tuple[str, str], Verdict] | None = None) -> None:
         """``old``/``new`` (the prepared versions) give written locations; without them (nested
         comparisons of subschemas) changes carry verdicts only. ``included`` is the memo of

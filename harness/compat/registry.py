@@ -198,12 +198,12 @@ RULE_MODULES = (
 )
 
 
-class Registry(_Registry[Rule]):
+class CompatRuleRegistry(_Registry[Rule]):
     """The compat rules: a :class:`harness.registry.Registry` keyed by rule name, with the
     ``@registry.rule(...)`` decorator, lookup by id and the rules of one fact group.
 
-    Tests build fresh ones (``Registry()``, no modules); the package's is :data:`RULES`, which
-    imports :data:`RULE_MODULES` on first read.
+    Tests build fresh ones (``CompatRuleRegistry()``, no modules); the package's is
+    :data:`RULES`, which imports :data:`RULE_MODULES` on first read.
     """
 
     def __init__(self, modules: Iterable[str] = ()) -> None:
@@ -251,4 +251,6 @@ class Registry(_Registry[Rule]):
 
 
 #: The package's rules, declared in :data:`RULE_MODULES`.
-RULES = Registry(RULE_MODULES)
+RULES = CompatRuleRegistry(RULE_MODULES)
+#: The class's former name, which ``harness.compat`` still exports.
+Registry = CompatRuleRegistry
