@@ -15,7 +15,7 @@ from harness.cases import Case, CaseExpectation
 from harness.codes import Layer
 from harness.events import CaseResult
 from harness.frozen import fast_frozen
-from harness.mutations.registry import Later, Mutant
+from harness.mutations.registry import DeferredMutant, Mutant
 
 
 def _record(name: str) -> Any:
@@ -101,7 +101,7 @@ def test_what_fast_frozen_cannot_build_is_refused_when_the_class_is_declared() -
             pass
 
 
-@pytest.mark.parametrize("cls", [CaseResult, Case, CaseExpectation, Mutant, Later, Verdict, Diagnostic, Examined])
+@pytest.mark.parametrize("cls", [CaseResult, Case, CaseExpectation, Mutant, DeferredMutant, Verdict, Diagnostic, Examined])
 def test_the_per_case_records_are_built_fast_and_stay_frozen(cls: type) -> None:
     assert cls.__new__ is not object.__new__  # type: ignore[comparison-overlap]
     assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]

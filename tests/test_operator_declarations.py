@@ -27,7 +27,7 @@ from harness.contract import Contract
 from harness.corpus import fixtures_for
 from harness.engine import Engine
 from harness.events import PASSED
-from harness.mutations import REGISTRY, Later, Mutant, MutationContext, OperatorRegistry, Variant, sample
+from harness.mutations import REGISTRY, DeferredMutant, Mutant, MutationContext, OperatorRegistry, Variant, sample
 from tests.helpers.contracts import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema
 
 DEMO_TOOLS = ("review_status", "job_status", "deployment_status")
@@ -235,9 +235,9 @@ def test_a_mutant_described_later_is_built_only_when_sampling_keeps_it(demo: Cal
         built.append(index)
         return Mutant("many", f"/{index}", lambda: b"{}")
 
-    def many(ctx: MutationContext) -> Iterator[Later]:
+    def many(ctx: MutationContext) -> Iterator[DeferredMutant]:
         for index in range(10):
-            yield Later(functools.partial(make, index))
+            yield DeferredMutant(functools.partial(make, index))
 
     registry = OperatorRegistry()
     registry.register(targets="ten places", layer=Layer.SCHEMA)(_declared("many", many))
@@ -253,8 +253,8 @@ def test_a_mutant_described_later_is_built_only_when_sampling_keeps_it(demo: Cal
 
 
 def test_a_mutant_built_later_must_be_what_it_was_described_as(demo: Callable[[str], Contract]) -> None:
-    def described(ctx: MutationContext) -> Iterator[Later]:
-        yield Later(lambda: Mutant("described", "", lambda: b"{}", variant="second"), variant="first")
+    def described(ctx: MutationContext) -> Iterator[DeferredMutant]:
+        yield DeferredMutant(lambda: Mutant("described", "", lambda: b"{}", variant="second"), variant="first")
 
     registry = OperatorRegistry()
     registry.register(targets="the root", variants={"first": Variant(Layer.SCHEMA), "second": Variant(Layer.PARSE)})(

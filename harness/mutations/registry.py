@@ -75,7 +75,7 @@ class Mutant:
 
 @fast_frozen
 @dataclass(frozen=True, slots=True)
-class Later:
+class DeferredMutant:
     """A mutant described before it is built: what the registry checks and sampling needs (its
     variant, whether it is absorbable), and ``make``, which builds it — called only for the
     mutants sampling keeps. An operator with many targets yields these instead of
@@ -166,7 +166,7 @@ class Operator:
     """
 
     name: str
-    func: Callable[[MutationContext], Iterable[Mutant | Later]] = field(repr=False)
+    func: Callable[[MutationContext], Iterable[Mutant | DeferredMutant]] = field(repr=False)
     variants: Mapping[str, Variant]
     targets: str
     summary: str
@@ -193,10 +193,10 @@ class Operator:
         for mutant in self.bare(ctx):
             yield self.expected(mutant, ctx)
 
-    def bare(self, ctx: MutationContext) -> Iterator[Mutant | Later]:
+    def bare(self, ctx: MutationContext) -> Iterator[Mutant | DeferredMutant]:
         """The operator's mutants as it yields them (each naming a variant it declares; a
-        :class:`Later` not built yet), before their expectations are filled in: what sampling
-        chooses among."""
+        :class:`DeferredMutant` not built yet), before their expectations are filled in: what
+        sampling chooses among."""
         for mutant in self.func(ctx):
             variant = self.variants.get(mutant.variant)
             if variant is None:
@@ -206,10 +206,10 @@ class Operator:
                 raise ValueError(f"operator {self.name!r}: only a structural variant may be absorbable")
             yield mutant
 
-    def expected(self, mutant: Mutant | Later, ctx: MutationContext) -> Mutant:
-        """A bare mutant of this operator (built, if it was described :class:`Later`) with the
+    def expected(self, mutant: Mutant | DeferredMutant, ctx: MutationContext) -> Mutant:
+        """A bare mutant of this operator (built, if it was a :class:`DeferredMutant`) with the
         expectation its variant declares."""
-        if isinstance(mutant, Later):
+        if isinstance(mutant, DeferredMutant):
             built = mutant.make()
             if (built.variant, built.absorbable) != (mutant.variant, mutant.absorbable):
                 raise ValueError(f"operator {self.name!r} built a {built.variant!r} mutant (absorbable: "
@@ -242,7 +242,7 @@ class OperatorRegistry(Registry[Operator]):
         labelled: bool = False,
         typical_code: str | None = None,
         mandatory: bool = False,
-    ) -> Callable[[Callable[[MutationContext], Iterable[Mutant | Later]]], Operator]:
+    ) -> Callable[[Callable[[MutationContext], Iterable[Mutant | DeferredMutant]]], Operator]:
         """Register the decorated function as an operator named after it.
 
         Either ``layer`` (with ``code``, ``also``, ``structural``, ``optional``, ``fix``) for an
@@ -257,7 +257,7 @@ class OperatorRegistry(Registry[Operator]):
             raise ValueError("variants need names")
         declared = MappingProxyType(dict(variants))
 
-        def decorate(func: Callable[[MutationContext], Iterable[Mutant | Later]]) -> Operator:
+        def decorate(func: Callable[[MutationContext], Iterable[Mutant | DeferredMutant]]) -> Operator:
             name = func.__name__
             doc = (func.__doc__ or "").strip().splitlines()
             if not doc:
@@ -284,8 +284,8 @@ class OperatorRegistry(Registry[Operator]):
         dealing = sorted((op for op in self if wanted is None or op.name in wanted), key=lambda op: not op.mandatory)
         if coverage is not None:
             return self._covering(ctx, dealing, max_mutants, coverage, layer)
-        groups: dict[str, list[Mutant | Later]] = {}
-        rests: dict[str, Iterator[Mutant | Later]] = {}
+        groups: dict[str, list[Mutant | DeferredMutant]] = {}
+        rests: dict[str, Iterator[Mutant | DeferredMutant]] = {}
         filled = 0
         for op in dealing:
             if max_mutants is not None and filled >= max_mutants:
@@ -354,8 +354,8 @@ class Coverage:
         return len({(o, v) for _, o, v in self.pairs})
 
 
-def _stopped_by(op: Operator, mutants: Iterator[Mutant | Later], ctx: MutationContext,
-                layer: Layer | None) -> Iterator[Mutant | Later]:
+def _stopped_by(op: Operator, mutants: Iterator[Mutant | DeferredMutant], ctx: MutationContext,
+                layer: Layer | None) -> Iterator[Mutant | DeferredMutant]:
     """The mutants whose variant expects ``layer`` to stop them (all of them without one)."""
     if layer is None:
         return mutants

@@ -8,7 +8,7 @@ from functools import partial
 
 from harness.codes import Layer
 from harness.mutations.context import MutationContext, dumps, short
-from harness.mutations.registry import Later, Mutant, Variant, canary_for, operator
+from harness.mutations.registry import DeferredMutant, Mutant, Variant, canary_for, operator
 from harness.pointer import escape_token, split
 
 
@@ -34,11 +34,12 @@ def add_extra_property(ctx: MutationContext) -> Iterator[Mutant]:
 
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every object", mandatory=True,
           fix="let {pointer} be an object only in {schema}: type: object")
-def null_for_object(ctx: MutationContext) -> Iterator[Mutant | Later]:
+def null_for_object(ctx: MutationContext) -> Iterator[Mutant | DeferredMutant]:
     """null in place of each object."""
     for where, obj in ctx.objects():
         absorbable = _absorbable(ctx) and bool(where)
-        yield Later(partial(_null_for_object, ctx, where, obj, absorbable), absorbable=absorbable, pointer=where)
+        yield DeferredMutant(partial(_null_for_object, ctx, where, obj, absorbable), absorbable=absorbable,
+                             pointer=where)
 
 
 def _null_for_object(ctx: MutationContext, where: str, obj: object, absorbable: bool) -> Mutant:
@@ -48,7 +49,7 @@ def _null_for_object(ctx: MutationContext, where: str, obj: object, absorbable: 
 
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every object",
           fix="let {pointer} be an object only in {schema}: type: object")
-def array_for_object(ctx: MutationContext) -> Iterator[Mutant | Later]:
+def array_for_object(ctx: MutationContext) -> Iterator[Mutant | DeferredMutant]:
     """An array (holding the object) where the object belongs.
 
     Not where the array would nest the document past max_depth: a near miss lands inside the
@@ -58,7 +59,8 @@ def array_for_object(ctx: MutationContext) -> Iterator[Mutant | Later]:
         if len(split(where)) + 1 + _depth(obj) > max_depth:
             continue
         absorbable = _absorbable(ctx) and bool(where)
-        yield Later(partial(_array_for_object, ctx, where, obj, absorbable), absorbable=absorbable, pointer=where)
+        yield DeferredMutant(partial(_array_for_object, ctx, where, obj, absorbable), absorbable=absorbable,
+                             pointer=where)
 
 
 def _depth(value: object) -> int:
@@ -129,7 +131,7 @@ def success_plus_error(ctx: MutationContext) -> Iterator[Mutant]:
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.required",
           targets="every required member present",
           fix="require {pointer} in every branch of {schema} that admits its object")
-def missing_required(ctx: MutationContext) -> Iterator[Mutant | Later]:
+def missing_required(ctx: MutationContext) -> Iterator[Mutant | DeferredMutant]:
     """A member the schema requires, removed."""
     for where, obj in ctx.objects():
         required: set[str] = set()
@@ -138,8 +140,8 @@ def missing_required(ctx: MutationContext) -> Iterator[Mutant | Later]:
                 required.update(n for n in names if isinstance(n, str))
         for name in obj:
             if name in required:
-                yield Later(partial(_missing_required, ctx, where, name, obj[name]),
-                            pointer=f"{where}/{escape_token(name)}")
+                yield DeferredMutant(partial(_missing_required, ctx, where, name, obj[name]),
+                                     pointer=f"{where}/{escape_token(name)}")
 
 
 def _missing_required(ctx: MutationContext, where: str, name: str, value: object) -> Mutant:

@@ -9,7 +9,7 @@ from functools import partial
 
 from harness.codes import Layer
 from harness.mutations.context import PINS, MutationContext, dumps, leaves_under, replace_at, short
-from harness.mutations.registry import Later, Mutant, Variant, canary_for, operator
+from harness.mutations.registry import DeferredMutant, Mutant, Variant, canary_for, operator
 from harness.pointer import resolve, split
 
 _IDENTIFIER = re.compile(r"(^|_)id$|^id$", re.IGNORECASE)
@@ -43,7 +43,7 @@ def _allowed_types(ctx: MutationContext, pointer: str) -> set[str] | None:
 
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every scalar",
           fix="give {pointer} its one type in {schema}")
-def wrong_type(ctx: MutationContext) -> Iterator[Mutant | Later]:
+def wrong_type(ctx: MutationContext) -> Iterator[Mutant | DeferredMutant]:
     """Each scalar replaced by a value of a JSON type its schema does not allow.
 
     A canary string where strings are not allowed, else a number or a boolean; a leaf whose
@@ -61,7 +61,8 @@ def wrong_type(ctx: MutationContext) -> Iterator[Mutant | Later]:
                 continue  # the schema allows every scalar type here: no wrong type to try
             kind = found
         absorbable = _absorbable(ctx, where)
-        yield Later(partial(_wrong_type, ctx, where, value, kind, absorbable), absorbable=absorbable, pointer=where)
+        yield DeferredMutant(partial(_wrong_type, ctx, where, value, kind, absorbable), absorbable=absorbable,
+                             pointer=where)
 
 
 def _wrong_type(ctx: MutationContext, where: str, value: object, kind: str, absorbable: bool) -> Mutant:
@@ -117,7 +118,7 @@ OVERSIZED = 64 * 1024
     "oversized": Variant(Layer.SCHEMA, fix="bound {pointer} in {schema}: a maxLength below max_bytes"),
     "huge": Variant(Layer.TRANSPORT, "transport.max_bytes"),
 })
-def stretch_string(ctx: MutationContext) -> Iterator[Mutant | Later]:
+def stretch_string(ctx: MutationContext) -> Iterator[Mutant | DeferredMutant]:
     """A string one past its maxLength, an oversized one below max_bytes where no maxLength fits,
     and one far past any limit (past max_bytes).
 
@@ -132,15 +133,15 @@ def stretch_string(ctx: MutationContext) -> Iterator[Mutant | Later]:
             continue
         limits = [n for n in ctx.keyword_values(where, "maxLength") if _whole(n)]
         if limits and int(max(limits)) < max_bytes:
-            yield Later(partial(_past_max_length, ctx, where, value, int(max(limits))), variant="maxLength+1",
-                        pointer=where)
+            yield DeferredMutant(partial(_past_max_length, ctx, where, value, int(max(limits))), variant="maxLength+1",
+                                 pointer=where)
         else:
             # The stretched value takes one byte a character when the original does (ASCII that
             # JSON does not escape); any other original is stretched from "x", so the size is known.
             length = min(OVERSIZED, ctx.room(value) - 3)  # the quotes, and one byte to spare
             if length > max(len(value), 1) and not _absorbable(ctx, where):
-                yield Later(partial(_oversized, ctx, where, value, length), variant="oversized", pointer=where)
-        yield Later(partial(_huge, ctx, where, value, max_bytes), variant="huge", pointer=where)
+                yield DeferredMutant(partial(_oversized, ctx, where, value, length), variant="oversized", pointer=where)
+        yield DeferredMutant(partial(_huge, ctx, where, value, max_bytes), variant="huge", pointer=where)
 
 
 def _past_max_length(ctx: MutationContext, where: str, value: str, most: int) -> Mutant:
@@ -275,7 +276,7 @@ def _shown(number: float) -> str:
 @operator(layer=Layer.SCHEMA, structural=True, typical_code="schema.type", targets="every scalar",
           fix="drop null from {pointer}'s type or enum in {schema} (null by design: add an accepted fixture "
               "holding null there)")
-def null_for_scalar(ctx: MutationContext) -> Iterator[Mutant | Later]:
+def null_for_scalar(ctx: MutationContext) -> Iterator[Mutant | DeferredMutant]:
     """null in place of each string, number and boolean (a type made nullable lets it through).
 
     A field null by design is left alone: one a published version of the schema already let be
@@ -288,8 +289,8 @@ def null_for_scalar(ctx: MutationContext) -> Iterator[Mutant | Later]:
             if not adapted and _may_be_null(ctx, where) and _null_by_design(ctx, where):
                 continue
             absorbable = adapted
-            yield Later(partial(_null_for_scalar, ctx, where, value, absorbable), absorbable=absorbable,
-                        pointer=where)
+            yield DeferredMutant(partial(_null_for_scalar, ctx, where, value, absorbable), absorbable=absorbable,
+                                 pointer=where)
 
 
 def _null_for_scalar(ctx: MutationContext, where: str, value: object, absorbable: bool) -> Mutant:
