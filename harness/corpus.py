@@ -24,8 +24,8 @@ from harness.boundary.validator import SchemaValidator, validator_for
 from harness.codes import Layer, layer_of
 from harness.contract import schema_error
 from harness.datafiles import load_yaml, packaged
-from harness.errors import ContractError
-from harness.files import MAX_SCHEMA_BYTES, read_bytes, shown
+from harness.errors import ContractError, printable_path
+from harness.files import MAX_SCHEMA_BYTES, read_bytes
 from harness.locate import position_in_file
 from harness.strict_json import strict_loads
 
@@ -186,9 +186,9 @@ def _fixture(contract: Contract, kind: str, payload: Path, label: str | None) ->
     # A directory named x.json, a FIFO, or a symlink out of the project is a configuration
     # error found now, not a case that fails later (reading one byte proves the file usable).
     read_bytes(payload, limit=0, within=contract.root, what="fixture", truncate=True)
-    if shown(payload) != str(payload):
+    if printable_path(payload) != str(payload):
         raise ContractError("the file name is not UTF-8: rename it (case ids and reports are text)",
-                            file=shown(payload), code="fixture.invalid_name")
+                            file=printable_path(payload), code="fixture.invalid_name")
     side_path = sidecar_for(payload)
     sidecar = load_sidecar(side_path, within=contract.root) if os.path.lexists(side_path) else None
     if sidecar is not None:
@@ -241,13 +241,13 @@ def checked_sidecar(contract: Contract, sidecar: Sidecar, path: Path) -> Sidecar
 
     if sidecar.version is not None and sidecar.version not in contract.versions:
         raise ContractError(f"version {sidecar.version}: {contract.tool} has no schema version {sidecar.version}",
-                            file=shown(path), pointer="/version", allowed=list(contract.versions),
+                            file=printable_path(path), pointer="/version", allowed=list(contract.versions),
                             code="fixture.invalid_sidecar", locate=position_in_file)
     if sidecar.request is not None:
         try:
             contract.normalise_request(sidecar.request)
         except InvalidRequest as exc:
-            raise ContractError(str(exc), file=shown(path), pointer="/request",
+            raise ContractError(str(exc), file=printable_path(path), pointer="/request",
                                 code="fixture.invalid_sidecar", locate=position_in_file) from None
     return sidecar
 

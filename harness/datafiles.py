@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from harness.errors import ContractError, RejectedInput
-from harness.files import MAX_SCHEMA_BYTES, MAX_YAML_BYTES, read_bytes, read_text, shown
+from harness.errors import ContractError, RejectedInput, printable_path
+from harness.files import MAX_SCHEMA_BYTES, MAX_YAML_BYTES, read_bytes, read_text
 from harness.locate import offset_position, position_in_file
 from harness.pointer import escape_token
 from harness.strict_json import strict_loads
@@ -154,7 +154,7 @@ def _tag_name(tag: str) -> str:
 
 def _node_error(path: Path, node: yaml.Node, message: str, code: str) -> ContractError:
     mark = node.start_mark
-    return ContractError(message, file=shown(path), code=code, line=mark.line + 1, column=mark.column + 1)
+    return ContractError(message, file=printable_path(path), code=code, line=mark.line + 1, column=mark.column + 1)
 
 
 def load_yaml(path: Path, *, within: Path | None = None, what: str = "YAML file", limit: int | None = None) -> Any:
@@ -179,7 +179,7 @@ def load_yaml(path: Path, *, within: Path | None = None, what: str = "YAML file"
         context = getattr(exc, "context", None)
         detail = f"{context}, {problem}" if context and "found" in problem else problem
         raise ContractError(
-            f"invalid YAML: {detail}", file=shown(path),
+            f"invalid YAML: {detail}", file=printable_path(path),
             line=mark.line + 1 if mark is not None else None,
             column=mark.column + 1 if mark is not None else None,
         ) from None
@@ -195,7 +195,7 @@ def _json_model(value: Any, path: Path, where: str) -> Any:
         for key, item in value.items():
             if isinstance(key, bool) or not isinstance(key, str | int):
                 raise ContractError(
-                    f"mapping key {key!r} must be a string (quote it)", file=shown(path), pointer=where or "/",
+                    f"mapping key {key!r} must be a string (quote it)", file=printable_path(path), pointer=where or "/",
                     locate=position_in_file,
                 )
             out[str(key)] = _json_model(item, path, f"{where}/{escape_token(key)}")
@@ -203,7 +203,7 @@ def _json_model(value: Any, path: Path, where: str) -> Any:
     if isinstance(value, list):
         return [_json_model(item, path, f"{where}/{i}") for i, item in enumerate(value)]
     if isinstance(value, float) and value != value:
-        raise ContractError("NaN is not allowed", file=shown(path), pointer=where, locate=position_in_file)
+        raise ContractError("NaN is not allowed", file=printable_path(path), pointer=where, locate=position_in_file)
     return value
 
 
@@ -214,7 +214,7 @@ def load_json_file(path: Path, *, within: Path | None = None, what: str = "JSON 
         return strict_loads(data, max_depth=256)
     except RejectedInput as exc:
         line, column = offset_position(data, exc.offset) if exc.offset is not None else (None, None)
-        raise ContractError(f"not valid JSON ({exc.code}: {exc.message})", file=shown(path),
+        raise ContractError(f"not valid JSON ({exc.code}: {exc.message})", file=printable_path(path),
                             pointer=exc.pointer if line is None else None, locate=position_in_file,
                             line=line, column=column) from None
 

@@ -111,8 +111,8 @@ def operators_page() -> str:
         for name, variant in op.variants.items():
             suffix = f" ({name})" if named else ""
             layers.append(_variant_layers(variant) + (" †" if variant.structural else "") + suffix)
-            if variant.shown_code:
-                codes.append(f"`{variant.shown_code}`{suffix}")
+            if variant.catalogue_code:
+                codes.append(f"`{variant.catalogue_code}`{suffix}")
         if op.typical_code:
             codes.insert(0, f"*`{op.typical_code}`*")
         fixes = [f"`{_cell(v.fix.replace('{{', '{').replace('}}', '}'))}`" + (f" ({name})" if named else "")

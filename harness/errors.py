@@ -3,16 +3,21 @@
 ``RejectedInput`` is bad *data* (an upstream's bytes); the others are misuse: a bad contract
 file, a bad option or request. The CLI turns every ``HarnessError`` into one line and exit 2
 (rejections become exit 1); tracebacks only with ``--debug``.
+
+How a message quotes what it is about is here too: a path (:func:`printable_path`), a value
+(:func:`excerpt`), a near miss (:func:`did_you_mean`).
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from harness.codes import Layer, layer_of
+from harness.pointer import MISSING
 
 
 class HarnessError(Exception):
@@ -149,7 +154,8 @@ def one_line(exc: BaseException) -> str:
         text, code = str(exc), exc.code
     elif isinstance(exc, OSError):
         # A descriptor's error names it by number (os.fdopen on a directory: "Is a directory: 3").
-        where = f"{shown(os.fsdecode(exc.filename))}: " if isinstance(exc.filename, str | bytes | os.PathLike) else ""
+        named = isinstance(exc.filename, str | bytes | os.PathLike)
+        where = f"{printable_path(os.fsdecode(exc.filename))}: " if named else ""
         text, code = f"{where}{exc.strerror or type(exc).__name__}", "file.error"
     else:
         first = (str(exc).splitlines() or [""])[0]
@@ -189,7 +195,7 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean {close!r}?)" if close else ""
 
 
-def shown(path: os.PathLike[str] | str) -> str:
+def printable_path(path: os.PathLike[str] | str) -> str:
     """A path as text that always encodes: undecodable bytes of a file name shown escaped."""
     text = os.fspath(path)
     return text.encode("utf-8", "backslashreplace").decode("utf-8") if _unencodable(text) else text
@@ -201,3 +207,24 @@ def _unencodable(text: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+#: ``json.dumps`` with the options :func:`excerpt` takes, each encoder made once.
+_ENCODERS = {
+    (ensure_ascii, compact): json.JSONEncoder(ensure_ascii=ensure_ascii, separators=(",", ":") if compact else None,
+                                              default=str).encode
+    for ensure_ascii in (False, True) for compact in (False, True)
+}
+
+
+def excerpt(value: Any, limit: int = 60, *, ensure_ascii: bool = False, compact: bool = False) -> str:
+    """A value as a message or report quotes it: JSON on one line (``(absent)`` for
+    :data:`~harness.pointer.MISSING`), cut to ``limit`` characters. ``ensure_ascii`` escapes
+    every character outside ASCII (a diagnostic that no peer's text can break into lines);
+    ``compact`` leaves out the spaces after ``,`` and ``:``."""
+    return clip("(absent)" if value is MISSING else _ENCODERS[ensure_ascii, compact](value), limit)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, the last three ``...`` when it is cut."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -23,8 +23,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from harness.errors import ContractError, HarnessError
-from harness.errors import shown as shown  # where most of the package finds it
+from harness.errors import ContractError, HarnessError, printable_path
 
 #: Caps on what one file may weigh. Contracts and sidecars are hand-written YAML; schemas may
 #: be generated (OpenAPI components), so they get more room.
@@ -97,10 +96,10 @@ def read_bytes(
     does not exist, ``file.outside`` when it resolves outside ``within``, ``file.not_regular``,
     ``file.too_large``, ``file.unreadable``.
     """
-    name = shown(path)
+    name = printable_path(path)
     if within is not None and not inside(path, within):
         raise ContractError(
-            f"{what} resolves outside {shown(within)}; a symlink may not lead out of it",
+            f"{what} resolves outside {printable_path(within)}; a symlink may not lead out of it",
             file=name, code="file.outside",
         )
     try:
@@ -155,7 +154,7 @@ def read_text(path: Path, *, limit: int, within: Path | None = None, what: str =
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ContractError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", file=shown(path),
+        raise ContractError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", file=printable_path(path),
                             code="file.unreadable", line=line, column=column) from None
 
 
@@ -176,11 +175,11 @@ def symlink_between(root: Path, path: Path) -> str | None:
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
-            return f"{shown(folder)}: {exc.strerror or exc}"
+            return f"{printable_path(folder)}: {exc.strerror or exc}"
         if stat.S_ISLNK(mode):
-            return f"{shown(folder)} is a symlink (not followed)"
+            return f"{printable_path(folder)} is a symlink (not followed)"
         if not stat.S_ISDIR(mode):
-            return f"{shown(folder)} is {kind_of(mode)}, not a folder"
+            return f"{printable_path(folder)} is {kind_of(mode)}, not a folder"
     return None
 
 
@@ -209,14 +208,14 @@ def check_target(path: Path, what: str = "output", *, probe: bool = False) -> No
         raise _failed(path, what, exc) from None
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise OutputError(
-            f"{what} {shown(path)} is {kind_of(info.st_mode)}; refusing to write to it (give a file path)",
+            f"{what} {printable_path(path)} is {kind_of(info.st_mode)}; refusing to write to it (give a file path)",
             code="output.not_regular",
         )
     for parent in (path.parent, *path.parent.parents):
         if parent.exists():
             if not parent.is_dir():
-                raise OutputError(f"cannot write {what} {shown(path)}: {shown(parent)} is not a directory",
-                                  errno_=errno.ENOTDIR)
+                raise OutputError(f"cannot write {what} {printable_path(path)}: {printable_path(parent)} is not a "
+                                  "directory", errno_=errno.ENOTDIR)
             if probe:
                 # The file is written beside itself first (a temporary file renamed over it), in
                 # folders made as needed: a folder that takes no new entry (read-only, /proc) is
@@ -232,7 +231,7 @@ def check_target(path: Path, what: str = "output", *, probe: bool = False) -> No
 
 def _failed(path: Path, what: str, exc: OSError) -> OutputError:
     reason = exc.strerror or type(exc).__name__
-    return OutputError(f"cannot write {what} {shown(path)}: {reason}", errno_=exc.errno)
+    return OutputError(f"cannot write {what} {printable_path(path)}: {reason}", errno_=exc.errno)
 
 
 def write_atomic(path: Path, data: bytes, mode: int = 0o644, *, what: str = "file", durable: bool = True) -> None:
@@ -280,7 +279,7 @@ class AtomicWriter:
 
     def write(self, data: bytes) -> None:
         if self._handle is None:
-            raise ValueError(f"{shown(self.path)}: already committed or aborted")
+            raise ValueError(f"{printable_path(self.path)}: already committed or aborted")
         try:
             self._handle.write(data)
         except OSError as exc:
@@ -290,7 +289,7 @@ class AtomicWriter:
     def commit(self) -> None:
         """Sync the temporary file (when durable) and rename it over the target."""
         if self._handle is None:
-            raise ValueError(f"{shown(self.path)}: already committed or aborted")
+            raise ValueError(f"{printable_path(self.path)}: already committed or aborted")
         try:
             handle, self._handle = self._handle, None
             with handle:
@@ -381,13 +380,13 @@ def open_append(path: Path, what: str = "file") -> int:
                      | getattr(os, "O_CLOEXEC", 0), 0o644)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise OutputError(f"{what} {shown(path)} is a symlink; refusing to write through it",
+            raise OutputError(f"{what} {printable_path(path)} is a symlink; refusing to write through it",
                               code="output.not_regular") from None
         raise _failed(path, what, exc) from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise OutputError(f"{what} {shown(path)} is {kind_of(info.st_mode)}; refusing to write to it",
+        raise OutputError(f"{what} {printable_path(path)} is {kind_of(info.st_mode)}; refusing to write to it",
                           code="output.not_regular")
     os.set_blocking(fd, True)
     return fd

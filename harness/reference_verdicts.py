@@ -61,8 +61,7 @@ from typing import Any
 
 import harness.state as state
 from harness.digests import harness_digest
-from harness.errors import HarnessError
-from harness.files import shown
+from harness.errors import HarnessError, printable_path
 
 FORMAT = 3
 #: Formats of earlier releases (unsealed): read as nothing saved, without a warning.
@@ -121,7 +120,7 @@ def _where(path: Path) -> str:
         relative = os.path.relpath(path)
     except ValueError:  # pragma: no cover - another drive on Windows
         relative = str(path)
-    return shown(str(path) if relative.startswith("..") else relative)
+    return printable_path(str(path) if relative.startswith("..") else relative)
 
 
 def print_warning(message: str) -> None:

@@ -40,8 +40,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError
-from harness.files import inside, kind_of, read_at_most, read_bytes, shown, symlink_between, write_atomic, write_new
+from harness.errors import HarnessError, printable_path
+from harness.files import inside, kind_of, read_at_most, read_bytes, symlink_between, write_atomic, write_new
 
 KEY_ENV = "CONTRACT_HARNESS_STATE_KEY"
 #: Where the key is made, below the user's state folder.
@@ -118,13 +118,13 @@ def _file_key(path: Path) -> bytes:
         else:
             text = data.strip()
             if len(text) != 64 or any(c not in b"0123456789abcdef" for c in text):
-                raise NoKey(f"no key: {shown(path)} is not 64 hex digits (delete it to make a new one)")
+                raise NoKey(f"no key: {printable_path(path)} is not 64 hex digits (delete it to make a new one)")
             return bytes.fromhex(text.decode("ascii"))
         try:
             write_new(path, (secrets.token_hex(32) + "\n").encode("ascii"), 0o600, what="state key")
         except (HarnessError, OSError) as exc:
             raise NoKey(f"no key: {str(exc).splitlines()[0] if str(exc) else exc}") from None
-    raise NoKey(f"no key: {shown(path)} could not be made")
+    raise NoKey(f"no key: {printable_path(path)} could not be made")
 
 
 # --------------------------------------------------------------------------- sealing
@@ -192,7 +192,8 @@ def _key_inside(root: Path) -> None:
     if os.environ.get(KEY_ENV):
         return None
     if inside(key_file(), root):
-        raise NoKey(f"no key: {shown(key_file())} is inside the state folder (set {KEY_ENV} or XDG_STATE_HOME)")
+        raise NoKey(f"no key: {printable_path(key_file())} is inside the state folder "
+                    f"(set {KEY_ENV} or XDG_STATE_HOME)")
     return None
 
 

@@ -217,7 +217,7 @@ def test_a_structural_variant_adds_the_adapter_layer_only_for_tools_with_an_adap
     assert Variant(Layer.BINDING, also=(Layer.SCHEMA,)).layers_for(demo("job_status")) == (Layer.SCHEMA, Layer.BINDING)
     binding = Variant(Layer.BINDING, "binding.{note}")
     assert binding.code_for(Mutant("break_binding", "/x", lambda: b"", note="run_id")) == "binding.run_id"
-    assert binding.shown_code == "binding.<note>"
+    assert binding.catalogue_code == "binding.<note>"
 
 
 def _declared(name: str, func: Callable[[MutationContext], Iterator[Mutant]]) -> Callable[[MutationContext],

@@ -17,7 +17,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from harness.files import OutputError, open_append, shown, write_atomic
+from harness.errors import printable_path
+from harness.files import OutputError, open_append, write_atomic
 from harness.timeutil import format_rfc3339
 
 __all__ = ["AuditRecord", "AuditSink", "JsonlAuditSink", "MemoryAuditSink", "RawStore"]
@@ -145,11 +146,11 @@ class RawStore:
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
         if self.directory.is_symlink() or (self.directory.exists() and not self.directory.is_dir()):
-            raise OutputError(f"--keep-raw {shown(self.directory)} is not a directory", code="output.not_regular")
+            raise OutputError(f"--keep-raw {printable_path(self.directory)} is not a directory", code="output.not_regular")
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:
-            raise OutputError(f"cannot create --keep-raw {shown(self.directory)}: {exc.strerror}") from None
+            raise OutputError(f"cannot create --keep-raw {printable_path(self.directory)}: {exc.strerror}") from None
 
     def keep(self, raw: bytes, sha256: str) -> Path:
         path = self.directory / f"{sha256}.bin"

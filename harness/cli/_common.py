@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import UsageError, did_you_mean
-from harness.files import kind_of, shown
+from harness.errors import UsageError, did_you_mean, printable_path
+from harness.files import kind_of
 from harness.project import CONTRACTS, check_layout, find_root, project_root
 
 if TYPE_CHECKING:
@@ -50,11 +50,11 @@ def existing_file(path: str, what: str) -> Path:
     try:
         mode = os.stat(file).st_mode
     except FileNotFoundError:
-        raise UsageError(f"{what} file {shown(path)!r} does not exist") from None
+        raise UsageError(f"{what} file {printable_path(path)!r} does not exist") from None
     except OSError as exc:
-        raise UsageError(f"{what} file {shown(path)!r} cannot be read: {exc.strerror}") from None
+        raise UsageError(f"{what} file {printable_path(path)!r} cannot be read: {exc.strerror}") from None
     if not stat.S_ISREG(mode):
-        raise UsageError(f"{what} file {shown(path)!r} is {kind_of(mode)}, not a regular file")
+        raise UsageError(f"{what} file {printable_path(path)!r} is {kind_of(mode)}, not a regular file")
     return file
 
 

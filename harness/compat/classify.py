@@ -556,7 +556,7 @@ class Comparison:
             answers = self._ask(group, fact)
             if not answers:
                 answers = [(self.registry["unclassified"], Finding(
-                    self._shown(fact, "old"), self._shown(fact, "new"),
+                    self._written(fact, "old"), self._written(fact, "new"),
                     subject=getattr(fact, "keyword", keyword), note="no rule models this difference"))]
             for rule, finding in answers:
                 key = (rule.id, path, finding.subject)
@@ -607,7 +607,9 @@ class Comparison:
             found += self._unmodelled()
         return found
 
-    def _shown(self, fact: Any, side: str) -> Any:
+    def _written(self, fact: Any, side: str) -> Any:
+        """What a finding records for ``side`` of ``fact``: a site's keyword as written
+        (``(absent)`` where it is not), another fact's state on that side."""
         if isinstance(fact, Site):
             node = self.node(side, fact.path)
             value = node.get(fact.keyword, "(absent)") if isinstance(node, dict) else node

@@ -9,7 +9,7 @@ import json
 from typing import Any, NamedTuple
 
 from harness.compat.model import Direction, Evidence
-from harness.compat.report import CompatReport, decided_by, shown, witnesses_of
+from harness.compat.report import CompatReport, decided_by, value_text, witnesses_of
 from harness.events import Section
 from harness.markdown import code_span
 from harness.pointer import display
@@ -50,7 +50,7 @@ def text(report: CompatReport) -> str:
             c = a.change
             lines.append(f"  {c.rule.id} {c.rule.name} at {display(c.pointer)}"
                          + (f" [{c.subject}]" if c.subject else ""))
-            lines.append(f"      {shown(c.before, 60)} -> {shown(c.after, 60)}")
+            lines.append(f"      {value_text(c.before, 60)} -> {value_text(c.after, 60)}")
             lines.append(f"      reader {a.reader.value} ({a.reader_evidence.value}), "
                          f"writer {a.writer.value} ({a.writer_evidence.value})"
                          + (f"; {c.note}" if c.note else ""))
@@ -62,7 +62,7 @@ def text(report: CompatReport) -> str:
         lines.append("witnesses:")
         for assessed, w in found:
             label = f"{assessed.change.rule.id} {w.direction.value}" if assessed else f"pair {w.direction.value}"
-            lines.append(f"  {label}: {shown(w.document, 160)}")
+            lines.append(f"  {label}: {value_text(w.document, 160)}")
             lines.append(f"      accepted by {w.accepted_by}, rejected by {w.rejected_by}: "
                          f"{w.keyword} at {display(w.instance_pointer)} ({w.schema_pointer}): {w.message}")
     if report.replay:
@@ -113,7 +113,7 @@ def markdown(report: CompatReport) -> str:
             c = a.change
             out.append(
                 f"| `{display(c.pointer)}` | {c.rule.name}{' (' + _cell(c.subject) + ')' if c.subject else ''} "
-                f"| `{_cell(shown(c.before, 50))}` -> `{_cell(shown(c.after, 50))}` | {a.reader.value} "
+                f"| `{_cell(value_text(c.before, 50))}` -> `{_cell(value_text(c.after, 50))}` | {a.reader.value} "
                 f"| {a.writer.value} | {c.rule.id} | {_evidence(a)} |"
             )
     else:
@@ -169,7 +169,7 @@ def html_page(report: CompatReport) -> HtmlPage:
         Section("Changes", ["pointer", "class", "before", "after", "reader", "writer", "rule", "evidence"],
                 [[display(a.change.pointer),
                   a.change.rule.name + (f" ({a.change.subject})" if a.change.subject else ""),
-                  shown(a.change.before, 80), shown(a.change.after, 80), a.reader.value, a.writer.value,
+                  value_text(a.change.before, 80), value_text(a.change.after, 80), a.reader.value, a.writer.value,
                   a.change.rule.id, _evidence(a)] for a in report.changes],
                 note="" if report.changes else "None: the versions validate the same documents."),
     ]
@@ -179,7 +179,7 @@ def html_page(report: CompatReport) -> HtmlPage:
             "Witnesses", ["change", "direction", "accepted by", "rejected by", "why", "document"],
             [[f"{a.change.rule.id} {a.change.rule.name}" if a else "pair", w.direction.value, w.accepted_by,
               w.rejected_by, f"{w.keyword} at {display(w.instance_pointer)} ({w.schema_pointer}): {w.message}",
-              shown(w.document, 400)] for a, w in found]))
+              value_text(w.document, 400)] for a, w in found]))
     if report.replay:
         sections.append(Section(
             "Replay", ["fixture", f"v{report.old.version}", f"v{report.new.version}", "ok"],

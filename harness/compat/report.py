@@ -17,7 +17,7 @@ from harness.compat.model import Direction, Evidence, Policy, Verdict
 from harness.compat.normalise import Side, Unsupported
 from harness.compat.replay import Row
 from harness.compat.witness import Witness
-from harness.pointer import MISSING
+from harness.errors import clip, excerpt
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,17 +153,12 @@ def decided_by(report: CompatReport, direction: Direction, limit: int = 3) -> st
     return ", ".join(rules[:limit]) + more
 
 
-def shown(value: Any, limit: int = 80) -> str:
-    """A value as the report shows it: compact JSON, cut at ``limit`` characters."""
-    import json
-
-    if value is MISSING:
-        text = "(absent)"
-    elif isinstance(value, str) and value.startswith("(") and value.endswith(")"):
-        text = value
-    else:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def value_text(value: Any, limit: int = 80) -> str:
+    """A value as the report shows it: a marker such as ``(absent)`` as it is, anything else as
+    compact JSON (:func:`harness.errors.excerpt`), cut at ``limit`` characters."""
+    if isinstance(value, str) and value.startswith("(") and value.endswith(")"):
+        return clip(value, limit)
+    return excerpt(value, limit, compact=True)
 
 
 def _change_dict(assessed: Assessed) -> dict[str, Any]:
@@ -177,8 +172,8 @@ def _change_dict(assessed: Assessed) -> dict[str, Any]:
         "old_location": change.old_location,
         "new_location": change.new_location,
         "subject": change.subject,
-        "before": shown(change.before, 200),
-        "after": shown(change.after, 200),
+        "before": value_text(change.before, 200),
+        "after": value_text(change.after, 200),
         "static": {"reader": change.reader.value, "writer": change.writer.value},
         "reader": {"verdict": assessed.reader.value, "evidence": assessed.reader_evidence.value},
         "writer": {"verdict": assessed.writer.value, "evidence": assessed.writer_evidence.value},

@@ -11,7 +11,6 @@ the vendor and request schemas are compiled here, so a broken schema is a load-t
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -40,7 +39,7 @@ from harness.contract.records import (
     Waiver,
 )
 from harness.datafiles import load_json_file, load_yaml, packaged
-from harness.errors import ContractError, did_you_mean
+from harness.errors import ContractError, did_you_mean, excerpt
 from harness.locate import position_in_file
 from harness.pointer import escape_token, resolve, split
 from harness.strict_json import strict_loads
@@ -122,7 +121,7 @@ def schema_error(
         # Which alternative was meant is for people to say: a node may spell it out.
         said = _error_message(schema, violation.schema_pointer)
         message = said if said is not None else message
-    message = message.replace("<value>", _shown(_value_at(data, pointer)))
+    message = message.replace("<value>", excerpt(_value_at(data, pointer)))
     return ContractError(message, file=str(file), pointer=pointer, locate=position_in_file, allowed=allowed, code=code)
 
 
@@ -136,11 +135,6 @@ def _error_message(schema: Any, schema_pointer: str) -> str | None:
         if isinstance(node, dict) and isinstance(node.get("errorMessage"), str):
             return str(node["errorMessage"])
     return None
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _value_at(data: Any, pointer: str) -> Any:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.errors import ContractError
 from harness.locate import position_in_file
-from harness.pointer import escape_token, split
+from harness.pointer import escape_token, join, split
 from harness.schemas import Declared, Document, Node
 
 if TYPE_CHECKING:
@@ -38,10 +38,6 @@ if TYPE_CHECKING:
 ENVELOPE_MEMBERS = ("tool", "request_id", "outcome")
 #: The members a request has, as the boundary sees it.
 REQUEST_MEMBERS = ("tool", "request_id", "args")
-
-
-def _shown(tokens: list[str] | tuple[str, ...]) -> str:
-    return "".join("/" + escape_token(t) for t in tokens)
 
 
 # --------------------------------------------------------------------------- envelope
@@ -136,7 +132,7 @@ def _suggestion(tokens: list[str], found: Declared) -> str:
     close = difflib.get_close_matches(wrong, found.members, n=1, cutoff=0.6)
     if not close:
         return ""
-    return f" (did you mean {_shown([*found.found, close[0], *tokens[len(found.found) + 1:]])}?)"
+    return f" (did you mean {join([*found.found, close[0], *tokens[len(found.found) + 1:]])}?)"
 
 
 def _undeclared(document: Document, pointer: str, what: str, schema_name: str) -> str | None:
@@ -192,7 +188,7 @@ def request_problems(contract: Contract) -> Iterator[Problem]:
         where = f"/bindings/{index}/request"
         if not tokens or tokens[0] not in REQUEST_MEMBERS:
             close = difflib.get_close_matches(tokens[0] if tokens else "", REQUEST_MEMBERS, n=1)
-            hint = f" (did you mean {_shown([close[0], *tokens[1:]])}?)" if close else ""
+            hint = f" (did you mean {join([close[0], *tokens[1:]])}?)" if close else ""
             yield Problem(where, "request", f"binding {rule.name!r} reads the request at {rule.request or '/'}, "
                                             f"but a request has only /tool, /request_id and /args{hint}")
             continue

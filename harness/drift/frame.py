@@ -34,7 +34,7 @@ from harness.codes import (
     TRANSPORT_TOOL_ERROR,
 )
 from harness.drift.kinds import Failure, Fetched, Refusal
-from harness.errors import RejectedInput
+from harness.errors import RejectedInput, excerpt
 from harness.strict_json import strict_loads
 
 STRUCTURED, TEXT, AUTO, TEXT_STRING = "structured", "text", "auto", "text_string"
@@ -61,11 +61,6 @@ def _relative(pointer: str | None) -> str | None:
     if pointer is not None and (pointer == _STRUCTURED_POINTER or pointer.startswith(_STRUCTURED_POINTER + "/")):
         return pointer[len(_STRUCTURED_POINTER) :]
     return pointer
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def read_call_line(
@@ -114,7 +109,7 @@ def read_call_line(
             failure=Failure(
                 TRANSPORT_TOOL_ERROR,
                 "jsonrpc_error",
-                f"JSON-RPC error {_shown(code)} instead of a result",
+                f"JSON-RPC error {excerpt(code, 40)} instead of a result",
             ),
             info=info,
         )
@@ -172,11 +167,11 @@ def _frame_problem(message: Any, expected_id: Any) -> str | None:
     if not isinstance(message, dict):
         return "a JSON-RPC message must be an object"
     if message.get("jsonrpc") != "2.0":
-        return f'jsonrpc is {_shown(message.get("jsonrpc"))}, not "2.0"'
+        return f'jsonrpc is {excerpt(message.get("jsonrpc"), 40)}, not "2.0"'
     if "id" not in message:
         return "the message has no id (a notification, not an answer)"
     if expected_id is not None and message["id"] != expected_id:
-        return f"the message answers id {_shown(message['id'])}, not {_shown(expected_id)}"
+        return f"the message answers id {excerpt(message['id'], 40)}, not {excerpt(expected_id, 40)}"
     has_result, has_error = "result" in message, "error" in message
     if has_result == has_error:
         return "a JSON-RPC answer needs exactly one of result and error"

@@ -42,7 +42,7 @@ import anyio
 import harness.guard.rebuild as rebuild
 from harness.boundary.pipeline import Verdict, system_clock
 from harness.codes import TRANSPORT_FRAME, TRANSPORT_INPUT_REQUIRED, TRANSPORT_MAX_BYTES
-from harness.errors import HarnessError
+from harness.errors import HarnessError, excerpt
 from harness.guard.lines import HEAD, NO_ID, LineSplitter, Oversized, recover_id
 from harness.guard.messages import (
     INPUT_REQUIRED_VERSIONS,
@@ -138,10 +138,10 @@ class ServerEndpoint(Protocol):
 _key = id_key
 
 
-def _shown(value: Any) -> str:
-    """A peer's value as JSON (escaped: never a line break of its own), for diagnostics."""
-    text = json.dumps(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+def _quoted(value: Any) -> str:
+    """A peer's value as a diagnostic quotes it: JSON with every character outside ASCII escaped
+    (no line break of its own), cut to 40 characters."""
+    return excerpt(value, 40, ensure_ascii=True)
 
 
 # One encoder for every message the relay writes (json.dumps with options builds a new one
@@ -369,7 +369,7 @@ class Relay:
     async def _client_request(self, message: Message) -> None:
         key = _key(message.id)
         if key in self._pending:
-            self.log(f"refused a client request under id {_shown(message.id)}, which a request in flight uses")
+            self.log(f"refused a client request under id {_quoted(message.id)}, which a request in flight uses")
             await self._error(message.id, -32600, "contract-harness guard: this id is already in use by a request "
                                                   "in flight")
             return
@@ -388,7 +388,7 @@ class Relay:
         elif method not in self._passed_requests:
             surface = surface_of(method)
             hint = f" (pass it with --pass {surface})" if surface else ""
-            self.log(f"refused a client request for method {_shown(method)}: not a method the guard relays{hint}")
+            self.log(f"refused a client request for method {_quoted(method)}: not a method the guard relays{hint}")
             await self._error(message.id, -32601, "Method not found")
             return
         # subscriptions/listen stays open as long as the client listens: no deadline.
@@ -456,7 +456,7 @@ class Relay:
                 await self._send_server(message.raw if token is None else self._with_meta(message, meta))
                 return
             request_id = new_request_id()
-            self.log(f"denied a call of {_shown(name)} (JSON-RPC id {_shown(ident)}): no contract guards it")
+            self.log(f"denied a call of {_quoted(name)} (JSON-RPC id {_quoted(ident)}): no contract guards it")
             if self.guard.audit is not None:
                 self.guard.audit.write_event(
                     self._now(), str(name), request_id, mcp_tool=name, jsonrpc_id=ident, event="denied",
@@ -485,7 +485,7 @@ class Relay:
         if "requestState" in params:  # the retry of a call that asked for input
             state = self._states.redeem(params["requestState"])
             if state is NO_ID:
-                self.log(f"refused a retry of {name!r} (JSON-RPC id {_shown(ident)}): its requestState is not one "
+                self.log(f"refused a retry of {name!r} (JSON-RPC id {_quoted(ident)}): its requestState is not one "
                          "the guard issued")
                 await self._error(ident, -32602, "Invalid params: unknown requestState")
                 return
@@ -513,12 +513,12 @@ class Relay:
             request_id = message.params.get("requestId")
             pending = self._pending.get(_key(request_id)) if valid_id(request_id) else None
             if pending is None:
-                self.log(f"dropped the client's cancellation of JSON-RPC id {_shown(request_id)}: no request of its "
+                self.log(f"dropped the client's cancellation of JSON-RPC id {_quoted(request_id)}: no request of its "
                          "is in flight")
                 return
             self._cancelled(pending)
         elif method not in CLIENT_NOTIFICATIONS:
-            self.log(f"dropped a client notification {_shown(method)}: not one the guard relays")
+            self.log(f"dropped a client notification {_quoted(method)}: not one the guard relays")
             return
         await self._send_server(message.raw)
 
@@ -534,7 +534,7 @@ class Relay:
         key = _key(message.id)
         server_id = self._server_pending.pop(key, NO_ID) if message.id is not None else NO_ID
         if server_id is NO_ID:
-            self.log(f"dropped a client answer to JSON-RPC id {_shown(message.id)}: no request of the server's is "
+            self.log(f"dropped a client answer to JSON-RPC id {_quoted(message.id)}: no request of the server's is "
                      "waiting for it")
             return
         self._server_ids.pop(_key(server_id), None)
@@ -570,7 +570,8 @@ class Relay:
             await self._deliver(pending, verdict, "timeout")
         else:
             limit = f"{self.guard.request_timeout_s:g} s"
-            self.log(f"the server did not answer {pending.method} (JSON-RPC id {_shown(pending.ident)}) within {limit}")
+            self.log(f"the server did not answer {pending.method} (JSON-RPC id {_quoted(pending.ident)}) "
+                     f"within {limit}")
             await self._error(pending.ident, REQUEST_TIMEOUT, f"contract-harness guard: no answer within {limit}")
         if pending.method == "initialize":  # the specification forbids cancelling it
             return
@@ -612,11 +613,11 @@ class Relay:
         if pending is None:
             if key in self._ended:
                 del self._ended[key]
-                self.log(f"dropped the late answer to JSON-RPC id {_shown(message.id)} (the request had ended)")
+                self.log(f"dropped the late answer to JSON-RPC id {_quoted(message.id)} (the request had ended)")
             else:
                 # No request of the client's is in flight under this id: nothing may reach
                 # the client around the guard.
-                self.log(f"dropped an answer of {len(message.raw)} bytes to JSON-RPC id {_shown(message.id)}, which "
+                self.log(f"dropped an answer of {len(message.raw)} bytes to JSON-RPC id {_quoted(message.id)}, which "
                          "no request of the client's is waiting for")
             return
         self._finish(pending)
@@ -706,7 +707,7 @@ class Relay:
         if "requestState" in result:
             answer["requestState"] = self._states.issue(result["requestState"])
         await self._answer(pending.ident, answer)
-        self.log(f"{tool.name} (JSON-RPC id {_shown(pending.ident)}): the tool asked for input; relayed as the "
+        self.log(f"{tool.name} (JSON-RPC id {_quoted(pending.ident)}): the tool asked for input; relayed as the "
                  "protocol defines it")
         if self.guard.audit is not None:
             elapsed_ms = round((time.perf_counter() - pending.started) * 1000, 3)
@@ -737,7 +738,7 @@ class Relay:
                                         ms=elapsed_ms, event=event)
         if not verdict.accepted and event == "answered":
             where = f" at {verdict.instance_pointer}" if verdict.instance_pointer else ""
-            self.log(f"{tool.name} (JSON-RPC id {_shown(pending.ident)}, {verdict.audit.request_id}): rejected by "
+            self.log(f"{tool.name} (JSON-RPC id {_quoted(pending.ident)}, {verdict.audit.request_id}): rejected by "
                      f"{verdict.layer}: {verdict.code}{where}: {verdict.message}")
         if self.on_verdict is not None and pending.token is not None:
             self.on_verdict(pending.token, verdict)
@@ -753,7 +754,7 @@ class Relay:
         if pending.tool is not None:
             await self._deliver(pending, pending.tool.unavailable(why, pending.request), "unreachable")
         else:
-            self.log(f"{pending.method} (JSON-RPC id {_shown(pending.ident)}): {why}")
+            self.log(f"{pending.method} (JSON-RPC id {_quoted(pending.ident)}): {why}")
             await self._error(pending.ident, -32603, "contract-harness guard: the server could not be reached")
 
     async def _oversized(self, item: Oversized) -> None:
@@ -798,7 +799,7 @@ class Relay:
         if method not in SERVER_REQUESTS and method not in self._passed_server_requests:
             surface = surface_of(method)
             hint = f" (pass it with --pass {surface})" if surface else ""
-            self.log(f"refused the server's request {_shown(method)}: not one the guard relays{hint}")
+            self.log(f"refused the server's request {_quoted(method)}: not one the guard relays{hint}")
             await self._send_server(_dumps(error_line(message.id, -32601, "Method not found")))
             return
         server_key = _key(message.id)
@@ -835,7 +836,7 @@ class Relay:
         elif method in self._passed_notifications:
             await self._send_client(message.raw)
         else:
-            self.log(f"dropped a server notification {_shown(method)}: not one the guard relays")
+            self.log(f"dropped a server notification {_quoted(method)}: not one the guard relays")
 
     async def _tools_listed(self, pending: _Pending, result: dict[str, Any]) -> None:
         try:
@@ -849,7 +850,7 @@ class Relay:
         names = [t.get("name") for t in result["tools"]]
         self._listed_names.update(n for n in names if isinstance(n, str))
         if hidden:
-            self.log(f"tools/list: hid {len(hidden)} tool(s) without a contract: {', '.join(map(_shown, hidden))}")
+            self.log(f"tools/list: hid {len(hidden)} tool(s) without a contract: {', '.join(map(_quoted, hidden))}")
         cursor = result.get("nextCursor")
         if isinstance(cursor, str) and cursor:
             rewritten["nextCursor"] = self._cursors.issue(cursor)

@@ -14,7 +14,7 @@ from harness.lint.model import Finding, LintReport
 from harness.pointer import display
 
 
-def shown_path(file: str, root: Path | None = None) -> str:
+def relative_path(file: str, root: Path | None = None) -> str:
     """``file`` relative to ``root`` (default: the current directory) if under it, POSIX style."""
     path = Path(file)
     base = (root or Path.cwd()).resolve()
@@ -25,7 +25,7 @@ def shown_path(file: str, root: Path | None = None) -> str:
 
 
 def _where(finding: Finding, root: Path | None) -> str:
-    place = shown_path(finding.file, root)
+    place = relative_path(finding.file, root)
     return f"{place}:{finding.line}" if finding.line is not None else place
 
 
@@ -60,8 +60,8 @@ def render_json(report: LintReport, root: Path | None = None) -> str:
     """The report as one JSON document (``summary``, ``targets``, ``findings``, ``waived``)."""
     data = report.to_dict()
     for entry in (*data["findings"], *data["waived"]):
-        entry["file"] = shown_path(entry["file"], root)
-    data["targets"] = [shown_path(t, root) for t in data["targets"]]
+        entry["file"] = relative_path(entry["file"], root)
+    data["targets"] = [relative_path(t, root) for t in data["targets"]]
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 

@@ -37,12 +37,6 @@ def dumps(value: Any) -> bytes:
     return _ENCODE(value).encode("utf-8")
 
 
-def short(value: Any, limit: int = 60) -> str:
-    """A one-line rendering of a value for reports."""
-    text = _ENCODE(value) if value is not MISSING else "(absent)"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 #: Documents with more values than this are not mapped (see :func:`value_spans`): each
 #: mutant of theirs is written whole.
 _MAX_SPANS = 4096

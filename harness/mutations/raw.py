@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from functools import partial
 
 from harness.codes import Layer
-from harness.mutations.context import MutationContext, short
+from harness.errors import excerpt
+from harness.mutations.context import MutationContext
 from harness.mutations.registry import Mutant, operator
 
 
@@ -25,7 +26,7 @@ def nan_number(ctx: MutationContext) -> Iterator[Mutant]:
     if target is not None:
         where, value = target
         yield Mutant(
-            "nan_number", where, lambda: ctx.spliced(where, b"NaN"), original=short(value),
+            "nan_number", where, lambda: ctx.spliced(where, b"NaN"), original=excerpt(value),
             mutated="NaN",
         )
 
@@ -39,7 +40,7 @@ def deep_nesting(ctx: MutationContext) -> Iterator[Mutant]:
         depth = ctx.contract.limits.max_depth + 1
         fragment = b"[" * depth + b"0" + b"]" * depth
         yield Mutant(
-            "deep_nesting", where, lambda: ctx.spliced(where, fragment), original=short(value),
+            "deep_nesting", where, lambda: ctx.spliced(where, fragment), original=excerpt(value),
             mutated=f"{depth} nested arrays",
         )
 
@@ -62,7 +63,7 @@ def invalid_utf8(ctx: MutationContext) -> Iterator[Mutant]:
         if isinstance(value, str) and where:
             yield Mutant(
                 "invalid_utf8", where, partial(ctx.spliced, where, b'"\xff\xfe\xc0\xaf"'),
-                original=short(value), mutated="ff fe c0 af",
+                original=excerpt(value), mutated="ff fe c0 af",
             )
             return
 

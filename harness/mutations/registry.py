@@ -137,7 +137,7 @@ class Variant:
                                note=mutant.note)
 
     @property
-    def shown_code(self) -> str | None:
+    def catalogue_code(self) -> str | None:
         """The code as the catalogue shows it (``binding.<note>``)."""
         return None if self.code is None else self.code.replace(NOTE, "<note>")
 

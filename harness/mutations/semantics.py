@@ -10,7 +10,8 @@ from typing import Any
 
 from harness.codes import BINDING_REQUEST_ID, Layer, binding_code
 from harness.contract.records import MAX_AGE_CEILING
-from harness.mutations.context import PINS, MutationContext, replace_at, short, twiddle
+from harness.errors import excerpt
+from harness.mutations.context import PINS, MutationContext, replace_at, twiddle
 from harness.mutations.registry import NOTE, Mutant, Variant, canary_for, operator
 from harness.pointer import MISSING, escape_token, resolve, split
 from harness.timeutil import format_rfc3339, parse_rfc3339
@@ -29,8 +30,8 @@ def wrong_tool(ctx: MutationContext) -> Iterator[Mutant]:
         return
     other = f"not_{value}"
     yield Mutant(
-        "wrong_tool", pointer, lambda: ctx.replaced(pointer, other), original=short(value),
-        mutated=short(other),
+        "wrong_tool", pointer, lambda: ctx.replaced(pointer, other), original=excerpt(value),
+        mutated=excerpt(other),
     )
 
 
@@ -47,7 +48,7 @@ def mismatch_request_id(ctx: MutationContext) -> Iterator[Mutant]:
     other = twiddle(value)
     yield Mutant(
         "mismatch_request_id", pointer, lambda: ctx.replaced(pointer, other),
-        original=short(value), mutated=short(other),
+        original=excerpt(value), mutated=excerpt(other),
     )
 
 
@@ -75,7 +76,7 @@ def break_binding(ctx: MutationContext) -> Iterator[Mutant]:
                 continue
             yield Mutant(
                 "break_binding", where, partial(ctx.replaced, where, other),
-                original=short(value), mutated=short(other), note=rule.name,
+                original=excerpt(value), mutated=excerpt(other), note=rule.name,
             )
 
 
@@ -148,8 +149,8 @@ def change_echo(ctx: MutationContext) -> Iterator[Mutant]:
         if other is MISSING:
             continue
         yield Mutant(
-            "change_echo", where, partial(ctx.replaced, where, other), original=short(value),
-            mutated=short(other), note=f"{{name: {name}, result: {echo}, request: /args/{escape_token(name)}}}",
+            "change_echo", where, partial(ctx.replaced, where, other), original=excerpt(value),
+            mutated=excerpt(other), note=f"{{name: {name}, result: {echo}, request: /args/{escape_token(name)}}}",
         )
 
 
@@ -166,7 +167,7 @@ def stale_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
         old = format_rfc3339(ctx.now - rule.max_age - timedelta(hours=1))
         yield Mutant(
             "stale_timestamp", where, partial(ctx.replaced, where, old),
-            original=short(value), mutated=old,
+            original=excerpt(value), mutated=old,
         )
 
 
@@ -177,7 +178,7 @@ def future_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
         ahead = format_rfc3339(ctx.now + rule.max_future_skew + timedelta(hours=1))
         yield Mutant(
             "future_timestamp", where, partial(ctx.replaced, where, ahead),
-            original=short(value), mutated=ahead,
+            original=excerpt(value), mutated=ahead,
         )
 
 
@@ -199,7 +200,7 @@ def malformed_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
             variant = "freshness"
         yield Mutant(
             "malformed_timestamp", where, partial(ctx.replaced, where, naive),
-            original=short(value), mutated=naive, variant=variant,
+            original=excerpt(value), mutated=naive, variant=variant,
         )
 
 
@@ -250,7 +251,7 @@ def day_ahead_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
         ahead = format_rfc3339(ctx.now + A_DAY_AHEAD)
         yield Mutant(
             "day_ahead_timestamp", where, partial(ctx.replaced, where, ahead),
-            original=short(value), mutated=ahead, note=field,
+            original=excerpt(value), mutated=ahead, note=field,
         )
 
 
@@ -269,7 +270,7 @@ def week_old_timestamp(ctx: MutationContext) -> Iterator[Mutant]:
         old = format_rfc3339(ctx.now - OVER_A_WEEK_OLD)
         yield Mutant(
             "week_old_timestamp", where, partial(ctx.replaced, where, old),
-            original=short(value), mutated=old, note=field,
+            original=excerpt(value), mutated=old, note=field,
         )
 
 
@@ -301,8 +302,8 @@ def vendor_canary(ctx: MutationContext) -> Iterator[Mutant]:
             if canary is None:
                 continue
         yield Mutant(
-            "vendor_canary", where, partial(ctx.replaced, where, canary), original=short(value),
-            mutated=short(canary), canary=canary, variant="read" if read else "unread", absorbable=not read,
+            "vendor_canary", where, partial(ctx.replaced, where, canary), original=excerpt(value),
+            mutated=excerpt(canary), canary=canary, variant="read" if read else "unread", absorbable=not read,
         )
 
 

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from functools import partial
 
 from harness.codes import Layer
-from harness.mutations.context import MutationContext, dumps, short
+from harness.errors import excerpt
+from harness.mutations.context import MutationContext, dumps
 from harness.mutations.registry import DeferredMutant, Mutant, Variant, canary_for, operator
 from harness.pointer import escape_token, split
 
@@ -43,7 +44,7 @@ def null_for_object(ctx: MutationContext) -> Iterator[Mutant | DeferredMutant]:
 
 
 def _null_for_object(ctx: MutationContext, where: str, obj: object, absorbable: bool) -> Mutant:
-    return Mutant("null_for_object", where, partial(ctx.replaced, where, None), original=short(obj),
+    return Mutant("null_for_object", where, partial(ctx.replaced, where, None), original=excerpt(obj),
                   mutated="null", absorbable=absorbable)
 
 
@@ -73,8 +74,8 @@ def _depth(value: object) -> int:
 
 
 def _array_for_object(ctx: MutationContext, where: str, obj: object, absorbable: bool) -> Mutant:
-    return Mutant("array_for_object", where, partial(ctx.replaced, where, [obj]), original=short(obj),
-                  mutated=short([obj]), absorbable=absorbable)
+    return Mutant("array_for_object", where, partial(ctx.replaced, where, [obj]), original=excerpt(obj),
+                  mutated=excerpt([obj]), absorbable=absorbable)
 
 
 def _conflicting(value: object, canary: str) -> object:
@@ -102,8 +103,8 @@ def duplicate_member(ctx: MutationContext) -> Iterator[Mutant]:
             return ctx.spliced(w, body)
 
         yield Mutant(
-            "duplicate_member", where, build, original=f"{name}: {short(value)}",
-            mutated=f"{name}: {short(value)}, {name}: {short(conflicting)}",
+            "duplicate_member", where, build, original=f"{name}: {excerpt(value)}",
+            mutated=f"{name}: {excerpt(value)}, {name}: {excerpt(conflicting)}",
             canary=canary if conflicting == canary else None,
         )
 
@@ -146,7 +147,7 @@ def missing_required(ctx: MutationContext) -> Iterator[Mutant | DeferredMutant]:
 
 def _missing_required(ctx: MutationContext, where: str, name: str, value: object) -> Mutant:
     pointer = f"{where}/{escape_token(name)}"
-    return Mutant("missing_required", pointer, partial(ctx.deleted, pointer), original=short(value),
+    return Mutant("missing_required", pointer, partial(ctx.deleted, pointer), original=excerpt(value),
                   mutated="(absent)")
 
 
@@ -193,7 +194,7 @@ def remove_member(ctx: MutationContext) -> Iterator[Mutant]:
                 variant = "every_item"
             yield Mutant(
                 "remove_member", pointer, partial(ctx.deleted, pointer),
-                original=short(obj[name]), mutated="(absent)", variant=variant,
+                original=excerpt(obj[name]), mutated="(absent)", variant=variant,
             )
 
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from functools import partial
 
 from harness.codes import Layer
-from harness.mutations.context import PINS, MutationContext, dumps, leaves_under, replace_at, short
+from harness.errors import excerpt
+from harness.mutations.context import PINS, MutationContext, dumps, leaves_under, replace_at
 from harness.mutations.registry import DeferredMutant, Mutant, Variant, canary_for, operator
 from harness.pointer import resolve, split
 
@@ -70,7 +71,7 @@ def _wrong_type(ctx: MutationContext, where: str, value: object, kind: str, abso
     new: object = {"integer": 12345, "string": canary, "boolean": True}[kind]
     return Mutant(
         "wrong_type", where, partial(ctx.replaced, where, new),
-        original=short(value), mutated=short(new), absorbable=absorbable,
+        original=excerpt(value), mutated=excerpt(new), absorbable=absorbable,
         canary=canary if new == canary else None,
     )
 
@@ -86,7 +87,7 @@ def enum_outside(ctx: MutationContext) -> Iterator[Mutant]:
         canary = canary_for(ctx.fixture_id, "enum_outside", where)
         yield Mutant(
             "enum_outside", where, partial(ctx.replaced, where, canary),
-            original=short(value), mutated=short(canary), canary=canary,
+            original=excerpt(value), mutated=excerpt(canary), canary=canary,
         )
 
 
@@ -227,13 +228,14 @@ def stretch_number(ctx: MutationContext) -> Iterator[Mutant]:
         if upper is None:
             past.append(("huge", HUGE_NUMBER, "nothing bounds it above"))
         else:
-            past.append(("maximum+1", upper + 1, f"maximum {_shown(upper)}"))
+            past.append(("maximum+1", upper + 1, f"maximum {_number_text(upper)}"))
             if upper >= WORD_SIZED and not _identifier(ctx, where):
-                past.append(("huge", math.ceil(upper) - 1, f"a count bounded only by its storage, {_shown(upper)}"))
+                past.append(("huge", math.ceil(upper) - 1,
+                             f"a count bounded only by its storage, {_number_text(upper)}"))
         if lower is None:
             past.append(("negative", -1 if value >= 0 else -HUGE_NUMBER, "nothing bounds it below"))
         else:
-            past.append(("minimum-1", lower - 1, f"minimum {_shown(lower)}"))
+            past.append(("minimum-1", lower - 1, f"minimum {_number_text(lower)}"))
         if previous is not None:
             past.extend(_published_probes(ctx, where, value, previous, upper, lower))
         probed: set[float] = set()
@@ -243,8 +245,8 @@ def stretch_number(ctx: MutationContext) -> Iterator[Mutant]:
                 continue
             probed.add(number)
             yield Mutant(
-                "stretch_number", where, partial(ctx.replaced, where, number), original=short(value),
-                mutated=f"{short(number)} ({why})", variant=variant, absorbable=absorbable, note=why,
+                "stretch_number", where, partial(ctx.replaced, where, number), original=excerpt(value),
+                mutated=f"{excerpt(number)} ({why})", variant=variant, absorbable=absorbable, note=why,
             )
 
 
@@ -262,14 +264,15 @@ def _published_probes(ctx: MutationContext, where: str, value: float, previous: 
     bounds where they were tighter, a fraction where it held the number to whole ones."""
     was_upper, was_lower = _number_bounds(ctx, where, previous)
     if was_upper is not None and (upper is None or was_upper < upper):
-        yield "published", was_upper + 1, f"v{previous}'s maximum {_shown(was_upper)}"
+        yield "published", was_upper + 1, f"v{previous}'s maximum {_number_text(was_upper)}"
     if was_lower is not None and (lower is None or was_lower > lower):
-        yield "published", was_lower - 1, f"v{previous}'s minimum {_shown(was_lower)}"
+        yield "published", was_lower - 1, f"v{previous}'s minimum {_number_text(was_lower)}"
     if _integral(ctx, where, previous) and not _integral(ctx, where, ctx.version):
         yield "published", value + 0.5, f"v{previous} holds it to whole numbers"
 
 
-def _shown(number: float) -> str:
+def _number_text(number: float) -> str:
+    """A bound as a message writes it: ``2``, not ``2.0``."""
     return str(int(number)) if float(number).is_integer() else str(number)
 
 
@@ -295,7 +298,7 @@ def null_for_scalar(ctx: MutationContext) -> Iterator[Mutant | DeferredMutant]:
 
 def _null_for_scalar(ctx: MutationContext, where: str, value: object, absorbable: bool) -> Mutant:
     return Mutant(
-        "null_for_scalar", where, partial(ctx.replaced, where, None), original=short(value),
+        "null_for_scalar", where, partial(ctx.replaced, where, None), original=excerpt(value),
         mutated="null", absorbable=absorbable,
     )
 
@@ -366,7 +369,7 @@ def text_outside_pin(ctx: MutationContext) -> Iterator[Mutant]:
                 continue
             yield Mutant(
                 "text_outside_pin", where, partial(ctx.replaced, where, text),
-                original=short(value), mutated=short(text),
+                original=excerpt(value), mutated=excerpt(text),
             )
 
 
@@ -394,7 +397,7 @@ def append_free_text(ctx: MutationContext) -> Iterator[Mutant]:
                 continue  # the free text alone gets through: text_outside_pin says so
             yield Mutant(
                 "append_free_text", where, partial(ctx.replaced, where, text),
-                original=short(value), mutated=short(text),
+                original=excerpt(value), mutated=excerpt(text),
             )
 
 
@@ -414,5 +417,5 @@ def empty_identifier(ctx: MutationContext) -> Iterator[Mutant]:
         if isinstance(value, str) and where and _IDENTIFIER.search(split(where)[-1]):
             yield Mutant(
                 "empty_identifier", where, partial(ctx.replaced, where, ""),
-                original=short(value), mutated='""', absorbable=_absorbable(ctx, where),
+                original=excerpt(value), mutated='""', absorbable=_absorbable(ctx, where),
             )

@@ -119,7 +119,7 @@ def import_mcp(
         else:
             listing = fetch(command, samples=samples, timeout_s=timeout_s, env=needs)
         listed, server, calls = list(listing.tools), listing.server, list(listing.calls)
-        source = server.name or server.shown
+        source = server.name or server.as_given
     if captures is not None:
         calls += mcp.read_captures(captures)
     drafts = mcp.drafts(listed, calls=calls, server=server, only=tools, renames=renames,

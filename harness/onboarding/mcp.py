@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.contract.records import DEFAULT_MAX_BYTES
-from harness.errors import ContractError, RejectedInput
-from harness.files import read_bytes, shown
+from harness.errors import ContractError, RejectedInput, printable_path
+from harness.files import read_bytes
 from harness.strict_json import DEFAULT_MAX_DEPTH, strict_loads
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class Server:
     headers: Mapping[str, str] = field(default_factory=dict)
 
     @property
-    def shown(self) -> str:
+    def as_given(self) -> str:
         """The server as given: its URL, or its command line (``${NAME}`` never filled in)."""
         return self.url if self.url is not None else " ".join([self.command, *self.args])
 
@@ -229,7 +229,7 @@ def read_input(path: Path, what: str) -> bytes:
     try:
         return read_bytes(path, limit=MAX_INPUT_BYTES, what=what)
     except ContractError as exc:
-        raise OnboardingError(f"{shown(path)}: {exc.detail}", code=exc.code) from None
+        raise OnboardingError(f"{printable_path(path)}: {exc.detail}", code=exc.code) from None
 
 
 def read_captures(folder: Path) -> list[Call]:

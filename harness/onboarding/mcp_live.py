@@ -332,14 +332,14 @@ def _run(
     timeout_s: float,
     tap: _Tap,
 ) -> tuple[str | None, list[McpTool], list[Call]]:
-    shown = server.shown
+    given = server.as_given
     try:
         return anyio.run(main)
     except (KeyboardInterrupt, SystemExit):
         raise
     except TimeoutError:
         raise OnboardingError(
-            f"MCP server {shown!r} did not answer within {timeout_s:g}s{tap.last_words()}",
+            f"MCP server {given!r} did not answer within {timeout_s:g}s{tap.last_words()}",
             code="import.server_timeout",
         ) from None
     except BaseException as exc:  # an exception group from the task group, SDK errors
@@ -352,7 +352,7 @@ def _run(
             detail = (str(cause).splitlines() or [type(cause).__name__])[0][:300]
         exited = f" (exit status {tap.exit_code})" if tap.exit_code not in (None, 0) else ""
         raise OnboardingError(
-            f"MCP server {shown!r} failed{exited}: {detail}{tap.last_words()}", code="import.server_failed"
+            f"MCP server {given!r} failed{exited}: {detail}{tap.last_words()}", code="import.server_failed"
         ) from None
 
 

@@ -26,8 +26,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from harness.errors import printable_path
 from harness.events import FAILED, FINDING, PASSED, CaseFinished, CaseResult, CaseSkipped, Event, RunFinished, Summary
-from harness.files import AtomicWriter, OutputError, shown, write_atomic
+from harness.files import AtomicWriter, OutputError, write_atomic
 from harness.markdown import code_span
 from harness.reporting.base import Contributor
 from harness.version import __version__
@@ -122,7 +123,7 @@ class Spool:
             # Closed by close(), or by the system with the process: it has no name to leave behind.
             self._file: IO[bytes] = tempfile.TemporaryFile(dir=report.parent, prefix=".spool.")  # noqa: SIM115
         except OSError as exc:  # named by the report the user gave, not the spool's or a folder's name
-            raise OutputError(f"cannot write report {shown(report)}: {exc.strerror or type(exc).__name__}",
+            raise OutputError(f"cannot write report {printable_path(report)}: {exc.strerror or type(exc).__name__}",
                               errno_=exc.errno) from None
         self.size = 0
 

@@ -14,7 +14,7 @@ from harness.compat.rules.common import (
     WRITER,
     S,
     count_bound_rules,
-    shown,
+    or_absent,
     unalign,
     values,
 )
@@ -30,9 +30,9 @@ def unique_items_changed(site: Site, facts: Facts) -> Finding | None:
     old, new = values(site, facts)
     before, after = old is True, new is True
     if before == after:
-        return Finding(shown(old), shown(new), subject="uniqueItems", reader=SAFE, writer=SAFE)
+        return Finding(or_absent(old), or_absent(new), subject="uniqueItems", reader=SAFE, writer=SAFE)
     direction = READER if after else WRITER
-    return Finding(shown(old), shown(new), subject="uniqueItems",
+    return Finding(or_absent(old), or_absent(new), subject="uniqueItems",
                    reader=BREAKING if after else SAFE, writer=SAFE if after else BREAKING,
                    targets=(Target(direction, {"type": "array", "minItems": 2, "not": {"uniqueItems": True}}),))
 

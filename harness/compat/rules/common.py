@@ -37,7 +37,8 @@ def values(site: Site, facts: Facts) -> tuple[Any, Any]:
     return found[0], found[1]
 
 
-def shown(value: Any) -> Any:
+def or_absent(value: Any) -> Any:
+    """A keyword's value as a finding records it: ``(absent)`` where the keyword is missing."""
     return "(absent)" if value is MISSING else value
 
 
@@ -82,7 +83,7 @@ def bound_finding(site: Site, facts: Facts, *, upper: bool, tightened: bool,
     between = ({low_key: int(tight) + 1} | ({high_key: int(loose)} if loose != inf else {})) if upper \
         else {low_key: int(loose), high_key: int(tight) - 1}
     targets.append(Target(direction, {"type": kind, **between}))
-    return Finding(shown(old), shown(new), subject=site.keyword, targets=tuple(targets))
+    return Finding(or_absent(old), or_absent(new), subject=site.keyword, targets=tuple(targets))
 
 
 def bound_example(kind: str, keyword: str, before: int, after: int) -> tuple[Any, Any]:

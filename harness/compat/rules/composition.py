@@ -18,7 +18,7 @@ from harness.compat.rules.common import (
     UNKNOWN,
     WRITER,
     S,
-    shown,
+    or_absent,
     unalign,
     values,
 )
@@ -213,7 +213,7 @@ def applicator_changed(site: Site, facts: Facts) -> Finding | None:
         reader, writer = facts.nested(unalign(before), unalign(after))
     whole_old = unalign(old) if isinstance(old, dict) else {}
     whole_new = unalign(new) if isinstance(new, dict) else {}
-    return Finding(shown(o), shown(n), subject=subject, reader=reader, writer=writer, note=note,
+    return Finding(or_absent(o), or_absent(n), subject=subject, reader=reader, writer=writer, note=note,
                    targets=(*steer, Target(READER, {"not": whole_new} if whole_new else {}),
                             Target(WRITER, {"not": whole_old} if whole_old else {})))
 
@@ -255,11 +255,11 @@ def condition_changed(site: Site, facts: Facts) -> Finding | None:
     if not _differs(old_node, new_node, "if"):
         return None
     old, new = _conditional(old_node), _conditional(new_node)
-    shown_old = shown(old_node.get("if", MISSING) if isinstance(old_node, dict) else MISSING)
-    shown_new = shown(new_node.get("if", MISSING) if isinstance(new_node, dict) else MISSING)
+    old_if = or_absent(old_node.get("if", MISSING) if isinstance(old_node, dict) else MISSING)
+    new_if = or_absent(new_node.get("if", MISSING) if isinstance(new_node, dict) else MISSING)
     whole = (site.path, "")  # a rejection anywhere in the node (then, else) may be this change's
     if not old and not new:
-        return Finding(shown_old, shown_new, subject="if", reader=SAFE, writer=SAFE,
+        return Finding(old_if, new_if, subject="if", reader=SAFE, writer=SAFE,
                        note="an if without then/else validates nothing", old_at=whole, new_at=whole)
     if not old or not new:
         if _sees_annotations(facts, site):
@@ -271,7 +271,7 @@ def condition_changed(site: Site, facts: Facts) -> Finding | None:
         note = "the conditional was added: it can only reject more" if not old else \
             "the conditional was removed: it can only accept more"
         one_way = Target(READER, {"not": new}) if new else Target(WRITER, {"not": old})
-        return Finding(shown_old, shown_new, subject="if", reader=reader, writer=writer, note=note,
+        return Finding(old_if, new_if, subject="if", reader=reader, writer=writer, note=note,
                        targets=(one_way,), old_at=whole, new_at=whole)
     same_branches = all(json_key(old.get(k)) == json_key(new.get(k)) for k in ("then", "else"))
     reader = writer = UNKNOWN
@@ -295,7 +295,7 @@ def condition_changed(site: Site, facts: Facts) -> Finding | None:
     elif same_branches and json_key(old.get("then")) == json_key(old.get("else")):
         reader = writer = SAFE
         note = "then and else are the same: the condition decides nothing"
-    return Finding(shown_old, shown_new, subject="if", reader=reader, writer=writer, note=note,
+    return Finding(old_if, new_if, subject="if", reader=reader, writer=writer, note=note,
                    targets=tuple(targets), old_at=whole, new_at=whole)
 
 
@@ -312,7 +312,7 @@ def ref_target_changed(site: Site, facts: Facts) -> Finding | None:
     reader, writer = facts.nested(unalign(facts.node("old", site.path)), unalign(facts.node("new", site.path)))
     note = "same content under another name" if reader is writer is SAFE else ""
     # Any rejection inside the referenced schema is this change's (location: the node itself).
-    return Finding(shown(old), shown(new), subject="$ref", reader=reader, writer=writer, note=note,
+    return Finding(or_absent(old), or_absent(new), subject="$ref", reader=reader, writer=writer, note=note,
                    targets=(Target(READER, {}), Target(WRITER, {})),
                    old_at=(site.path, ""), new_at=(site.path, ""))
 

@@ -15,7 +15,7 @@ from harness.compat.rules.common import (
     WRITER,
     count_bound_rules,
     obj,
-    shown,
+    or_absent,
     values,
 )
 from harness.pointer import MISSING
@@ -30,7 +30,7 @@ def required_property_added(site: Site, facts: Facts) -> Finding | None:
     added = sorted(set(new if isinstance(new, list) else []) - set(old if isinstance(old, list) else []))
     if not added:
         return None
-    return Finding(shown(old), shown(new), subject=", ".join(added),
+    return Finding(or_absent(old), or_absent(new), subject=", ".join(added),
                    targets=tuple(Target(READER, {"properties": {n: False}}) for n in added))
 
 
@@ -42,7 +42,7 @@ def required_property_removed(site: Site, facts: Facts) -> Finding | None:
     removed = sorted(set(old if isinstance(old, list) else []) - set(new if isinstance(new, list) else []))
     if not removed:
         return None
-    return Finding(shown(old), shown(new), subject=", ".join(removed),
+    return Finding(or_absent(old), or_absent(new), subject=", ".join(removed),
                    targets=tuple(Target(WRITER, {"properties": {n: False}}) for n in removed))
 
 
@@ -211,7 +211,7 @@ def dependent_required_changed(site: Site, facts: Facts) -> Finding | None:
     implied = sorted({d for _, d in added + removed} - {d for _, d in tightening + loosening})
     targets = tuple(Target(READER, {"required": [k], "properties": {d: False}}) for k, d in tightening) + tuple(
         Target(WRITER, {"required": [k], "properties": {d: False}}) for k, d in loosening)
-    return Finding(shown(old), shown(new), subject="dependentRequired",
+    return Finding(or_absent(old), or_absent(new), subject="dependentRequired",
                    reader=BREAKING if tightening else SAFE, writer=BREAKING if loosening else SAFE, targets=targets,
                    note=f"required anyway: {', '.join(implied)}" if implied else "")
 
@@ -223,6 +223,6 @@ def property_names_changed(site: Site, facts: Facts) -> Finding | None:
     schemas."""
     old, new = values(site, facts)
     reader, writer = facts.nested({} if old is MISSING else old, {} if new is MISSING else new)
-    return Finding(shown(old), shown(new), subject="propertyNames", reader=reader, writer=writer,
+    return Finding(or_absent(old), or_absent(new), subject="propertyNames", reader=reader, writer=writer,
                    targets=(Target(READER, {"minProperties": 1}), Target(WRITER, {"minProperties": 1})))
 

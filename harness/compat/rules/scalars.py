@@ -18,7 +18,7 @@ from harness.compat.rules.common import (
     WRITER,
     S,
     count_bound_rules,
-    shown,
+    or_absent,
     values,
 )
 from harness.pointer import MISSING
@@ -66,7 +66,8 @@ def _range_finding(site: Site, facts: Facts, *, upper: bool, tightened: bool) ->
         targets.append(Target(direction, {"type": "number", **conjoin}))
     keywords = ("maximum", "exclusiveMaximum") if upper else ("minimum", "exclusiveMinimum")
 
-    def shown(limit: tuple[float, bool]) -> Any:
+    def as_keyword(limit: tuple[float, bool]) -> Any:
+        """A limit as the keyword that states it (``(absent)``: unbounded)."""
         if limit[0] in (float("inf"), float("-inf")):
             return "(absent)"
         return {keywords[1] if limit[1] else keywords[0]: int(limit[0]) if limit[0].is_integer() else limit[0]}
@@ -74,7 +75,7 @@ def _range_finding(site: Site, facts: Facts, *, upper: bool, tightened: bool) ->
     old_node, new_node = facts.node("old", site.path), facts.node("new", site.path)
     old_kw = keywords[1] if o[1] else keywords[0]
     new_kw = keywords[1] if n[1] else keywords[0]
-    return Finding(shown(o), shown(n), subject=keywords[0], targets=tuple(targets),
+    return Finding(as_keyword(o), as_keyword(n), subject=keywords[0], targets=tuple(targets),
                    old_at=(site.path, old_kw) if isinstance(old_node, dict) and old_kw in old_node else None,
                    new_at=(site.path, new_kw) if isinstance(new_node, dict) and new_kw in new_node else None)
 
@@ -135,7 +136,7 @@ def pattern_tightened(site: Site, facts: Facts) -> Finding | None:
     old, new, reader, writer = _pattern_question(site, facts)
     if writer is not True or reader is True:
         return None
-    return Finding(shown(old), shown(new), subject="pattern", reader=None if reader is False else UNKNOWN,
+    return Finding(or_absent(old), or_absent(new), subject="pattern", reader=None if reader is False else UNKNOWN,
                    targets=_pattern_targets(old, new)[:1])
 
 
@@ -148,7 +149,7 @@ def pattern_loosened(site: Site, facts: Facts) -> Finding | None:
     old, new, reader, writer = _pattern_question(site, facts)
     if reader is not True or writer is True:
         return None
-    return Finding(shown(old), shown(new), subject="pattern", writer=None if writer is False else UNKNOWN,
+    return Finding(or_absent(old), or_absent(new), subject="pattern", writer=None if writer is False else UNKNOWN,
                    targets=_pattern_targets(old, new)[1:] if new is not MISSING else _pattern_targets(old, new))
 
 
@@ -160,7 +161,7 @@ def pattern_changed(site: Site, facts: Facts) -> Finding | None:
     old, new, reader, writer = _pattern_question(site, facts)
     if reader is True or writer is True:
         return None
-    return Finding(shown(old), shown(new), subject="pattern",
+    return Finding(or_absent(old), or_absent(new), subject="pattern",
                    reader=None if reader is False else UNKNOWN, writer=None if writer is False else UNKNOWN,
                    targets=_pattern_targets(old, new))
 
@@ -172,7 +173,7 @@ def pattern_rewritten(site: Site, facts: Facts) -> Finding | None:
     old, new, reader, writer = _pattern_question(site, facts)
     if reader is not True or writer is not True:
         return None
-    return Finding(shown(old), shown(new), subject="pattern")
+    return Finding(or_absent(old), or_absent(new), subject="pattern")
 
 
 @RULES.rule("CMP313", group="keyword", keywords=("format",), reader=BREAKING, writer=SAFE,
@@ -222,6 +223,6 @@ def multiple_of_changed(site: Site, facts: Facts) -> Finding | None:
         targets.append(Target(READER, {"type": "number", "not": {"multipleOf": new}}))
     if writer is BREAKING and o is not None:
         targets.append(Target(WRITER, {"type": "number", "not": {"multipleOf": old}}))
-    return Finding(shown(old), shown(new), subject="multipleOf", reader=reader, writer=writer,
+    return Finding(or_absent(old), or_absent(new), subject="multipleOf", reader=reader, writer=writer,
                    targets=tuple(targets))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from harness.compat.diff import Site
 from harness.compat.normalise import REF_TARGET
 from harness.compat.registry import DERIVED, RULES, Facts, Finding, NameTransition, SlotTransition
-from harness.compat.rules.common import UNKNOWN, S, obj, shown, values
+from harness.compat.rules.common import UNKNOWN, S, obj, or_absent, values
 from harness.schemas import keywords as kw
 
 
@@ -17,7 +17,7 @@ def unsupported_keyword(site: Site, facts: Facts) -> Finding | None:
     if kw.is_known(site.keyword) or site.keyword in (REF_TARGET, ""):
         return None
     old, new = values(site, facts)
-    return Finding(shown(old), shown(new), subject=site.keyword, reader=UNKNOWN, writer=UNKNOWN,
+    return Finding(or_absent(old), or_absent(new), subject=site.keyword, reader=UNKNOWN, writer=UNKNOWN,
                    note=f"unknown keyword {site.keyword!r}{kw.did_you_mean(site.keyword)}: not modelled")
 
 
@@ -33,7 +33,7 @@ def unsupported_reference(site: Site, facts: Facts) -> Finding | None:
     if site.keyword in ("$dynamicRef", "$recursiveRef") or (
         site.keyword == "$ref" and (isinstance(old, str) or isinstance(new, str))
     ):
-        return Finding(shown(old), shown(new), subject=site.keyword, reader=UNKNOWN, writer=UNKNOWN,
+        return Finding(or_absent(old), or_absent(new), subject=site.keyword, reader=UNKNOWN, writer=UNKNOWN,
                        note="reference not expanded: not modelled")
     return None
 

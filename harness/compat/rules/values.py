@@ -9,7 +9,7 @@ from harness.compat.diff import Site
 from harness.compat.model import Direction
 from harness.compat.normalise import json_key
 from harness.compat.registry import DERIVED, RULES, Facts, Finding, Target, ValueDomain
-from harness.compat.rules.common import BREAKING, READER, SAFE, WRITER, S, shown, values
+from harness.compat.rules.common import BREAKING, READER, SAFE, WRITER, S, or_absent, values
 from harness.pointer import MISSING
 
 
@@ -116,7 +116,7 @@ def type_narrowed(site: Site, facts: Facts) -> Finding | None:
     old, new, lost, gained = _type_change(site, facts)
     if not lost or gained:
         return None
-    return Finding(shown(old), shown(new), subject=", ".join(lost),
+    return Finding(or_absent(old), or_absent(new), subject=", ".join(lost),
                    targets=tuple(_type_target(READER, t, None if new is MISSING else new) for t in lost[:3]))
 
 
@@ -127,7 +127,7 @@ def type_widened(site: Site, facts: Facts) -> Finding | None:
     old, new, lost, gained = _type_change(site, facts)
     if lost or not gained:
         return None
-    return Finding(shown(old), shown(new), subject=", ".join(gained),
+    return Finding(or_absent(old), or_absent(new), subject=", ".join(gained),
                    targets=tuple(_type_target(WRITER, t, None if old is MISSING else old) for t in gained[:3]))
 
 
@@ -138,7 +138,7 @@ def type_changed(site: Site, facts: Facts) -> Finding | None:
     old, new, lost, gained = _type_change(site, facts)
     if not lost or not gained:
         return None
-    return Finding(shown(old), shown(new), subject=f"-{', '.join(lost)} +{', '.join(gained)}",
+    return Finding(or_absent(old), or_absent(new), subject=f"-{', '.join(lost)} +{', '.join(gained)}",
                    targets=tuple(_type_target(READER, t, None if new is MISSING else new) for t in lost[:2])
                    + tuple(_type_target(WRITER, t, None if old is MISSING else old) for t in gained[:2]))
 
