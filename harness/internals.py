@@ -20,13 +20,14 @@ from typing import Any
 
 #: Distribution -> the version whose private parts this module was checked against.
 CHECKED = {
+    "anyio": "4.16.0",
     "hypothesis": "6.170.9",
     "hypothesis-jsonschema": "0.23.1",
     "jsonschema": "4.26.0",
     "pytest-xdist": "3.8.0",
 }
 #: The Python minor versions whose standard library's private parts (``re``'s parser,
-#: ``concurrent.futures``' pool) were checked.
+#: ``concurrent.futures``' pool, asyncio's subprocess transport) were checked.
 CHECKED_PYTHON = ("3.11",)
 
 
@@ -163,6 +164,24 @@ def hypothesis_register_thread_random(make: Callable[[], Any]) -> None:
         managed[next(keys)] = found
 
 
+def hypothesis_scalar_draws(rng: Any) -> types.SimpleNamespace:
+    """hypothesis's scalar provider driven by ``rng`` (a ``random.Random``) instead of a test
+    case's choices: ``provider`` (its public draws, ``draw_float``, ...), ``constant(kind,
+    constraints)`` (now and then one of hypothesis's constants for ``kind``, else None) and
+    ``integer(low, high)`` (its integer distribution), bound once."""
+    provider = hypothesis_strategies().HypothesisProvider(None)
+    provider._random = rng
+    return types.SimpleNamespace(provider=provider, constant=provider._maybe_draw_constant,
+                                 integer=provider._draw_integer_from_distribution)
+
+
+def hypothesis_sampled_transforms(strategy: Any) -> Any:
+    """The maps and filters applied to a ``sampled_from`` strategy (hypothesis folds
+    ``.map``/``.filter`` into it): ``(kind, function, location)`` triples, ``kind`` ``"map"``
+    or a filter."""
+    return strategy._transformations
+
+
 def hypothesis_charmap_file(name: str) -> Any:
     """The path of hypothesis's cached character table ``name`` (a ``pathlib.Path``)."""
     from hypothesis.internal.charmap import charmap_file
@@ -211,6 +230,26 @@ def xdist_load_scheduling() -> Any:
     from xdist.scheduler import LoadScheduling
 
     return LoadScheduling
+
+
+# --------------------------------------------------------------------------- anyio
+# The guard's relay (harness/guard/stdio.py) reads and writes a server process's pipes through the
+# asyncio streams anyio wraps: the wrapper adds a cancellation check and a yield to the event loop
+# around every write, most of what a message costs the loop. Closing a process's pipes
+# (harness/drift/process.py) closes the asyncio transport under anyio's process, which asyncio
+# keeps open while a pipe end is (a child killed before it wrote EOF), as the mcp SDK's stdio
+# client does. Neither has a public way in anyio or asyncio.
+
+
+def anyio_asyncio_stream(stream: Any) -> Any:
+    """The asyncio ``StreamReader``/``StreamWriter`` inside one of anyio's process streams, or
+    None (another backend, or a stream anyio did not make)."""
+    return getattr(stream, "_stream", None)
+
+
+def anyio_subprocess_transport(process: Any) -> Any:
+    """The asyncio subprocess transport under an anyio process, or None (another backend)."""
+    return getattr(getattr(process, "_process", None), "_transport", None)
 
 
 # --------------------------------------------------------------------------- the standard library

@@ -21,6 +21,7 @@ import anyio
 from anyio.abc import Process
 
 from harness.errors import ContractError
+from harness.internals import anyio_subprocess_transport
 
 #: Passed through from the harness's environment to every program.
 INHERITED = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "SHELL", "TERM", "USER", "LOGNAME")
@@ -116,7 +117,7 @@ async def _close_streams(process: Process) -> None:
                 await stream.aclose()
     # asyncio keeps the subprocess transport open while a pipe end is (a child killed before
     # it wrote EOF); nothing public closes it, so reach it as the mcp SDK's stdio client does.
-    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    transport = anyio_subprocess_transport(process)
     close = getattr(transport, "close", None)
     if callable(close):
         close()

@@ -25,6 +25,7 @@ from harness.drift import process as proc
 from harness.guard.lines import LineSplitter, Oversized
 from harness.guard.policy import Guard
 from harness.guard.relay import Relay, ServerEndpoint
+from harness.internals import anyio_asyncio_stream
 
 _CHUNK = 1 << 16
 
@@ -134,7 +135,7 @@ def _asyncio_stream(stream: Any, kind: type[Any]) -> Any:
     is most of what a message costs the loop (the relay's tasks never need the yield: each
     line is written whole before its first await, and the wait for a full buffer to drain is
     still awaited)."""
-    inner = getattr(stream, "_stream", None)
+    inner = anyio_asyncio_stream(stream)
     return inner if isinstance(inner, kind) else None
 
 

@@ -38,14 +38,13 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.errors import UnsatisfiedAssumption
 
-from harness.internals import hypothesis_strategies
+from harness.internals import hypothesis_sampled_transforms, hypothesis_scalar_draws, hypothesis_strategies
 
 _HYPOTHESIS = hypothesis_strategies()
 _collections, _core, _deferred, _flatmapped = (_HYPOTHESIS.collections, _HYPOTHESIS.core, _HYPOTHESIS.deferred,
                                                _HYPOTHESIS.flatmapped)
 _lazy, _misc, _numbers, _recursive = _HYPOTHESIS.lazy, _HYPOTHESIS.misc, _HYPOTHESIS.numbers, _HYPOTHESIS.recursive
 _shared, _strategies, _strings = _HYPOTHESIS.shared, _HYPOTHESIS.strategies, _HYPOTHESIS.strings
-HypothesisProvider = _HYPOTHESIS.HypothesisProvider
 COLLECTION_DEFAULT_MAX_SIZE = _HYPOTHESIS.COLLECTION_DEFAULT_MAX_SIZE
 
 #: Samples of one value drawn from one seed before the example is rejected.
@@ -123,7 +122,7 @@ class Sampler:
     as often as native ones; what is left out is the recording of every choice.
     """
 
-    __slots__ = ("_limits", "_shared", "fallback", "minimal", "provider", "rng")
+    __slots__ = ("_constant", "_integer", "_limits", "_shared", "fallback", "minimal", "provider", "rng")
 
     def __init__(self, rng: random.Random, fallback: Callable[[Any], Any]) -> None:
         self.rng = rng
@@ -132,8 +131,8 @@ class Sampler:
         self.fallback = fallback
         self._shared: dict[Any, Any] = {}
         self._limits: dict[int, int] = {}
-        self.provider = HypothesisProvider(None)
-        self.provider._random = rng
+        draws = hypothesis_scalar_draws(rng)
+        self.provider, self._constant, self._integer = draws.provider, draws.constant, draws.integer
 
     def reset(self) -> None:
         """Forget what one sample shared (``st.shared``), before the next attempt."""
@@ -163,7 +162,7 @@ class Sampler:
         """Now and then (5%) one of hypothesis's constants for ``kind`` that fit, else None."""
         if self.minimal:
             return None
-        return self.provider._maybe_draw_constant(kind, constraints)
+        return self._constant(kind, constraints)
 
     def integer(self, low: int | None, high: int | None, weights: dict[int, float] | None = None) -> int:
         if self.minimal:  # hypothesis's simplest integer: 0, or the bound nearest it
@@ -179,7 +178,7 @@ class Sampler:
                 if r < p:
                     return value
                 r -= p
-        return int(self.provider._draw_integer_from_distribution(low, high))
+        return int(self._integer(low, high))
 
     def string(self, intervals: Any, low: int, high: int) -> str:
         if not len(intervals):
@@ -222,7 +221,7 @@ def _simplest_characters(intervals: Any) -> str:
 
 def _sampled_from(sampler: Sampler, s: Any) -> Any:
     elements = s.elements
-    transforms = s._transformations
+    transforms = hypothesis_sampled_transforms(s)
     rng = sampler.rng
     if not transforms:
         return elements[rng.randrange(len(elements))]
@@ -415,7 +414,7 @@ def _unique_lists(sampler: Sampler, s: Any) -> list[Any]:
 def _unique_sampled_lists(sampler: Sampler, s: Any) -> list[Any]:
     wanted = sampler.count(s.min_size, s.max_size, s.average_size)
     remaining = list(s.element_strategy.elements)
-    transforms = s.element_strategy._transformations
+    transforms = hypothesis_sampled_transforms(s.element_strategy)
     seen: tuple[set[Any], ...] = tuple(set() for _ in s.keys)
     out: list[Any] = []
     rng = sampler.rng
