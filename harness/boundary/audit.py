@@ -146,7 +146,8 @@ class RawStore:
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
         if self.directory.is_symlink() or (self.directory.exists() and not self.directory.is_dir()):
-            raise OutputError(f"--keep-raw {printable_path(self.directory)} is not a directory", code="output.not_regular")
+            raise OutputError(f"--keep-raw {printable_path(self.directory)} is not a directory",
+                              code="output.not_regular")
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:
