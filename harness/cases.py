@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from harness.boundary.pipeline import Boundary, Examined, system_clock
+from harness.boundary.pipeline import Boundary, VerdictEvidence, system_clock
 from harness.codes import Layer
 from harness.contract import Contract
 from harness.corpus import Expectation, Fixture, fixtures_for
@@ -106,7 +106,7 @@ class Case:
     #: An accepted fixture's bytes and the boundary's examination of them, as its mutations were
     #: prepared (the same contract, version, request and fixed clock): the engine judges these
     #: instead of reading and examining the file again.
-    examined: tuple[bytes, Examined] | None = field(default=None, repr=False, compare=False)
+    examined: tuple[bytes, VerdictEvidence] | None = field(default=None, repr=False, compare=False)
     #: A near miss: what to do should it get through, in one line (:func:`fix_line`).
     fix: str = ""
 

@@ -1,7 +1,7 @@
 """Hashes of what a saved result depends on: files, folders, and the harness with its libraries.
 
 A saved result (a fuzz run's examples, :mod:`harness.fuzz.replay`; the reference validator's
-verdicts, :mod:`harness.reference_verdicts`) is used again only while the hashes of its inputs
+verdicts, :mod:`harness.differential.verdicts`) is used again only while the hashes of its inputs
 are those it was saved with.
 """
 

@@ -16,18 +16,19 @@ from __future__ import annotations
 
 import json
 import time
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import harness.lock as lock
-from harness.boundary.base import UNEXPLAINED
-from harness.boundary.pipeline import Boundary, Examined, Verdict
+from harness.boundary.base import Shortcuts
+from harness.boundary.pipeline import Boundary, Verdict, VerdictEvidence
 from harness.boundary.request import normalise_request
 from harness.cases import Case, CaseExpectation, ToolCoverage
 from harness.codes import Layer
 from harness.contract import Contract, Waiver
+from harness.differential.check import Differential
+from harness.differential.verdicts import ReferenceVerdicts
 from harness.errors import HarnessError, InvalidRequest
 from harness.events import (
     FAILED,
@@ -44,10 +45,6 @@ from harness.events import (
 from harness.mutations import CANARY_PREFIX, REGISTRY
 from harness.pointer import MISSING, escape_token
 from harness.redaction import json_strings
-from harness.reference_verdicts import ReferenceVerdicts, document_key
-
-if TYPE_CHECKING:
-    from harness.differential import ReferenceValidator
 
 _MIN_LEAK_LENGTH = 6
 #: Sources whose cases are generated near misses: when the schema layer was expected to
@@ -55,7 +52,7 @@ _MIN_LEAK_LENGTH = 6
 _NEAR_MISS_SOURCES = frozenset({"mutation", "fuzz"})
 
 
-# ------------------------------------------------------------------------ judging
+# ----------------------------------------------------------- a case against its expectation
 
 
 def _unexpected_values(document: Any, contract: Contract, view_values: set[Any]) -> set[str]:
@@ -142,218 +139,13 @@ def _leak(case: Case, verdict: Verdict, document: Any, version: int) -> str | No
 def _schema_accepts(contract: Contract, version: int, document: Any, schema_error: Any = MISSING) -> bool | None:
     """Would the schema layer's own schema accept ``document``? None when not applicable.
     ``schema_error``: what the schema layer said of it, when it validated it (see
-    :class:`~harness.boundary.pipeline.Examined`)."""
+    :class:`~harness.boundary.pipeline.VerdictEvidence`)."""
     if schema_error is not MISSING and document is not None:
         return schema_error is None
     validator = contract.vendor_validator() if contract.adapter else contract.validator(version)
     if validator is None or document is None:
         return None
     return bool(validator.is_valid(document))
-
-
-class _Validators:
-    """The two validators of the schema layer for one (contract, version) — the vendor schema's
-    for a tool with an adapter — the reference made only when a pair needs it (a run whose
-    every verdict was saved never imports python-jsonschema)."""
-
-    __slots__ = ("_identity", "_reference", "compared", "contract", "production", "version")
-
-    def __init__(self, contract: Contract, version: int) -> None:
-        self.contract, self.version = contract, version  # the contract kept alive: its id stays its own
-        self.production = contract.vendor_validator() if contract.adapter else contract.validator(version)
-        #: Whether there is a reference to compare with (a tool with an adapter and no vendor
-        #: schema has none).
-        self.compared = not contract.adapter or contract.vendor_schema is not None
-        self._identity: str | bool | None = False
-        self._reference: ReferenceValidator | None = None
-
-    def identity(self) -> str | None:
-        """The hash the reference's verdicts are saved under (None: not saved)."""
-        if self._identity is False:
-            from harness.reference_verdicts import validator_identity
-
-            inputs = self.contract.reference_inputs(self.version, vendor=bool(self.contract.adapter))
-            self._identity = validator_identity(*inputs) if inputs is not None else None
-        return self._identity  # type: ignore[return-value]
-
-    def reference(self) -> ReferenceValidator:
-        if self._reference is None:
-            contract = self.contract
-            found = contract.vendor_reference_validator() if contract.adapter else contract.reference_validator(
-                self.version)
-            assert found is not None
-            self._reference = found
-        return self._reference
-
-
-#: How many (schema, document) pairs the engine remembers the reference verdict of.
-DIFFERENTIAL_MEMORY = 8192
-#: The largest document (in bytes) whose unexplained rejection the differential check confirms
-#: by the reference's whole verdict rather than by the production's first error and a walk to
-#: the part it names (see :class:`Differential`). The whole verdict (a mutant's unchanged parts
-#: remembered from its fixture's) costs less on small documents than the production's error,
-#: which makes each ``oneOf`` branch's errors, and the document, into Python objects: measured
-#: on an envelope, 27 against 47 µs at 250 bytes, 50 against 52 µs with a 4 KB string, 99
-#: against 74 µs with a 16 KB one (an array of 120 small objects, 12 KB: 315 against 434 µs).
-WALK_AT_MOST = 4096
-
-
-class Differential:
-    """The differential check of a run: the production validator's verdict against the reference
-    validator's, on each document that parsed, compared once per distinct (schema, document).
-
-    A document is known by :func:`~harness.reference_verdicts.document_key`: the sha256 of the
-    bytes the parse layer made it of (equal bytes are one document), kept with the comparison's
-    outcome for the last :data:`DIFFERENTIAL_MEMORY` pairs, so memory stays flat however long
-    the run. The same document under the same schema has the same verdict from both validators,
-    so a pair already compared cannot disagree differently: only the reference validator's time
-    is saved (a fixture shared by versions, the same payload in two sources, a mutant that
-    rebuilds its fixture's bytes).
-
-    Each comparison is one of two kinds. A document the production validator rejects is first
-    shown rejected by the reference on the subschema the production's first error leads to
-    (:meth:`~harness.differential.ReferenceValidator.rejects`: through conjunctive steps only,
-    so a rejection there is a rejection of the whole document): the verdicts agree, at the cost
-    of that subschema. A rejection the schema layer left unexplained (``schema_error`` is
-    :data:`~harness.boundary.base.UNEXPLAINED`: the engine's ``explain=False``) has no first
-    error to follow: up to :data:`WALK_AT_MOST` bytes it is compared by the reference's whole
-    verdict (below), and past that the production's first error is asked for here and followed
-    as above. Every other comparison — each document the production validator accepts, and each
-    rejection not shown on a part — validates the whole document with the reference.
-    With ``saved`` (:class:`~harness.reference_verdicts.ReferenceVerdicts`), a pair whose
-    reference verdict an earlier run saved takes that verdict where the production's agrees with
-    it; where they differ, the pair is compared as above (and the saved verdict replaced).
-    Counts: ``compared`` (pairs compared), ``remembered`` (cases whose pair was compared
-    before), ``confirmed`` (rejections shown on a subschema), ``full`` (whole-document
-    reference validations), with ``saved`` the pairs that took a saved verdict;
-    ``compared == confirmed + full (+ saved)``; and ``undecided``, the whole-document validations
-    that gave no verdict (a pattern search past :data:`~harness.differential.PATTERN_TIMEOUT_S`,
-    Python's recursion limit): those documents were not compared, and the production's verdict
-    stands.
-    """
-
-    def __init__(self, memory: int = DIFFERENTIAL_MEMORY, saved: ReferenceVerdicts | None = None) -> None:
-        self.memory = memory
-        #: The reference's verdicts saved by earlier runs (None: every pair validated afresh).
-        self.saved = saved
-        self._seen: OrderedDict[tuple[int, bytes], str | None] = OrderedDict()
-        #: The two validators by (contract, version), looked up once each.
-        self._validators: dict[tuple[int, int], _Validators] = {}
-        self.compared = 0
-        self.remembered = 0
-        self.confirmed = 0
-        self.full = 0
-        self.reused = 0
-        self.undecided = 0
-
-    def counts(self) -> dict[str, int]:
-        """The run's comparisons, by kind (as the reports show them)."""
-        counts = {"compared": self.compared, "remembered": self.remembered, "confirmed": self.confirmed,
-                  "full": self.full, "undecided": self.undecided}
-        if self.saved is not None:
-            counts["saved"] = self.reused
-        return counts
-
-    def finish(self) -> None:
-        """Save the verdicts this run obtained (when it saves any)."""
-        if self.saved is not None:
-            self.saved.save()
-
-    def check(self, contract: Contract, version: int, document: Any, schema_error: Any = MISSING,
-              raw: bytes | None = None) -> str | None:
-        """Why the two validators disagree on ``document``, or None. ``schema_error``: the
-        production validator's verdict as the schema layer found it (None: valid; its first
-        error: invalid), when it validated this document; otherwise it is asked here. ``raw``:
-        the bytes the parse layer made ``document`` of, when it did (see :func:`document_key`)."""
-        if document is None:
-            return None
-        validators = self._validators.get((id(contract), version))
-        if validators is None:
-            validators = self._validators[(id(contract), version)] = _Validators(contract, version)
-        production = validators.production
-        if production is None or not validators.compared:
-            return None
-        digest = document_key(document, raw)
-        key = None if digest is None else (id(validators), digest)
-        if key is not None and key in self._seen:
-            self._seen.move_to_end(key)
-            self.remembered += 1
-            return self._seen[key]
-        self.compared += 1
-        if schema_error is MISSING:
-            production_valid = production.is_valid(document)
-            schema_error = None if production_valid else production.first_error(document)
-        else:
-            production_valid = schema_error is None
-        # A verdict saved by an earlier run stands for this run's when the production agrees
-        # with it; where they differ the reference validates again, so a disagreement is
-        # always one of this run's verdicts.
-        saved = identity = name = None
-        if self.saved is not None and key is not None:
-            identity = validators.identity()
-            if identity is not None:
-                name = key[1].hex()
-                saved = self.saved.get(contract.tool, identity, name)
-        found: str | None = None
-        if saved is not None and saved == production_valid:
-            self.reused += 1
-            obtained = None
-        elif not production_valid and self._shown_on_a_part(validators, document, schema_error, raw):
-            self.confirmed += 1
-            obtained = False
-        else:
-            self.full += 1
-            obtained, disagreement = _judged()(production_valid, validators.reference(), document)
-            # No whole verdict within the reference's bounds (a slow pattern elsewhere in the
-            # document): an unexplained rejection may still be shown on the part its first error names.
-            if (obtained is None and disagreement is None and schema_error is UNEXPLAINED
-                    and self._shown_on_its_part(validators, document, schema_error)):
-                self.full -= 1
-                self.confirmed += 1
-                obtained = False
-            found = disagreement.describe() if disagreement else None
-            self.undecided += obtained is None and disagreement is None
-        if identity is not None and obtained is not None:
-            assert self.saved is not None and name is not None
-            self.saved.put(contract.tool, identity, name, obtained)
-        if key is not None:
-            self._seen[key] = found
-            if len(self._seen) > self.memory:
-                self._seen.popitem(last=False)
-        return found
-
-    @staticmethod
-    def _shown_on_a_part(validators: _Validators, document: Any, schema_error: Any, raw: bytes | None) -> bool:
-        """Whether the reference rejects a document the production rejects, shown on the part the
-        production's first error names. A rejection the schema layer left unexplained is not
-        (the caller then takes the reference's whole verdict) when the document is small enough
-        for that to be the cheaper way; otherwise its first error is asked for here."""
-        if schema_error is UNEXPLAINED and len(raw or b"") <= WALK_AT_MOST and validators.reference().walks:
-            return False
-        return Differential._shown_on_its_part(validators, document, schema_error)
-
-    @staticmethod
-    def _shown_on_its_part(validators: _Validators, document: Any, schema_error: Any) -> bool:
-        """Whether the reference rejects the document on the part the production's first error
-        names (asked for here when the schema layer left it unexplained)."""
-        if schema_error is UNEXPLAINED:
-            assert validators.production is not None
-            schema_error = validators.production.first_error(document)
-        return validators.reference().rejects(document, schema_error)
-
-
-def _judged() -> Any:
-    """:func:`harness.differential.judged`, imported on first use (a run whose every verdict was
-    saved never imports python-jsonschema)."""
-    global _JUDGED
-    if _JUDGED is None:
-        from harness.differential import judged
-
-        _JUDGED = judged
-    return _JUDGED
-
-
-_JUDGED: Any = None
 
 
 def _absorbed(case: Case) -> str:
@@ -367,8 +159,8 @@ def _absorbed(case: Case) -> str:
 _WAIVABLE = frozenset({"contract_gap", "missed"})
 
 
-def _judged_by(case: Case, version: int) -> str:
-    """The schema a case's document is judged by, as a waiver names it: ``vendor`` or ``v<N>``."""
+def _waiver_schema_name(case: Case, version: int) -> str:
+    """The schema a case's document is held to, as a waiver names it: ``vendor`` or ``v<N>``."""
     return "vendor" if case.contract.adapter is not None else f"v{version}"
 
 
@@ -378,7 +170,7 @@ def waiver_for(case: Case, version: int, problem: str | None) -> tuple[int, Waiv
         return None
     for index, waiver in enumerate(case.contract.waivers):
         if (waiver.check == case.operator and _matches(_root(waiver.pointer), case.pointer or "")
-                and waiver.schema in (None, _judged_by(case, version))):
+                and waiver.schema in (None, _waiver_schema_name(case, version))):
             return index, waiver
     return None
 
@@ -416,7 +208,7 @@ def unused_check_waivers(contract: Contract, used: set[int], operators: set[str]
     return notes
 
 
-def _judge(case: Case, verdict: Verdict, document: Any, version: int,
+def _compare_with_expectation(case: Case, verdict: Verdict, document: Any, version: int,
            schema_error: Any = MISSING) -> tuple[str, str | None, str]:
     expect = case.expect
     leak = _leak(case, verdict, document, version)
@@ -507,7 +299,7 @@ class Engine:
         #: layer), the schema layer explains a rejection only where the case asks for a code or
         #: pointer, or does not hold (see ``Boundary.examine``); the others keep
         #: ``schema.unexplained``, no pointers and no excerpt, and the differential check
-        #: confirms them by the reference's own verdict (see :class:`Differential`).
+        #: confirms them by the reference's own verdict (see :class:`~harness.differential.check.Differential`).
         self.explain = explain
         #: The run's differential check (its counts say how many pairs were compared), with the
         #: reference's verdicts saved by earlier runs (``saved``; None: none read or written).
@@ -515,8 +307,9 @@ class Engine:
         #: Report check waivers no case used (off for a shard: its waiver's case may be in another).
         self.unused_waivers = unused_waivers
         self._boundaries: dict[tuple[int, int], Boundary] = {}
-        #: The last request normalised: (its contract, the request, its normalised form), held.
-        self._last_request: tuple[Any, Any, Mapping[str, Any]] = (None, None, {})
+        #: The last request normalised: (its contract, the request, the shortcuts that hand the
+        #: boundary its normalised form, leaving schema rejections unexplained and explaining them).
+        self._last_request: tuple[Any, Any, tuple[Shortcuts, Shortcuts]] = (None, None, (Shortcuts(), Shortcuts()))
         #: The last ``now`` written as text, and its text.
         self._last_now: tuple[datetime | None, str] = (None, "")
         #: Which check waivers accepted a case, by contract (its ``raw`` mapping, which the
@@ -525,14 +318,16 @@ class Engine:
         #: Each contract's folder as text (the contract held, so its id stays its own).
         self._directories: dict[int, tuple[Contract, str]] = {}
 
-    def _request(self, case: Case) -> Mapping[str, Any]:
-        """The case's request, normalised once for the run of cases that share it (a fixture's
-        cases share its sidecar's request object, which nothing changes)."""
-        contract, request, full = self._last_request
+    def _shortcuts(self, case: Case, explain: bool) -> Shortcuts:
+        """What the boundary is spared for ``case``: its request, normalised once for the run of
+        cases that share it (a fixture's cases share its sidecar's request object, which nothing
+        changes), and, without ``explain``, why the schema rejects a document."""
+        contract, request, made = self._last_request
         if contract is not case.contract or request is not case.request:
             full = normalise_request(case.contract, case.request)  # InvalidRequest: the case's error
-            self._last_request = (case.contract, case.request, full)
-        return full
+            made = (Shortcuts(full, explain=False), Shortcuts(full))
+            self._last_request = (case.contract, case.request, made)
+        return made[explain]
 
     def _now_text(self, now: datetime | None) -> str | None:
         """``now.isoformat()``, written once for the run of cases that share one ``now``."""
@@ -551,11 +346,11 @@ class Engine:
             found = self._directories[id(contract)] = (contract, str(contract.directory))
         return found[1]
 
-    def _explained(self, case: Case, contract: Contract, version: int, raw: bytes) -> Examined:
+    def _explained(self, case: Case, contract: Contract, version: int, raw: bytes) -> VerdictEvidence:
         """The case examined again, its schema rejection explained (for the report of a case
         that does not hold)."""
         return self.boundary(contract, version).examine(raw, case.request, now=case.now,
-                                                        normalised=self._request(case))
+                                                        shortcuts=self._shortcuts(case, True))
 
     def boundary(self, contract: Contract, version: int | None) -> Boundary:
         key = (id(contract), version or contract.version)
@@ -578,14 +373,14 @@ class Engine:
                 explain = (self.explain or expect.code is not None or expect.pointer is not None
                            or expect.schema_pointer is not None)
                 examined = self.boundary(contract, version).examine(raw, case.request, now=case.now,
-                                                                    normalised=self._request(case), explain=explain)
+                                                                    shortcuts=self._shortcuts(case, explain))
             verdict, parsed, schema_error = examined.verdict, examined.document, examined.schema_error
             document = None if parsed is MISSING else parsed
-            status, problem, detail = _judge(case, verdict, document, version, schema_error)
-            if status != PASSED and schema_error is UNEXPLAINED:  # the report shows the reason: ask for it
+            status, problem, detail = _compare_with_expectation(case, verdict, document, version, schema_error)
+            if status != PASSED and schema_error is Shortcuts.UNEXPLAINED:  # the report shows the reason: ask for it
                 examined = self._explained(case, contract, version, raw)
                 verdict, schema_error = examined.verdict, examined.schema_error
-                status, problem, detail = _judge(case, verdict, document, version, schema_error)
+                status, problem, detail = _compare_with_expectation(case, verdict, document, version, schema_error)
             waived = waiver_for(case, version, problem)
             if waived is not None:
                 index, waiver = waived
@@ -597,7 +392,7 @@ class Engine:
                 disagreement = self.differentials.check(contract, version, document, schema_error, raw)
                 if disagreement:
                     status, problem, detail = FINDING, "differential", disagreement
-                    if schema_error is UNEXPLAINED:
+                    if schema_error is Shortcuts.UNEXPLAINED:
                         verdict = self._explained(case, contract, version, raw).verdict
             layer, code = verdict.layer, verdict.code
             ip, sp, message = verdict.instance_pointer, verdict.schema_pointer, verdict.message

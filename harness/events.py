@@ -129,8 +129,8 @@ def coverage_line(coverage: list[ToolCoverage]) -> str:
 
 def undecided_line(counts: dict[str, int]) -> str:
     """The documents the differential check could not compare (see
-    :class:`harness.engine.Differential`)."""
-    from harness.differential import PATTERN_TIMEOUT_S
+    :class:`harness.differential.check.Differential`)."""
+    from harness.differential.bounded import PATTERN_TIMEOUT_S
 
     n = counts["undecided"]
     return (f"differential: {n:,} document{'s' if n != 1 else ''} not compared: the reference validator gave no "

@@ -47,6 +47,12 @@ def jsonschema_resolver(validator: Any) -> Any:
     return validator._resolver
 
 
+def jsonschema_evolve(validator: Any, schema: Any, resolver: Any) -> Any:
+    """A validator for ``schema`` resolving with ``resolver``, every other field kept: what
+    ``descend`` makes for a subschema (``evolve``'s private ``_resolver`` argument)."""
+    return validator.evolve(schema=schema, _resolver=resolver)
+
+
 def jsonschema_init_fields(cls: Any) -> list[tuple[str, str]]:
     """A validator class's constructor fields as ``evolve`` copies them: (attribute, argument).
     The classes are ``attrs`` classes: their fields are ``__attrs_attrs__`` (what ``attrs.fields``

@@ -318,7 +318,7 @@ def forked(task: Callable[[int], T], count: int, jobs: int) -> Iterator[Iterator
 def _run_contract(contract: Contract, options: Options) -> Batch:
     """In a worker: the cases of one contract, made and run."""
     from harness.cases import cases_for
-    from harness.reference_verdicts import ReferenceVerdicts
+    from harness.differential.verdicts import ReferenceVerdicts
 
     batch = Batch()
     decided = version_findings(contract)  # first, as one job reports them
@@ -355,7 +355,7 @@ def _shared_by_fork(options: Options) -> None:
 
     REGISTRY.load()
     if options.differential:
-        import harness.differential  # noqa: F401
+        import harness.differential.reference  # noqa: F401
 
 
 def run(directories: Sequence[Path], selected: set[str], options: Options, jobs: int,

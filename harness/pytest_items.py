@@ -163,8 +163,8 @@ def engine(config: pytest.Config) -> Engine:
         differential = switch(config, "--no-differential", "contract_harness_differential")
         saved = None
         if differential and switch(config, "--no-saved-verdicts", "contract_harness_saved_verdicts"):
+            from harness.differential.verdicts import VERDICTS_DIR, ReferenceVerdicts
             from harness.project import state_dir
-            from harness.reference_verdicts import VERDICTS_DIR, ReferenceVerdicts
 
             # Where `check` keeps them; a warning goes with the item that met it to the summary.
             pending: list[str] = store.setdefault("warnings", [])

@@ -2,7 +2,7 @@
 edit of them can change a verdict.
 
 The state folder is a cache (CI restores it from ``actions/cache``): the reference validator's
-saved verdicts (:mod:`harness.reference_verdicts`) and the fuzz properties' saved runs
+saved verdicts (:mod:`harness.differential.verdicts`) and the fuzz properties' saved runs
 (:mod:`harness.fuzz.replay`). Each may spare work — a reference validation, a generation — and
 each is a claim about public inputs (a schema, a document, a contract's files) that anyone who
 can write the folder could write too: a verdict that agrees with the production validator where

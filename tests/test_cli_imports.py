@@ -116,4 +116,4 @@ def test_check_loads_only_what_checking_needs(tmp_path: Path) -> None:
     # Again, with every verdict saved: python-jsonschema is never asked, nor imported.
     modules = _modules_after(run, cwd=tmp_path)
     assert "harness.engine" in modules
-    assert not modules & {"jsonschema", "harness.differential"}
+    assert not modules & {"jsonschema", "harness.differential.reference"}

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from harness.boundary.validator import validator_for
-from harness.differential import ReferenceValidator
+from harness.differential.reference import ReferenceValidator
 from tests.helpers.paths import REPO
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"

@@ -19,7 +19,7 @@ from harness.boundary.validator import validator_for
 from harness.cases import Case, CaseExpectation, cases_for
 from harness.codes import Layer
 from harness.contract import Contract
-from harness.differential import ReferenceValidator
+from harness.differential.reference import ReferenceValidator
 from harness.engine import Engine
 from harness.errors import RejectedInput
 from harness.events import CaseFinished, RunFinished
@@ -283,10 +283,10 @@ def test_a_pattern_search_past_the_bound_is_counted_undecided_and_said(
         make_contract: Callable[..., Path], monkeypatch: Any, capsys: Any) -> None:
     """A document the reference gives no verdict on in time is not compared: the JSON report
     counts it, the terminal says so, and the case keeps the production's verdict."""
-    import harness.differential as differential
+    import harness.differential.bounded as bounded
     from harness.cli import main
 
-    monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)
+    monkeypatch.setattr(bounded, "PATTERN_TIMEOUT_S", 0.01)
     data = dict(ENVELOPE_DATA, properties={**PROPERTIES, "note": {"type": "string", "pattern": "^(a|aa)+$"}})
     schema = envelope_schema("item_status", data)
     assert "$schema" in schema  # the file's root names its dialect (see test_files_and_errors)
@@ -395,11 +395,27 @@ def test_the_walked_verdict_is_the_librarys_on_every_document_of_the_demo(demo: 
     assert documents > 100
 
 
+def test_the_walks_follow_keywords_the_dialect_table_groups_as_the_walks_step_into_them() -> None:
+    from harness.differential import steps
+    from harness.schemas import dialects
+
+    def following(*hows: int) -> set[str]:
+        return {keyword for keyword, how in steps.FOLLOWED.items() if how in hows}
+
+    assert following(steps.ALL_OF, steps.REF, steps.ANY_OF, steps.ONE_OF) <= dialects.IN_PLACE
+    assert following(steps.ANY_OF, steps.ONE_OF) == set(dialects.UNIONS)
+    assert following(steps.PROPERTIES) <= dialects.MEMBERS
+    assert following(steps.PREFIX_ITEMS, steps.ITEMS) <= dialects.ITEMS
+    assert not following(steps.CALLED) and len(steps.BY_FUNCTION) == len(steps.FOLLOWED) + 1
+    assert all(dialects.slot("2020-12", keyword) is not None or keyword in dialects.REF_KEYWORDS
+               for keyword in steps.FOLLOWED)
+
+
 def test_the_walked_verdict_is_the_librarys_on_the_official_suite() -> None:
     """Every test of Draft 2020-12 (required, optional, optional/format), each document validated
     twice (the second time from what the first remembered): the walk's verdict is python-
     jsonschema's. The walk gives way to the library only where it must."""
-    import harness.differential as differential
+    import harness.differential.whole as whole
 
     suite = corpus("json-schema-test-suite")
     remotes = [("http://localhost:1234/" + path.relative_to(suite / "remotes").as_posix(),
@@ -418,10 +434,10 @@ def test_the_walked_verdict_is_the_librarys_on_the_official_suite() -> None:
                 except Exception as exc:  # (the library's own failure is the verdict to match)
                     expected = type(exc)
                 try:
-                    root = reference._root()
-                    if type(root[0]) is not type(reference._validator):
-                        raise differential._Unwalkable
-                    verdicts = [differential._valid(reference, root, (), test["data"], True) for _ in range(2)]
+                    steps = reference._walks()
+                    if type(steps.root[0]) is not type(reference._validator):
+                        raise whole._Unwalkable
+                    verdicts = [whole.valid(steps, steps.root, (), test["data"], True) for _ in range(2)]
                 except Exception:
                     gave_way.append(where)
                     continue
@@ -461,7 +477,7 @@ def test_the_walked_verdict_is_the_librarys_on_the_real_tool_schemas_and_their_n
 
 
 def test_a_part_of_a_document_seen_before_is_not_evaluated_again() -> None:
-    import harness.differential as differential
+    import harness.differential.whole as whole
 
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
               "properties": {"owner": {"type": "object", "properties": {"name": {"type": "string"},
@@ -473,7 +489,7 @@ def test_a_part_of_a_document_seen_before_is_not_evaluated_again() -> None:
     def remembered() -> list[tuple[Any, ...]]:
         assert reference._steps is not None
         paths = {node[2]: path for path, node in reference._steps._known.items()}
-        return sorted(paths[key[0]] for key in differential._KNOWN if key[0] in paths)
+        return sorted(paths[key[0]] for key in whole._KNOWN if key[0] in paths)
 
     assert reference.is_valid({"owner": owner, "n": 1})
     first = remembered()
@@ -494,9 +510,9 @@ def test_an_unexplained_rejection_the_whole_verdict_cannot_give_is_shown_on_its_
     verdict; where that meets a pattern search past its bound before the failing member, the
     rejection is shown on the part the production's first error names instead, as when the
     reason is asked for: compared, not undecided."""
-    import harness.differential as differential
+    import harness.differential.bounded as bounded
 
-    monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)
+    monkeypatch.setattr(bounded, "PATTERN_TIMEOUT_S", 0.01)
     rest = {name: value for name, value in PROPERTIES.items() if name != "note"}
     data = dict(ENVELOPE_DATA, properties={"note": {"type": "string", "pattern": "^(a|aa)+$"}, **rest})
     contract = load_contract(make_contract(schemas={1: envelope_schema("item_status", data)}))

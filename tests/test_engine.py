@@ -224,7 +224,7 @@ def test_a_disagreement_found_on_an_unexplained_rejection_is_reported_with_its_r
 
 
 def test_a_large_unexplained_rejection_is_confirmed_on_the_part_its_first_error_names(make_contract) -> None:  # type: ignore[no-untyped-def]
-    from harness.engine import WALK_AT_MOST
+    from harness.differential.check import WALK_AT_MOST
 
     contract = load_contract(make_contract())
     small, large = item(status="nope"), item(status="nope", note="x" * WALK_AT_MOST)

@@ -254,9 +254,10 @@ def test_a_recursive_schema_that_descends_still_loads(make_contract: Any) -> Non
 
 
 def test_a_catastrophic_pattern_does_not_hang_the_reference_validator(monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.differential as differential
+    import harness.differential.bounded as bounded
+    import harness.differential.reference as differential
 
-    monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.05)
+    monkeypatch.setattr(bounded, "PATTERN_TIMEOUT_S", 0.05)
     evil = "a" * 64 + "!"
     # ^(a+)+$ is solved by the regex engine in no time; ^(a|aa)+$ is not, and gives up.
     fast = differential.ReferenceValidator({"type": "string", "pattern": "^(a+)+$"})
@@ -267,7 +268,7 @@ def test_a_catastrophic_pattern_does_not_hang_the_reference_validator(monkeypatc
         ({"patternProperties": {"^(a|aa)+$": {}}, "unevaluatedProperties": False}, {evil: 1}),
     ]:
         slow = differential.ReferenceValidator(schema)
-        with pytest.raises(differential.PatternTimeout):
+        with pytest.raises(bounded.PatternTimeout):
             slow.is_valid(instance)
         assert differential.compare(False, slow, instance) is None  # no verdict, no disagreement claimed
 
@@ -278,9 +279,10 @@ def test_the_pattern_bound_holds_below_a_subschema_that_names_its_dialect(monkey
                                                                         dialect: str) -> None:
     """python-jsonschema evaluates a subschema with ``$schema`` with its stock class: a schema file
     (given its file's URI, as every contract's is) and a resource reached by ``$ref`` both do."""
-    import harness.differential as differential
+    import harness.differential.bounded as bounded
+    import harness.differential.reference as differential
 
-    monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)
+    monkeypatch.setattr(bounded, "PATTERN_TIMEOUT_S", 0.01)
     # Seconds for an unbounded search (so without the bound this fails, rather than hangs), far
     # past the bound.
     evil = "a" * 34 + "!"
@@ -290,7 +292,7 @@ def test_the_pattern_bound_holds_below_a_subschema_that_names_its_dialect(monkey
                       differential.ReferenceValidator({"properties": {"id": {"$ref": "urn:example:inner"}}},
                                                       resources=[("urn:example:inner", inner)])):
         instance = evil if validator._wrapped else {"id": evil}
-        with pytest.raises(differential.PatternTimeout):
+        with pytest.raises(bounded.PatternTimeout):
             validator.is_valid(instance)
         assert differential.compare(True, validator, instance) is None  # no verdict, no disagreement claimed
         assert validator.is_valid("aaaa" if validator._wrapped else {"id": "aaaa"})
@@ -298,13 +300,14 @@ def test_the_pattern_bound_holds_below_a_subschema_that_names_its_dialect(monkey
 
 
 def test_a_search_that_ran_out_of_time_is_not_run_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.differential as differential
+    import harness.differential.bounded as bounded
+    import harness.differential.reference as differential
 
-    monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)
-    monkeypatch.setattr(differential, "_TIMED_OUT", set())
+    monkeypatch.setattr(bounded, "PATTERN_TIMEOUT_S", 0.01)
+    monkeypatch.setattr(bounded, "_TIMED_OUT", set())
     validator = differential.ReferenceValidator({"type": "string", "pattern": "^(a|aa)+$"})
     evil = "a" * 34 + "!"
-    with pytest.raises(differential.PatternTimeout):
+    with pytest.raises(bounded.PatternTimeout):
         validator.is_valid(evil)
 
     class Engine:  # what the bounded search would call for this pattern from now on
@@ -312,15 +315,15 @@ def test_a_search_that_ran_out_of_time_is_not_run_again(monkeypatch: pytest.Monk
         def search(string: str, timeout: float) -> Any:
             raise AssertionError(f"searched again: {string!r}")
 
-    monkeypatch.setitem(differential._COMPILED, "^(a|aa)+$", Engine)
-    with pytest.raises(differential.PatternTimeout):  # the same string: at once, no search
+    monkeypatch.setitem(bounded._COMPILED, "^(a|aa)+$", Engine)
+    with pytest.raises(bounded.PatternTimeout):  # the same string: at once, no search
         validator.is_valid(evil)
     with pytest.raises(AssertionError, match="searched again"):  # another string is searched
         validator.is_valid("a" * 33 + "!")
 
 
 def test_the_bounded_reference_validator_still_decides_patterns() -> None:
-    from harness.differential import ReferenceValidator
+    from harness.differential.reference import ReferenceValidator
 
     schema = {"type": "object", "properties": {"id": {"pattern": "^CR-[0-9]+$"}},
               "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False}

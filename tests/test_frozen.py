@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness.boundary.pipeline import Diagnostic, Examined, Verdict
+from harness.boundary.pipeline import Diagnostic, Verdict, VerdictEvidence
 from harness.cases import Case, CaseExpectation
 from harness.codes import Layer
 from harness.events import CaseResult
@@ -101,7 +101,8 @@ def test_what_fast_frozen_cannot_build_is_refused_when_the_class_is_declared() -
             pass
 
 
-@pytest.mark.parametrize("cls", [CaseResult, Case, CaseExpectation, Mutant, DeferredMutant, Verdict, Diagnostic, Examined])
+@pytest.mark.parametrize("cls", [CaseResult, Case, CaseExpectation, Mutant, DeferredMutant, Verdict, Diagnostic,
+                                 VerdictEvidence])
 def test_the_per_case_records_are_built_fast_and_stay_frozen(cls: type) -> None:
     assert cls.__new__ is not object.__new__  # type: ignore[comparison-overlap]
     assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]

@@ -88,6 +88,20 @@ def test_anyio_s_process_wraps_asyncio_s_streams_and_subprocess_transport() -> N
     anyio.run(main)
 
 
+def test_the_python_jsonschema_reach_ins_make_the_validators_its_evaluation_makes() -> None:
+    import jsonschema
+
+    schema = {"properties": {"name": {"$ref": "#/$defs/name"}}, "$defs": {"name": {"type": "string"}}}
+    validator = jsonschema.Draft202012Validator(schema)
+    assert [name for _, name, _ in internals.jsonschema_applicable(validator)] == ["properties"]
+    resolved = internals.jsonschema_resolver(validator).lookup("#/$defs/name")
+    target = internals.jsonschema_evolve(validator, resolved.contents, resolved.resolver)
+    assert target.schema == {"type": "string"} and internals.jsonschema_resolver(target) is resolved.resolver
+    assert not target.is_valid(1) and target.is_valid("ada")
+    fields = dict(internals.jsonschema_init_fields(jsonschema.Draft202012Validator))
+    assert {"schema", "format_checker", "_resolver"} <= set(fields)
+
+
 def test_no_module_but_the_adapter_imports_a_private_module_of_another_library() -> None:
     def private(dotted: str) -> bool:
         return not dotted.startswith("__future__") and any(

@@ -441,7 +441,7 @@ def test_the_library_loads_unrewritten_only_when_asked_and_the_users_tests_are_r
 
 def test_a_document_the_reference_could_not_decide_in_time_is_said_in_the_summary(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness.differential as differential
+    import harness.differential.bounded as differential
     from tests.helpers.contracts import DEFAULT_YAML, ENVELOPE_DATA, envelope_schema, item
 
     monkeypatch.setattr(differential, "PATTERN_TIMEOUT_S", 0.01)

@@ -20,9 +20,9 @@ from harness import load_contract
 from harness.cases import Case, CaseExpectation
 from harness.cli import main
 from harness.codes import Layer
+from harness.differential.verdicts import FORMAT, VERDICTS_DIR, ReferenceVerdicts, document_key, validator_identity
 from harness.engine import Engine
 from harness.events import CaseFinished, RunFinished
-from harness.reference_verdicts import FORMAT, VERDICTS_DIR, ReferenceVerdicts, document_key, validator_identity
 from tests.helpers.contracts import ENVELOPE_DATA, envelope_schema, item
 
 SAVED = Path(*(".contract-harness", *VERDICTS_DIR))
@@ -236,7 +236,7 @@ def test_a_document_is_known_by_its_bytes_and_two_spellings_are_validated_apart(
 
 def test_the_validators_identity_covers_its_schema_resources_base_uri_and_libraries(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness import reference_verdicts
+    from harness.differential import verdicts as reference_verdicts
 
     schema = {"type": "string"}
     resources = [("file:///a.json", {"type": "integer"})]
@@ -251,7 +251,7 @@ def test_the_validators_identity_covers_its_schema_resources_base_uri_and_librar
 
 
 def test_a_file_keeps_this_runs_verdicts_first_up_to_its_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness import reference_verdicts
+    from harness.differential import verdicts as reference_verdicts
 
     store = ReferenceVerdicts(tmp_path)
     for n in range(5):

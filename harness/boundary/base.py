@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness.frozen import fast_frozen
 from harness.pointer import MISSING
@@ -21,16 +21,39 @@ if TYPE_CHECKING:
 
 
 class _Unexplained:
-    """The type of :data:`UNEXPLAINED`."""
+    """The type of :attr:`Shortcuts.UNEXPLAINED`."""
 
     __slots__ = ()
 
     def __repr__(self) -> str:
-        return "UNEXPLAINED"
+        return "Shortcuts.UNEXPLAINED"
 
 
-#: ``Evaluation.schema_error`` of a document the schema layer rejected without explaining why.
-UNEXPLAINED: Any = _Unexplained()
+@dataclass(frozen=True, slots=True)
+class Shortcuts:
+    """What a caller that judges many results against known expectations (the harness's engine)
+    may spare the boundary: the one option of
+    :meth:`~harness.boundary.pipeline.Boundary.examine` that is not about the result. Neither
+    changes the agent result, the layer that decides, or an audit record.
+
+    ``request``: what :func:`~harness.boundary.request.normalise_request` returned for the
+    request given on this boundary's contract, taken as is instead of being normalised again
+    (the engine normalises a fixture's request once for all its cases).
+
+    ``explain=False``: a document the schema rejects is not explained — its code is
+    ``schema.unexplained``, with no message worth reading and no pointers, and the schema
+    layer's finding (``VerdictEvidence.schema_error``) is :attr:`UNEXPLAINED` — which spares
+    most of a schema rejection's cost where nothing reads the reason. A boundary with an audit
+    sink always explains."""
+
+    request: Mapping[str, Any] | None = None
+    explain: bool = True
+    #: The schema layer's finding on a document it rejected without explaining why.
+    UNEXPLAINED: ClassVar[Any] = _Unexplained()
+
+
+#: No shortcut taken: every layer as :meth:`~harness.boundary.pipeline.Boundary.check` runs it.
+NO_SHORTCUTS = Shortcuts()
 
 
 @fast_frozen
@@ -65,16 +88,13 @@ class Evaluation:
     #: ``success`` or ``failure``, as the validated contract object declares it.
     outcome: str = "success"
     #: What the schema layer's validator said of the document: None when valid, its first
-    #: jsonschema-rs error when not, ``MISSING`` when it did not validate (an earlier layer
-    #: refused, or an adapter tool has no vendor schema). The harness's differential check
-    #: compares the reference validator with this verdict instead of validating again.
+    #: jsonschema-rs error when not (:attr:`Shortcuts.UNEXPLAINED` when the shortcuts spared
+    #: it), ``MISSING`` when it did not validate (an earlier layer refused, or an adapter tool
+    #: has no vendor schema). The harness's differential check compares the reference validator
+    #: with this verdict instead of validating again.
     schema_error: Any = MISSING
-    #: Whether the schema layer explains a rejection: the production validator's first error,
-    #: ranked, gives its code, message and pointers (most of a rejection's cost). Without,
-    #: the rejection is ``schema.unexplained`` and ``schema_error`` is :data:`UNEXPLAINED`:
-    #: for the harness's engine, which asks again wherever the reason is read (see
-    #: :meth:`harness.boundary.pipeline.Boundary.examine`).
-    explain: bool = True
+    #: What the caller spares the layers (the schema layer reads ``explain``).
+    shortcuts: Shortcuts = NO_SHORTCUTS
 
     def set_result(self, value: Any) -> None:
         """Record the contract object (validated) and read its declared outcome once."""

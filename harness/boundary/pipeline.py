@@ -23,7 +23,7 @@ import harness.boundary.projection as projection
 import harness.boundary.schema as schema
 import harness.boundary.transport as transport
 from harness.boundary.audit import AuditRecord, AuditSink, RawStore, mask_names
-from harness.boundary.base import Evaluation, Rejection
+from harness.boundary.base import NO_SHORTCUTS, Evaluation, Rejection, Shortcuts
 from harness.boundary.request import normalise_request
 from harness.codes import (
     TRANSPORT_INVALID_REQUEST,
@@ -162,13 +162,14 @@ class Verdict:
 
 @fast_frozen
 @dataclass(frozen=True, slots=True)
-class Examined:
-    """A verdict with what the harness inspects beside it; never handed to an agent.
+class VerdictEvidence:
+    """A verdict with the evidence the harness inspects beside it; never handed to an agent.
 
     ``document`` is the parsed document (``MISSING`` if it did not parse). ``schema_error`` is
     the schema layer's own finding on it: None when its validator accepted the document, the
-    first jsonschema-rs ``ValidationError`` when it did not, ``MISSING`` when it did not
-    validate (an earlier layer refused, or an adapter tool has no vendor schema)."""
+    first jsonschema-rs ``ValidationError`` when it did not (:attr:`Shortcuts.UNEXPLAINED` when
+    the caller's shortcuts spared it), ``MISSING`` when it did not validate (an earlier layer
+    refused, or an adapter tool has no vendor schema)."""
 
     verdict: Verdict
     document: Any
@@ -255,34 +256,28 @@ class Boundary:
         *,
         now: datetime | str | None = None,
         upstream: str | None = None,
-        normalised: Mapping[str, Any] | None = None,
-        explain: bool = True,
-    ) -> Examined:
+        shortcuts: Shortcuts = NO_SHORTCUTS,
+    ) -> VerdictEvidence:
         """:meth:`check_document`, also returning what the schema layer's validator said (for
-        the harness's differential check: see :class:`Examined`). ``normalised``: what
-        :func:`~harness.boundary.request.normalise_request` returned for ``request`` on this
-        contract, when the caller has it (the engine, for the cases of one fixture).
-
-        ``explain=False`` is for the harness's engine alone: a document the schema rejects is
-        not explained (its code is ``schema.unexplained``, with no pointers, and
-        ``schema_error`` is :data:`~harness.boundary.base.UNEXPLAINED`), which spares most of a
-        schema rejection's cost where nothing reads the reason. Every other layer, and the agent
-        result, are as with ``explain=True``; a boundary with an audit sink always explains."""
+        the harness's differential check: see :class:`VerdictEvidence`). ``shortcuts``: what
+        the harness's engine spares the boundary (:class:`~harness.boundary.base.Shortcuts`)."""
         contract = self.contract
-        full_request = normalised if normalised is not None else normalise_request(contract, request)
+        full_request = shortcuts.request if shortcuts.request is not None else normalise_request(contract, request)
+        if not shortcuts.explain and self.audit_sink is not None:
+            shortcuts = NO_SHORTCUTS  # an audit record says why (the request is read by now)
         ev = Evaluation(
             contract=contract,
             version=self.version,
             request=full_request,
             now=_coerce_now(now, self.clock),
             source=raw,
-            explain=explain or self.audit_sink is not None,
+            shortcuts=shortcuts,
         )
         for layer, run in LAYERS:
             rejection = run(ev)
             if rejection is not None:
-                return Examined(self._rejected(ev, layer, rejection, upstream), ev.document, ev.schema_error)
-        return Examined(self._accepted(ev, upstream), ev.document, ev.schema_error)
+                return VerdictEvidence(self._rejected(ev, layer, rejection, upstream), ev.document, ev.schema_error)
+        return VerdictEvidence(self._accepted(ev, upstream), ev.document, ev.schema_error)
 
     def upstream_failure(
         self,

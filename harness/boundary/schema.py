@@ -6,7 +6,7 @@ what it checks and how it reports a violation).
 from __future__ import annotations
 
 import harness.boundary.compiled as compiled
-from harness.boundary.base import UNEXPLAINED, Evaluation, Rejection
+from harness.boundary.base import Evaluation, Rejection, Shortcuts
 from harness.boundary.validator import best_and_keyword, to_rejection
 from harness.codes import SCHEMA_UNEXPLAINED
 
@@ -29,8 +29,8 @@ def check(ev: Evaluation) -> Rejection | None:
         if contract.adapter is None:
             ev.set_result(ev.document)
         return None
-    if not ev.explain:
-        ev.schema_error = UNEXPLAINED
+    if not ev.shortcuts.explain:
+        ev.schema_error = Shortcuts.UNEXPLAINED
         return _UNEXPLAINED_REJECTION
     # The first of ``violations``, without converting the others.
     ev.schema_error = error = validator.first_error(ev.document)

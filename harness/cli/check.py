@@ -179,7 +179,7 @@ def saved_verdicts(args: argparse.Namespace) -> Path | None:
     """Where the reference's verdicts are saved between runs (None: not at all)."""
     if args.no_differential or args.no_saved_verdicts:
         return None
-    from harness.reference_verdicts import VERDICTS_DIR, prepare
+    from harness.differential.verdicts import VERDICTS_DIR, prepare
 
     prepare()  # before any fork: the workers inherit what it computed
     return state_dir(*VERDICTS_DIR, start=state_start(args.contracts, args.demo))
@@ -209,10 +209,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _in_one_job(args: argparse.Namespace, cases_dir: Path) -> Iterator[Event]:
+    from harness.differential.verdicts import ReferenceVerdicts
     from harness.drift.template import upstream_redactor
     from harness.engine import Engine
     from harness.events import CaseResult
-    from harness.reference_verdicts import ReferenceVerdicts
     from harness.reporting.reproductions import protected
 
     made = stream(args)

@@ -315,13 +315,13 @@ class BoundaryCompiler:
 
     @staticmethod
     def reference_validator(contract: Contract, version: int | None) -> Any:
-        from harness.differential import reference_validator  # python-jsonschema: when asked
+        from harness.differential.reference import reference_validator  # python-jsonschema: when asked
 
         return reference_validator(contract, version)
 
     @staticmethod
     def vendor_reference_validator(contract: Contract) -> Any:
-        from harness.differential import vendor_reference_validator
+        from harness.differential.reference import vendor_reference_validator
 
         return vendor_reference_validator(contract)
 

@@ -199,7 +199,7 @@ class MutationContext:
     schema: Any
     now: datetime
     request: Mapping[str, Any]
-    #: The boundary's examination of ``raw`` (:class:`~harness.boundary.pipeline.Examined`),
+    #: The boundary's examination of ``raw`` (:class:`~harness.boundary.pipeline.VerdictEvidence`),
     #: which the fixture's own case is judged by.
     examined: Any = field(default=None, repr=False)
     #: Whether ``now`` is a clock the fixture's sidecar or the contract fixes (not the wall

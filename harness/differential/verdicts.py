@@ -26,8 +26,8 @@ A verdict is saved under two hashes (sha256):
 What is saved is the reference's verdict on the whole document: ``valid`` or ``invalid``, from
 a whole validation, or ``invalid`` from a rejection shown on the part of the document the
 production's error points at (which is a rejection of the whole document; see
-:meth:`harness.differential.ReferenceValidator.rejects`). No verdict is saved when the
-reference gave none (a pattern search out of time, a reference failure).
+:mod:`harness.differential.confirm`). No verdict is saved when the reference gave none (a pattern
+search out of time, a reference failure).
 
 A saved verdict that agrees with the production's is exactly what a forged file would hold to
 hide a disagreement, so the file is sealed (:mod:`harness.state`): an HMAC under a key kept
