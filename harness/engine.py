@@ -401,38 +401,17 @@ class Engine:
             status, problem = FAILED, "error"
             detail = f"{type(exc).__name__}: {exc}"
             layer = code = ip = sp = message = None
-        # Positional, in the fields' order (a call with 26 keywords costs about a microsecond more;
-        # tests/test_frozen.py holds the order): each value's field is named beside it.
         return CaseResult(
-            case.id,  # id
-            case.tool,  # tool
-            case.source,  # source
-            status,  # status
-            problem,  # problem
-            case.expect,  # expected
-            layer,  # layer
-            code,  # code
-            ip,  # instance_pointer
-            sp,  # schema_pointer
-            message,  # message
-            detail,  # detail
-            case.operator,  # operator
-            case.pointer,  # pointer
-            case.original,  # original
-            case.mutated,  # mutated
-            case.fixture,  # fixture
-            version,  # version
-            self._directory(contract),  # contract_dir
-            self._now_text(case.now),  # now
-            None if status == PASSED else _request_of(case),  # request
-            time.perf_counter() - started,  # duration_s
-            # payload: past max_bytes the transport layer decides on the first max_bytes + 1 bytes
-            # alone: the reproduction needs no more, and a huge payload is never copied whole.
-            raw[: contract.limits.max_bytes + 1] if status != PASSED and raw is not None else None,
-            None,  # reproduce
-            excerpt(raw) if self.explain or status != PASSED else "",  # excerpt
-            case.shape,  # shape
-            fix,  # fix
+            id=case.id, tool=case.tool, source=case.source, status=status, problem=problem, expected=case.expect,
+            layer=layer, code=code, instance_pointer=ip, schema_pointer=sp, message=message, detail=detail,
+            operator=case.operator, pointer=case.pointer, original=case.original, mutated=case.mutated,
+            fixture=case.fixture, version=version, contract_dir=self._directory(contract),
+            now=self._now_text(case.now), request=None if status == PASSED else _request_of(case),
+            duration_s=time.perf_counter() - started,
+            # Past max_bytes the transport layer decides on the first max_bytes + 1 bytes alone: the
+            # reproduction needs no more, and a huge payload is never copied whole.
+            payload=raw[: contract.limits.max_bytes + 1] if status != PASSED and raw is not None else None,
+            excerpt=excerpt(raw) if self.explain or status != PASSED else "", shape=case.shape, fix=fix,
         )
 
     def run(self, cases: Iterable[Case | CaseResult], notes: Iterable[str] = (), *,

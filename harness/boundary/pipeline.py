@@ -357,14 +357,9 @@ class Boundary:
                     self._failures.clear()
                 self._failures[key] = held
         agent, text = held
-        diagnostic = Diagnostic(
-            layer,
-            rejection.code,
-            rejection.message,
-            rejection.instance_pointer,
-            rejection.schema_pointer,
-            rejection.offset,
-        )
+        diagnostic = Diagnostic(layer=layer, code=rejection.code, message=rejection.message,
+                                instance_pointer=rejection.instance_pointer,
+                                schema_pointer=rejection.schema_pointer, offset=rejection.offset)
         return self._verdict(
             ev, False, layer, rejection.code, agent, (diagnostic,), upstream, agent_code, text
         )
@@ -392,13 +387,13 @@ class Boundary:
         first = diagnostics[0] if diagnostics else None
         contract = self.contract
         verdict = Verdict(
-            accepted,
-            layer,
-            code,
-            agent["outcome"],
-            diagnostics,
-            agent,
-            (
+            accepted=accepted,
+            layer=layer,
+            code=code,
+            outcome=agent["outcome"],
+            diagnostics=diagnostics,
+            _agent=agent,
+            _audit=(
                 ev.now, contract.tool, self.version, contract.adapter, self._adapter_version,
                 upstream or self.upstream, ev.request["request_id"], accepted, agent["outcome"],
                 layer.value if layer else None, code, agent_code,
@@ -407,7 +402,7 @@ class Boundary:
                 first.message if first else None,  # masked by ``Verdict.audit``
                 sha, len(raw), raw_path,  # sha: the raw bytes, until ``Verdict.audit`` hashes them
             ),
-            text,
+            _text=text,
         )
         if self.audit_sink is not None:
             self.audit_sink.write(verdict.audit)
