@@ -66,6 +66,9 @@ def test_compat_takes_contracts_as_positional_paths_and_keeps_the_option(
                   ["--contracts", str(project)]):
         assert main(["compat", "order_status", *where, *fast]) == 0, where
         assert capsys.readouterr().out.startswith("order_status: v1 -> v2: OK")
+    # TOOL given as its contract folder, as check takes it, from the folder above the project
+    assert main(["compat", str(project / "contracts/order_status"), *fast]) == 0
+    assert capsys.readouterr().out.startswith("order_status: v1 -> v2: OK")
     assert main(["compat", "order_staus", str(project), *fast]) == 2
     assert capsys.readouterr().err.strip().endswith("(tools: order_status) (did you mean 'order_status'?)")
     assert main(["compat", "order_status", str(project / "nope"), *fast]) == 2

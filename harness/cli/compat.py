@@ -27,7 +27,7 @@ def register(sub: Any) -> None:
             "the intended reason, 1 otherwise, 2 on usage errors."
         ),
     )
-    p.add_argument("tool", metavar="TOOL", help="a tool of the project (its contracts/TOOL/ folder)")
+    p.add_argument("tool", metavar="TOOL", help="a tool of the project, or its contracts/TOOL/ folder")
     p.add_argument("--from", dest="old", type=int, metavar="N", help="old version (default: the one before --to)")
     p.add_argument("--to", dest="new", type=int, metavar="N", help="new version (default: the current one)")
     p.add_argument("--policy", choices=[p.value for p in Policy],
@@ -60,6 +60,9 @@ def _contract_dir(tool: str, paths: list[str], demo: bool) -> Path:
     for path in paths:
         if not Path(path).is_dir():
             raise UsageError(f"CONTRACTS {path!r} is not a directory")
+    if not paths and not demo and (Path(tool) / "contract.yaml").is_file():
+        # TOOL given as its contract folder (`compat contracts/orders`), as check takes it.
+        paths, tool = [tool], Path(tool).resolve().name
     directories = {d.name: d for d in contract_directories(paths, demo)}
     if tool not in directories:
         where = ", ".join(paths) if paths else "the project"
