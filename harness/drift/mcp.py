@@ -579,6 +579,9 @@ class McpSession:
             return replace(advertised, problem=f"{advertised.problem}, as the upstream declares (output_schema: "
                                                "none): the contract's schema was drafted from samples",
                            none_declared=True)
+        if advertised.listed and advertised.schema is None:
+            return replace(advertised, problem=f"{advertised.problem} (a server that publishes none: set "
+                                               "output_schema: none under the upstream's mcp:)")
         return advertised
 
     async def fetch(self, request: Mapping[str, Any]) -> Fetched:

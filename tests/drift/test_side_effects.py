@@ -251,3 +251,23 @@ def test_a_server_whose_output_schema_drops_a_required_member_drifts_exit_1(
     schema = checks["get_weather::drift::test-weather.server[outputSchema]"]
     assert schema["status"] == "drifted"
     assert [(c["kind"], c["path"]) for c in schema["changes"]] == [("field_removed", "/temperature_c")]
+
+
+def test_a_tool_that_stops_advertising_an_output_schema_drifts_and_the_note_says_how_to_declare_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, _ = mcp_project(tmp_path, "--no-output-schema")
+    monkeypatch.chdir(root)
+    assert main(["drift", "--tool", "get_weather", "--json", "r.json"]) == 1
+    checks = {c["id"]: c for c in json.loads((root / "r.json").read_text())["drift"]["checks"]}
+    schema = checks["get_weather::drift::test-weather.server[outputSchema]"]
+    assert schema["status"] == "drifted"
+    assert "advertises no outputSchema" in json.dumps(schema) and "output_schema: none" in json.dumps(schema)
+    contract = root / "contracts/get_weather/contract.yaml"
+    data = yaml.safe_load(contract.read_text())
+    (entry,) = data["upstreams"].values()
+    entry["mcp"]["output_schema"] = "none"
+    contract.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert main(["drift", "--tool", "get_weather", "--json", "r.json"]) == 0
+    checks = {c["id"]: c for c in json.loads((root / "r.json").read_text())["drift"]["checks"]}
+    assert checks["get_weather::drift::test-weather.server[outputSchema]"]["status"] == "held"

@@ -6,9 +6,10 @@ violates its own outputSchema, an isError result, a duplicated member in structu
 crash on start or mid-session, a server that never answers, tool names that clash.
 
     python -m tests.servers.mcp_stdio [--dup] [--crash-on-start] [--crash-on-list] [--hang] [--clash]
-                                      [--drop-required] [--calls=FILE] [--require-env=NAME]
+                                      [--drop-required] [--no-output-schema] [--calls=FILE] [--require-env=NAME]
 
-``--drop-required``: get_weather's outputSchema no longer has ``temperature_c``. ``--calls=FILE``:
+``--drop-required``: get_weather's outputSchema no longer has ``temperature_c``;
+``--no-output-schema``: get_weather advertises none. ``--calls=FILE``:
 append the name of every tool called to FILE (what a test asserts was, or was not, called).
 ``--require-env=NAME``: the server stops on start unless NAME is set, and get_weather's
 ``station_id`` is its value (what a test asserts the server was given). A
@@ -102,6 +103,8 @@ def tools(flags: set[str]) -> list[dict]:
         schema["required"].remove("temperature_c")
         del schema["properties"]["temperature_c"]
         weather = dict(weather, outputSchema=schema)
+    if "--no-output-schema" in flags:
+        weather = {k: v for k, v in weather.items() if k != "outputSchema"}
     return [weather, TICKETS, ECHO, STATUS, EXPLODE]
 
 
