@@ -241,33 +241,34 @@ def test_request_errors_are_told_apart_from_tool_failures(line: bytes, reason: s
 # --------------------------------------------------------------------------- schema drift, end to end
 
 
-def test_a_server_whose_output_schema_drops_a_required_member_drifts_exit_1(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root, _ = mcp_project(tmp_path, "--drop-required")
-    monkeypatch.chdir(root)
-    assert main(["drift", "--tool", "get_weather", "--json", "r.json"]) == 1
+def weather_schema_check(root: Path) -> tuple[int, dict[str, Any]]:
+    """``drift --tool get_weather`` in ``root``: its exit status and its outputSchema check."""
+    code = main(["drift", "--tool", "get_weather", "--json", str(root / "r.json")])
     checks = {c["id"]: c for c in json.loads((root / "r.json").read_text())["drift"]["checks"]}
-    schema = checks["get_weather::drift::test-weather.server[outputSchema]"]
-    assert schema["status"] == "drifted"
-    assert [(c["kind"], c["path"]) for c in schema["changes"]] == [("field_removed", "/temperature_c")]
+    return code, checks["get_weather::drift::test-weather.server[outputSchema]"]
 
 
-def test_a_tool_that_stops_advertising_an_output_schema_drifts_and_the_note_says_how_to_declare_none(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("flag", "said"), [
+    ("--drop-required", ['"field_removed"', '"/temperature_c"']),
+    ("--no-output-schema", ["advertises no outputSchema", "set output_schema: none under the upstream's mcp:"]),
+], ids=["a required member dropped", "no outputSchema"])
+def test_a_server_whose_output_schema_changes_drifts_exit_1_and_says_how(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str, said: list[str]
 ) -> None:
-    root, _ = mcp_project(tmp_path, "--no-output-schema")
-    monkeypatch.chdir(root)
-    assert main(["drift", "--tool", "get_weather", "--json", "r.json"]) == 1
-    checks = {c["id"]: c for c in json.loads((root / "r.json").read_text())["drift"]["checks"]}
-    schema = checks["get_weather::drift::test-weather.server[outputSchema]"]
-    assert schema["status"] == "drifted"
-    assert "advertises no outputSchema" in json.dumps(schema) and "output_schema: none" in json.dumps(schema)
-    contract = root / "contracts/get_weather/contract.yaml"
+    monkeypatch.chdir(mcp_project(tmp_path, flag)[0])
+    code, schema = weather_schema_check(tmp_path)
+    assert (code, schema["status"]) == (1, "drifted")
+    assert [text for text in said if text not in json.dumps(schema)] == []
+
+
+def test_a_tool_declared_to_publish_no_output_schema_holds_while_it_advertises_none(tmp_path: Path) -> None:
+    mcp_project(tmp_path, "--no-output-schema")
+    contract = tmp_path / "contracts/get_weather/contract.yaml"
     data = yaml.safe_load(contract.read_text())
     (entry,) = data["upstreams"].values()
     entry["mcp"]["output_schema"] = "none"
     contract.write_text(yaml.safe_dump(data, sort_keys=False))
-    assert main(["drift", "--tool", "get_weather", "--json", "r.json"]) == 0
-    checks = {c["id"]: c for c in json.loads((root / "r.json").read_text())["drift"]["checks"]}
-    assert checks["get_weather::drift::test-weather.server[outputSchema]"]["status"] == "held"
+    code = main(["drift", str(tmp_path), "--tool", "get_weather", "--json", str(tmp_path / "r.json")])
+    checks = {c["id"]: c for c in json.loads((tmp_path / "r.json").read_text())["drift"]["checks"]}
+    schema = checks["get_weather::drift::test-weather.server[outputSchema]"]
+    assert (code, schema["status"]) == (0, "held") and "output_schema: none" in json.dumps(schema)
