@@ -202,7 +202,10 @@ def _interrupted_check(tmp_path: Path, how: signal.Signals) -> tuple[int, Path]:
         (out / name).write_text("the previous report\n")
     child = subprocess.Popen([sys.executable, "-m", "harness.cli", "check", "--demo", "--no-progress", "--jobs", "2",
                               "--json", str(out / "r.json"), "--junit", str(out / "r.xml")],
-                             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             # Ctrl-C as at a terminal, even where the suite was started in the
+                             # background (`&`), which hands its children SIGINT ignored
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not _spooling(child.pid, out):
         assert child.poll() is None, "check finished before it could be interrupted"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from typing import Any
 
@@ -59,16 +60,21 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", code="sandbox.port"
         ) from None
-    print(f"export HARNESS_SANDBOX_URL={server.url}", flush=True)
-    print(
-        f"# sandbox profile {args.profile!r} on {server.url}; Ctrl-C stops it",
-        file=sys.stderr,
-        flush=True,
-    )
+    # Ctrl-C, or `kill PID` from a script, stops it cleanly once the URL is out; a shell that
+    # starts it in the background (`&`) hands it SIGINT ignored, so both handlers are set here.
+    previous = {sig: signal.signal(sig, _interrupted) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        print(f"export HARNESS_SANDBOX_URL={server.url}", flush=True)
+        print(f"# sandbox profile {args.profile!r} on {server.url}; Ctrl-C stops it", file=sys.stderr, flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return 0
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
