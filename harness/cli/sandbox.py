@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        server.stop()
+        server.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return 0

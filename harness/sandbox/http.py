@@ -82,8 +82,15 @@ class SandboxServer(ThreadingHTTPServer):
         return f"http://{LOOPBACK}:{self.server_address[1]}"
 
     def stop(self) -> None:
+        """Stop a server that ``serve_forever`` runs in another thread."""
         self.stopping.set()
         self.shutdown()
+        self.server_close()
+
+    def close(self) -> None:
+        """Close a server whose ``serve_forever`` ran, or never started, in this thread
+        (``shutdown`` would wait for ever for a loop that is not running)."""
+        self.stopping.set()
         self.server_close()
 
 
