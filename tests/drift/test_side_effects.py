@@ -242,8 +242,8 @@ def test_request_errors_are_told_apart_from_tool_failures(line: bytes, reason: s
 
 
 def weather_schema_check(root: Path) -> tuple[int, dict[str, Any]]:
-    """``drift --tool get_weather`` in ``root``: its exit status and its outputSchema check."""
-    code = main(["drift", "--tool", "get_weather", "--json", str(root / "r.json")])
+    """``drift ROOT --tool get_weather``: its exit status and its outputSchema check."""
+    code = main(["drift", str(root), "--tool", "get_weather", "--json", str(root / "r.json")])
     checks = {c["id"]: c for c in json.loads((root / "r.json").read_text())["drift"]["checks"]}
     return code, checks["get_weather::drift::test-weather.server[outputSchema]"]
 
@@ -253,9 +253,9 @@ def weather_schema_check(root: Path) -> tuple[int, dict[str, Any]]:
     ("--no-output-schema", ["advertises no outputSchema", "set output_schema: none under the upstream's mcp:"]),
 ], ids=["a required member dropped", "no outputSchema"])
 def test_a_server_whose_output_schema_changes_drifts_exit_1_and_says_how(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str, said: list[str]
+    tmp_path: Path, flag: str, said: list[str]
 ) -> None:
-    monkeypatch.chdir(mcp_project(tmp_path, flag)[0])
+    mcp_project(tmp_path, flag)
     code, schema = weather_schema_check(tmp_path)
     assert (code, schema["status"]) == (1, "drifted")
     assert [text for text in said if text not in json.dumps(schema)] == []
@@ -268,7 +268,5 @@ def test_a_tool_declared_to_publish_no_output_schema_holds_while_it_advertises_n
     (entry,) = data["upstreams"].values()
     entry["mcp"]["output_schema"] = "none"
     contract.write_text(yaml.safe_dump(data, sort_keys=False))
-    code = main(["drift", str(tmp_path), "--tool", "get_weather", "--json", str(tmp_path / "r.json")])
-    checks = {c["id"]: c for c in json.loads((tmp_path / "r.json").read_text())["drift"]["checks"]}
-    schema = checks["get_weather::drift::test-weather.server[outputSchema]"]
+    code, schema = weather_schema_check(tmp_path)
     assert (code, schema["status"]) == (0, "held") and "output_schema: none" in json.dumps(schema)
